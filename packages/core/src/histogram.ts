@@ -1,0 +1,100 @@
+import * as hdr from "hdr-histogram-js";
+
+/**
+ * Latency histograms are recorded in microseconds (integers) from 1 µs to 1 hour with 3
+ * significant digits, and stored encoded (compressed base64). Shards merge by adding histograms;
+ * percentiles are always read from the merged histogram, never averaged.
+ */
+export const HISTOGRAM_MAX_US = 3_600_000_000;
+
+export type LatencyHistogram = hdr.Histogram;
+
+export function createHistogram(): LatencyHistogram {
+  return hdr.build({
+    bitBucketSize: 64,
+    autoResize: true,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: HISTOGRAM_MAX_US,
+    numberOfSignificantValueDigits: 3,
+    useWebAssembly: false,
+  });
+}
+
+export function recordMicros(histogram: LatencyHistogram, micros: number): void {
+  const v = Math.min(Math.max(1, Math.round(micros)), HISTOGRAM_MAX_US);
+  histogram.recordValue(v);
+}
+
+export function encodeHistogram(histogram: LatencyHistogram): string {
+  return hdr.encodeIntoCompressedBase64(histogram);
+}
+
+export function decodeHistogram(encoded: string): LatencyHistogram {
+  const h = hdr.decodeFromCompressedBase64(encoded, 64, false);
+  return h;
+}
+
+/** Merge histograms exactly into a new histogram. */
+export function mergeHistograms(histograms: Iterable<LatencyHistogram>): LatencyHistogram {
+  const merged = createHistogram();
+  for (const h of histograms) merged.add(h);
+  return merged;
+}
+
+export interface LatencySummaryMs {
+  latency_min: number;
+  latency_mean: number;
+  latency_p50: number;
+  latency_p90: number;
+  latency_p95: number;
+  latency_p99: number;
+  latency_p999: number;
+  latency_max: number;
+  latency_stddev: number;
+}
+
+/** Summary statistics in milliseconds, or null for an empty histogram (missing, never zero). */
+export function summarizeHistogram(h: LatencyHistogram, prefix = "latency"): Record<string, number> | null {
+  if (h.totalCount === 0) return null;
+  const ms = (us: number) => us / 1000;
+  return {
+    [`${prefix}_min`]: ms(h.minNonZeroValue),
+    [`${prefix}_mean`]: ms(h.mean),
+    [`${prefix}_p50`]: ms(h.getValueAtPercentile(50)),
+    [`${prefix}_p90`]: ms(h.getValueAtPercentile(90)),
+    [`${prefix}_p95`]: ms(h.getValueAtPercentile(95)),
+    [`${prefix}_p99`]: ms(h.getValueAtPercentile(99)),
+    [`${prefix}_p999`]: ms(h.getValueAtPercentile(99.9)),
+    [`${prefix}_max`]: ms(h.maxValue),
+    [`${prefix}_stddev`]: ms(h.stdDeviation),
+  };
+}
+
+/** Every distinct recorded value (µs) with its count, in increasing order. */
+export function recordedValues(h: LatencyHistogram): { valueUs: number; count: number }[] {
+  const js = h as unknown as hdr.JsHistogram;
+  const iterator = js.recordedValuesIterator;
+  iterator.reset();
+  const out: { valueUs: number; count: number }[] = [];
+  while (iterator.hasNext()) {
+    const v = iterator.next();
+    out.push({ valueUs: js.highestEquivalentValue(v.valueIteratedTo), count: v.countAtValueIteratedTo });
+  }
+  return out;
+}
+
+/** Buckets for drawing a latency distribution: upper bound (ms) and count, log-spaced bounds. */
+export function histogramBuckets(h: LatencyHistogram, buckets = 40): { leMs: number; count: number }[] {
+  if (h.totalCount === 0) return [];
+  const lo = Math.max(1, h.minNonZeroValue);
+  const hi = Math.max(lo + 1, h.maxValue);
+  const ratio = (hi / lo) ** (1 / buckets);
+  const bounds = Array.from({ length: buckets }, (_, i) => (i === buckets - 1 ? hi : lo * ratio ** (i + 1)));
+  const counts = new Array<number>(buckets).fill(0);
+  let b = 0;
+  for (const { valueUs, count } of recordedValues(h)) {
+    while (b < buckets - 1 && valueUs > (bounds[b] ?? hi)) b++;
+    counts[b] = (counts[b] ?? 0) + count;
+  }
+  return bounds.map((le, i) => ({ leMs: le / 1000, count: counts[i] ?? 0 }));
+}

@@ -1,0 +1,4 @@
+export * from "./metrics";
+export * from "./histogram";
+export * from "./scenario";
+export * from "./run-result";

@@ -1,0 +1,115 @@
+/**
+ * The one metric vocabulary: every number Benchboard stores, compares or charts has a key here
+ * (or matches a pattern such as `stage.<name>`), a unit and a direction.
+ */
+export type MetricDirection = "lower" | "higher" | "neutral";
+export type MetricUnit = "count" | "ms" | "req/s" | "msg/s" | "tokens/s" | "bytes" | "percent" | "cores" | "req/s/vCPU";
+
+export interface MetricDef {
+  key: string;
+  label: string;
+  unit: MetricUnit;
+  direction: MetricDirection;
+  /** Derived metrics are computed from other metrics and never accepted as input. */
+  derived?: boolean;
+}
+
+const def = (key: string, label: string, unit: MetricUnit, direction: MetricDirection, derived = false): MetricDef => ({
+  key,
+  label,
+  unit,
+  direction,
+  ...(derived ? { derived } : {}),
+});
+
+const LATENCY_STATS = ["min", "mean", "p50", "p90", "p95", "p99", "p999", "max", "stddev"] as const;
+export type LatencyStat = (typeof LATENCY_STATS)[number];
+const LATENCY_LABEL: Record<LatencyStat, string> = {
+  min: "min",
+  mean: "mean",
+  p50: "p50",
+  p90: "p90",
+  p95: "p95",
+  p99: "p99",
+  p999: "p99.9",
+  max: "max",
+  stddev: "std dev",
+};
+
+export const METRICS: readonly MetricDef[] = [
+  def("requests", "Requests", "count", "neutral"),
+  def("success", "Successful", "count", "higher"),
+  def("failed", "Failed", "count", "lower"),
+  def("success_rate", "Success rate", "percent", "higher"),
+  def("rps", "Achieved rate", "req/s", "higher"),
+  def("target_rps", "Target rate", "req/s", "neutral"),
+  def("throughput", "Throughput", "msg/s", "higher"),
+  def("messages", "Messages delivered", "count", "neutral"),
+  def("runtime_ms", "Runtime", "ms", "lower"),
+  ...LATENCY_STATS.map((s) => def(`latency_${s}`, `Latency ${LATENCY_LABEL[s]}`, "ms", "lower")),
+  def("req_bytes_avg", "Avg request size", "bytes", "neutral"),
+  def("res_bytes_avg", "Avg response size", "bytes", "neutral"),
+  def("mem_peak_bytes", "Peak memory", "bytes", "lower"),
+  def("mem_avg_bytes", "Avg memory", "bytes", "lower"),
+  def("cpu_peak", "Peak CPU", "cores", "lower"),
+  def("queue_depth_peak", "Peak queue depth", "count", "lower"),
+  def("failed_connections", "Failed connections", "count", "lower"),
+  ...LATENCY_STATS.map((s) => def(`ttft_${s}`, `Time to first token ${LATENCY_LABEL[s]}`, "ms", "lower")),
+  ...LATENCY_STATS.map((s) => def(`itl_${s}`, `Inter-token latency ${LATENCY_LABEL[s]}`, "ms", "lower")),
+  def("tokens_per_s", "Tokens per second", "tokens/s", "higher"),
+  def("rps_per_vcpu", "Req/s per vCPU", "req/s/vCPU", "higher", true),
+  def("gateway_overhead", "Gateway overhead", "ms", "lower", true),
+];
+
+const BY_KEY = new Map(METRICS.map((m) => [m.key, m]));
+
+function titleCase(name: string): string {
+  return name.replace(/[_-]+/g, " ").replace(/^\w/, (c) => c.toUpperCase());
+}
+
+/** Look up a metric, including pattern keys: `stage.<name>` (ms, lower) and `custom.<name>`. */
+export function metricDef(key: string): MetricDef {
+  const known = BY_KEY.get(key);
+  if (known) return known;
+  if (key.startsWith("stage.")) return def(key, `Stage: ${titleCase(key.slice(6))}`, "ms", "lower");
+  return def(key, titleCase(key.replace(/^custom\./, "")), "count", "neutral");
+}
+
+export function isKnownMetric(key: string): boolean {
+  return BY_KEY.has(key) || key.startsWith("stage.") || key.startsWith("custom.");
+}
+
+/** Format a value in its metric's unit for display; missing values render as an em dash. */
+export function formatMetric(key: string, value: number | null | undefined): string {
+  if (value === null || value === undefined || Number.isNaN(value)) return "—";
+  const { unit } = metricDef(key);
+  switch (unit) {
+    case "ms":
+      return formatDurationMs(value);
+    case "bytes":
+      return formatBytes(value);
+    case "percent":
+      return `${value.toFixed(2)}%`;
+    case "count":
+      return Number.isInteger(value) ? value.toLocaleString("en-US") : value.toFixed(2);
+    default:
+      return `${value.toLocaleString("en-US", { maximumFractionDigits: 2 })} ${unit}`;
+  }
+}
+
+export function formatDurationMs(ms: number): string {
+  const abs = Math.abs(ms);
+  if (abs === 0) return "0 ms";
+  if (abs < 0.001) return `${+(ms * 1e6).toPrecision(3)} ns`;
+  if (abs < 1) return `${+(ms * 1e3).toPrecision(3)} µs`;
+  if (abs < 1000) return `${+ms.toPrecision(4)} ms`;
+  return `${+(ms / 1000).toPrecision(4)} s`;
+}
+
+export function formatBytes(bytes: number): string {
+  const abs = Math.abs(bytes);
+  if (abs < 1024) return `${Math.round(bytes)} B`;
+  if (abs < 1024 ** 2) return `${(bytes / 1024).toFixed(2)} KB`;
+  if (abs < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(2)} MB`;
+  return `${(bytes / 1024 ** 3).toFixed(2)} GB`;
+}

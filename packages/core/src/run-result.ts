@@ -1,0 +1,62 @@
+import { z } from "zod";
+
+/**
+ * The normalized result of a run: what engines produce, importers return and uploads accept.
+ * Metric values use the units of the metric registry (latency in ms). A metric that was not
+ * measured is absent, never zero.
+ */
+
+export const ZSeries = z.object({
+  /** Epoch milliseconds of the first sample. */
+  start: z.number(),
+  intervalMs: z.number().positive().default(1000),
+  values: z.array(z.number().nullable()),
+});
+export type TSeries = z.infer<typeof ZSeries>;
+
+export const ZErrorEntry = z.object({
+  /** `status` for HTTP status codes, `transport`, `timeout`, `lost`, `connect`, `assert`, … */
+  kind: z.string().min(1),
+  status: z.number().int().optional(),
+  message: z.string().default(""),
+  count: z.number().int().nonnegative(),
+});
+export type TErrorEntry = z.infer<typeof ZErrorEntry>;
+
+export const ZStageStat = z.object({
+  meanMs: z.number().nonnegative(),
+  count: z.number().int().nonnegative().optional(),
+  p50Ms: z.number().nonnegative().optional(),
+  p99Ms: z.number().nonnegative().optional(),
+  maxMs: z.number().nonnegative().optional(),
+});
+export type TStageStat = z.infer<typeof ZStageStat>;
+
+export const ZRunResultData = z.object({
+  metrics: z.record(z.string(), z.number().finite()),
+  /** Compressed base64 HDR histogram of latency in microseconds. */
+  histogram: z.string().optional(),
+  statusCounts: z.record(z.string(), z.number().int().nonnegative()).default({}),
+  errors: z.array(ZErrorEntry).default([]),
+  stages: z.record(z.string(), ZStageStat).default({}),
+  valid: z.boolean().default(true),
+  invalidReasons: z.array(z.string()).default([]),
+  /** Series keyed by metric: `rps`, `latency_p50`, `latency_p99`, `errors`, `mem_bytes`, `queue_depth`, … */
+  series: z.record(z.string(), ZSeries).default({}),
+  /** Fields from a foreign format that have no place in the vocabulary, kept as they were. */
+  extra: z.record(z.string(), z.unknown()).optional(),
+});
+export type TRunResultData = z.infer<typeof ZRunResultData>;
+export type TRunResultDataInput = z.input<typeof ZRunResultData>;
+
+/** Progress reported by a running engine about once a second. */
+export interface EngineProgress {
+  elapsedMs: number;
+  /** 0..1 when the engine knows its end (requests or duration), else null. */
+  fraction: number | null;
+  requests: number;
+  errors: number;
+  rps: number;
+  latencyP50Ms: number | null;
+  latencyP99Ms: number | null;
+}

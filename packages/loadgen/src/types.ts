@@ -1,0 +1,29 @@
+import type { EngineProgress, TRunResultData } from "@benchboard/core";
+
+export interface EngineContext {
+  /** The target's base URL, e.g. `http://127.0.0.1:8080`. */
+  baseUrl: string;
+  /** Headers from the target (secrets already decrypted); scenario headers override them. */
+  headers?: Record<string, string>;
+  /** Aborting stops the load within a second; the result keeps what was measured. */
+  signal?: AbortSignal;
+  onProgress?: (progress: EngineProgress) => void;
+}
+
+export interface EngineResult extends TRunResultData {
+  startedAt: Date;
+  endedAt: Date;
+  /** True when the run was stopped by its signal before the planned end. */
+  canceled: boolean;
+}
+
+/** Raised for configuration the engine refuses before sending anything (bad URL, bounds). */
+export class EngineConfigError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(`${field}: ${message}`);
+    this.name = "EngineConfigError";
+  }
+}
