@@ -1,4 +1,5 @@
-export * from "./metrics";
 export * from "./histogram";
-export * from "./scenario";
+export * from "./metrics";
+export * from "./monitor";
 export * from "./run-result";
+export * from "./scenario";

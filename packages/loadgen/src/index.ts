@@ -1,6 +1,6 @@
 import { type TScenarioSpec, ZScenarioSpec } from "@benchboard/core";
 import { runHttpClosed } from "./engines/http-closed";
-import { type EngineContext, EngineConfigError, type EngineResult } from "./types";
+import { EngineConfigError, type EngineContext, type EngineResult } from "./types";
 
 export * from "./types";
 export { resolveTargetUrl } from "./url";
