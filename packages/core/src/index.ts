@@ -3,3 +3,4 @@ export * from "./metrics";
 export * from "./monitor";
 export * from "./run-result";
 export * from "./scenario";
+export * from "./thresholds";

@@ -43,6 +43,18 @@ export const ZRunResultData = z.object({
   invalidReasons: z.array(z.string()).default([]),
   /** Series keyed by metric: `rps`, `latency_p50`, `latency_p99`, `errors`, `mem_bytes`, `queue_depth`, … */
   series: z.record(z.string(), ZSeries).default({}),
+  /**
+   * Further encoded HDR histograms (µs) keyed by metric prefix: `ttft`, `itl`, `stage.<name>`.
+   * Kept so shard results merge exactly.
+   */
+  histograms: z.record(z.string(), z.string()).optional(),
+  /**
+   * Per-interval latency histograms (encoded, µs; null for an interval without samples) aligned
+   * with `series`, so per-second percentiles of merged shards are re-read, never averaged.
+   */
+  intervalHistograms: z
+    .object({ start: z.number(), intervalMs: z.number().positive().default(1000), values: z.array(z.string().nullable()) })
+    .optional(),
   /** Fields from a foreign format that have no place in the vocabulary, kept as they were. */
   extra: z.record(z.string(), z.unknown()).optional(),
 });

@@ -39,6 +39,17 @@ export const ZPlanStep = z.object({
   /** Iterate the step over these values (`{{ item }}`). */
   withItems: z.array(z.union([z.string(), z.number()])).optional(),
   delayMs: z.number().int().min(0).max(60_000).optional(),
+  /** Pause after the step (e.g. a drill `delay` at the end of a plan). */
+  delayAfterMs: z.number().int().min(0).max(60_000).optional(),
+  /** Variables set before the request is built (drill's standalone `assign: {key, value}`). */
+  set: z.record(z.string(), z.string()).optional(),
+  /** Checked after the response (and its `assign`); a mismatch counts as an `assert` error. */
+  asserts: z
+    .array(z.object({ key: z.string().min(1), value: z.union([z.string(), z.number(), z.boolean()]) }))
+    .optional(),
+  /** Shuffle `withItems` per iteration; `pick` keeps the first n after shuffling. */
+  shuffle: z.boolean().optional(),
+  pick: z.number().int().positive().optional(),
 });
 export type TPlanStep = z.infer<typeof ZPlanStep>;
 
@@ -100,6 +111,8 @@ export const ZWsChatSpec = z.object({
   messageBytes: z.number().int().min(1).max(1_000_000).default(64),
   /** How long to wait for outstanding deliveries after the last send. */
   drainTimeoutMs: z.number().int().positive().max(600_000).default(10_000),
+  /** A connection that has not been accepted and joined within this time counts as failed. */
+  connectTimeoutMs: z.number().int().positive().max(600_000).default(10_000),
   durationS: z.number().positive().max(HARD_LIMITS.maxDurationS).default(300),
 });
 

@@ -1,0 +1,273 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Prisma } from "./generated/prisma/client";
+import { applyMigrations, readMigrations } from "./migrate";
+import { createTestDatabase, type TestDatabase } from "./testing";
+
+// Proves that the migrations produce the database the Prisma schema describes: every model is
+// written with every field set to a non-default value and read back unchanged.
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t?.drop();
+});
+
+describe("migrated database matches the Prisma schema", () => {
+  it("re-applying migrations is a no-op and checksums are Prisma's", async () => {
+    const { applied } = await applyMigrations(t.url);
+    expect(applied).toEqual([]);
+    const rows = await t.db.$queryRaw<{ migration_name: string; checksum: string }[]>`
+      SELECT migration_name, checksum FROM "_prisma_migrations" ORDER BY migration_name`;
+    const files = await readMigrations();
+    expect(rows.map((r) => [r.migration_name, r.checksum])).toEqual(files.map((m) => [m.name, m.checksum]));
+  });
+
+  it("writes and reads every model", async () => {
+    const db = t.db;
+    const covered = new Set<string>();
+    const roundTrip = async <T extends Record<string, unknown>>(
+      model: string,
+      created: T,
+      read: () => Promise<unknown>,
+    ) => {
+      covered.add(model);
+      expect(await read(), model).toEqual(created);
+    };
+    const at = new Date("2026-01-02T03:04:05.678Z");
+
+    const org = await db.organization.create({
+      data: {
+        name: "Acme ✓",
+        slug: "acme",
+        caps: { maxRate: 5000 },
+        allowPrivateTargets: true,
+        demo: true,
+        createdAt: at,
+      },
+    });
+    await roundTrip("Organization", org, () => db.organization.findUnique({ where: { id: org.id } }));
+    const user = await db.user.create({ data: { email: "a@example.com", name: "Ann", passwordHash: "$argon2id$x" } });
+    await roundTrip("User", user, () => db.user.findUnique({ where: { id: user.id } }));
+    const membership = await db.membership.create({ data: { orgId: org.id, userId: user.id, role: "viewer" } });
+    await roundTrip("Membership", membership, () => db.membership.findUnique({ where: { id: membership.id } }));
+    const invitation = await db.invitation.create({
+      data: {
+        orgId: org.id,
+        email: "b@example.com",
+        role: "member",
+        tokenHash: "h1",
+        invitedById: user.id,
+        expiresAt: at,
+        acceptedAt: at,
+      },
+    });
+    await roundTrip("Invitation", invitation, () => db.invitation.findUnique({ where: { id: invitation.id } }));
+    const session = await db.session.create({
+      data: { tokenHash: "s1", userId: user.id, expiresAt: at, userAgent: "ua" },
+    });
+    await roundTrip("Session", session, () => db.session.findUnique({ where: { id: session.id } }));
+    const project = await db.project.create({
+      data: {
+        orgId: org.id,
+        name: "Gateway",
+        slug: "gateway",
+        description: "d",
+        thresholds: [{ metric: "failed", op: "==", value: 0 }],
+        runCounter: 7,
+      },
+    });
+    await roundTrip("Project", project, () => db.project.findUnique({ where: { id: project.id } }));
+    const token = await db.apiToken.create({
+      data: {
+        orgId: org.id,
+        projectId: project.id,
+        name: "ci",
+        tokenHash: "t1",
+        prefix: "bb_ab",
+        scopes: ["runs:write"],
+        createdById: user.id,
+        lastUsedAt: at,
+        expiresAt: at,
+        revokedAt: at,
+      },
+    });
+    await roundTrip("ApiToken", token, () => db.apiToken.findUnique({ where: { id: token.id } }));
+    const target = await db.target.create({
+      data: {
+        orgId: org.id,
+        projectId: project.id,
+        name: "gw",
+        kind: "ws_chat",
+        baseUrl: "http://127.0.0.1:1",
+        headers: [{ name: "x", value: "y" }],
+        secrets: "enc",
+        monitors: [{ kind: "process", port: 1 }],
+        configApplyUrl: "http://127.0.0.1:1/admin/config",
+      },
+    });
+    await roundTrip("Target", target, () => db.target.findUnique({ where: { id: target.id } }));
+    const base = await db.instanceConfig.create({ data: { orgId: org.id, projectId: project.id, name: "base" } });
+    const config = await db.instanceConfig.create({
+      data: {
+        orgId: org.id,
+        projectId: project.id,
+        name: "t3.medium",
+        instanceType: "t3.medium",
+        vcpu: 2,
+        memoryMb: 4096,
+        cpuLimit: 1.5,
+        replicas: 3,
+        knobs: { buffer_size: 15000 },
+        clonedFromId: base.id,
+      },
+    });
+    await roundTrip("InstanceConfig", config, () => db.instanceConfig.findUnique({ where: { id: config.id } }));
+    const scenario = await db.scenario.create({
+      data: {
+        orgId: org.id,
+        projectId: project.id,
+        name: "5k",
+        engine: "http-open",
+        spec: { engine: "http-open", rate: 5000 },
+        thresholds: [],
+        description: "x",
+      },
+    });
+    await roundTrip("Scenario", scenario, () => db.scenario.findUnique({ where: { id: scenario.id } }));
+    const sweep = await db.sweep.create({
+      data: {
+        orgId: org.id,
+        projectId: project.id,
+        name: "pool",
+        scenarioId: scenario.id,
+        targetId: target.id,
+        instanceConfigId: config.id,
+        parameter: "knobs.initial_pool_size",
+        values: [16, 1000],
+        parameter2: "knobs.buffer_size",
+        values2: [1, 2],
+        metric: "queue_depth_peak",
+        repetitions: 2,
+        status: "succeeded",
+        createdById: user.id,
+      },
+    });
+    await roundTrip("Sweep", sweep, () => db.sweep.findUnique({ where: { id: sweep.id } }));
+    const run = await db.run.create({
+      data: {
+        orgId: org.id,
+        projectId: project.id,
+        number: 18,
+        targetId: target.id,
+        instanceConfigId: config.id,
+        scenarioId: scenario.id,
+        sweepId: sweep.id,
+        sweepValue: 16,
+        status: "failed",
+        source: "import:k6",
+        targetSnapshot: { a: 1 },
+        configSnapshot: { b: 2 },
+        scenarioSnapshot: { c: 3 },
+        scenarioName: "5k",
+        branch: "main",
+        commit: "abc",
+        ciUrl: "https://ci.example/1",
+        tags: ["x", "y"],
+        notes: "n",
+        excluded: true,
+        excludedReason: "anomalous",
+        error: "boom",
+        progress: { fraction: 0.5 },
+        shardCount: 2,
+        workerLabel: "eu",
+        workerIds: ["w1"],
+        idempotencyKey: "k1",
+        createdById: user.id,
+        queuedAt: at,
+        startedAt: at,
+        endedAt: at,
+        heartbeatAt: at,
+        cancelRequested: true,
+      },
+    });
+    await roundTrip("Run", run, () => db.run.findUnique({ where: { id: run.id } }));
+    const result = await db.runResult.create({
+      data: {
+        runId: run.id,
+        metrics: { rps: 4999.5, latency_p50: 50.3 },
+        histogram: "HISTFAAA",
+        statusCounts: { "200": 10 },
+        errors: [{ kind: "status", count: 1 }],
+        stages: { queue_wait: { meanMs: 0.001 } },
+        valid: false,
+        invalidReasons: ["behind schedule"],
+        thresholdResults: [{ passed: false }],
+        extra: { vus: 10 },
+      },
+    });
+    await roundTrip("RunResult", result, () => db.runResult.findUnique({ where: { runId: run.id } }));
+    const series = await db.series.create({
+      data: { runId: run.id, metric: "rps", start: at, intervalMs: 500, values: [1, null, 2.5] },
+    });
+    await roundTrip("Series", series, () => db.series.findUnique({ where: { id: series.id } }));
+    const shard = await db.runShard.create({
+      data: {
+        runId: run.id,
+        index: 1,
+        status: "running",
+        workerId: "w1",
+        result: { metrics: {} },
+        error: "e",
+        startedAt: at,
+        endedAt: at,
+      },
+    });
+    await roundTrip("RunShard", shard, () => db.runShard.findUnique({ where: { id: shard.id } }));
+    const worker = await db.worker.create({
+      data: { id: "w1", host: "h", pid: 42, labels: ["eu"], capacity: 4, activeJobs: 1, version: "1" },
+    });
+    await roundTrip("Worker", worker, () => db.worker.findUnique({ where: { id: "w1" } }));
+    const comparison = await db.comparison.create({
+      data: {
+        orgId: org.id,
+        projectId: project.id,
+        title: "t",
+        runIds: [run.id],
+        baselineRunId: run.id,
+        metrics: ["rps"],
+        notes: "n",
+        createdById: user.id,
+      },
+    });
+    await roundTrip("Comparison", comparison, () => db.comparison.findUnique({ where: { id: comparison.id } }));
+    const link = await db.shareLink.create({
+      data: {
+        orgId: org.id,
+        token: "tok",
+        runId: run.id,
+        comparisonId: comparison.id,
+        createdById: user.id,
+        expiresAt: at,
+        revokedAt: at,
+        lastViewedAt: at,
+      },
+    });
+    await roundTrip("ShareLink", link, () => db.shareLink.findUnique({ where: { id: link.id } }));
+
+    expect([...covered].sort()).toEqual(Object.values(Prisma.ModelName).sort());
+  });
+
+  it("enforces the unique and foreign keys the schema declares", async () => {
+    const db = t.db;
+    const org = await db.organization.create({ data: { name: "U", slug: "u" } });
+    await expect(db.organization.create({ data: { name: "U2", slug: "u" } })).rejects.toThrow();
+    await expect(db.project.create({ data: { orgId: "missing", name: "p", slug: "p" } })).rejects.toThrow();
+    const p = await db.project.create({ data: { orgId: org.id, name: "p", slug: "p" } });
+    await db.run.create({ data: { orgId: org.id, projectId: p.id, number: 1 } });
+    await expect(db.run.create({ data: { orgId: org.id, projectId: p.id, number: 1 } })).rejects.toThrow();
+    // Deleting the organization removes everything below it.
+    await db.organization.delete({ where: { id: org.id } });
+    expect(await db.run.count({ where: { orgId: org.id } })).toBe(0);
+  });
+});
