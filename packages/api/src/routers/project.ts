@@ -1,0 +1,13 @@
+import { createProject, listProjects } from "@benchboard/db";
+import { z } from "zod";
+import { orgProcedure, router } from "../trpc";
+
+export const ZCreateProjectInput = z.object({
+  name: z.string().trim().min(1, "name is required").max(80, "name is at most 80 characters"),
+  description: z.string().max(2_000).optional(),
+});
+
+export const projectRouter = router({
+  list: orgProcedure.query(({ ctx }) => listProjects(ctx.db, ctx.orgId)),
+  create: orgProcedure.input(ZCreateProjectInput).mutation(({ ctx, input }) => createProject(ctx.db, ctx.orgId, input)),
+});

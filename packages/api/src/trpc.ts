@@ -1,0 +1,62 @@
+import { ConflictError, type Db, NotFoundError } from "@benchboard/db";
+import { EnqueueError } from "@benchboard/jobs";
+import { initTRPC, TRPCError } from "@trpc/server";
+import type { Queue } from "bullmq";
+import superjson from "superjson";
+import { ZodError, z } from "zod";
+
+export interface Context {
+  db: Db;
+  queue: Queue;
+  /** The organization the caller acts in; null for anonymous callers. */
+  orgId: string | null;
+  userId: string | null;
+}
+
+const t = initTRPC.context<Context>().create({
+  transformer: superjson,
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    return {
+      ...shape,
+      data: {
+        ...shape.data,
+        // Field-level messages so forms can show the error at the field.
+        fieldErrors:
+          cause instanceof ZodError
+            ? z.flattenError(cause).fieldErrors
+            : cause instanceof NotFoundError || cause instanceof ConflictError
+              ? { [cause.field]: [cause.message] }
+              : null,
+      },
+    };
+  },
+});
+
+/** Domain errors thrown by queries become tRPC errors naming the field. */
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) {
+    const cause = result.error.cause;
+    if (cause instanceof NotFoundError) {
+      throw new TRPCError({ code: "NOT_FOUND", message: `${cause.field}: ${cause.message}`, cause });
+    }
+    if (cause instanceof ConflictError) {
+      throw new TRPCError({ code: "CONFLICT", message: `${cause.field}: ${cause.message}`, cause });
+    }
+    if (cause instanceof EnqueueError) {
+      throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: cause.message, cause });
+    }
+  }
+  return result;
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure.use(mapErrors);
+
+/** Procedures that act within the caller's organization. */
+export const orgProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.orgId) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in to continue" });
+  return next({ ctx: { ...ctx, orgId: ctx.orgId } });
+});

@@ -1,0 +1,29 @@
+import os from "node:os";
+import { z } from "zod";
+
+// The only place the worker reads process.env.
+const ZEnv = z.object({
+  DATABASE_URL: z.string().default("postgresql://benchboard:benchboard@127.0.0.1:5432/benchboard"),
+  REDIS_URL: z.string().default("redis://127.0.0.1:6379"),
+  BENCHBOARD_QUEUE_PREFIX: z.string().default("bull"),
+  BENCHBOARD_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  BENCHBOARD_WORKER_LABELS: z.string().default(""),
+  BENCHBOARD_WORKER_ID: z.string().optional(),
+  /** 0 disables the health endpoint. */
+  BENCHBOARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
+});
+
+export type WorkerEnv = z.infer<typeof ZEnv>;
+
+export function readEnv(env: NodeJS.ProcessEnv = process.env): WorkerEnv {
+  const parsed = ZEnv.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`invalid environment: ${issue?.path.join(".")}: ${issue?.message}`);
+  }
+  return parsed.data;
+}
+
+export function defaultWorkerId(): string {
+  return `${os.hostname()}-${process.pid}`;
+}

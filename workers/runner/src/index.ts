@@ -1,0 +1,27 @@
+import { defaultWorkerId, readEnv } from "./env";
+import { startRunner } from "./worker";
+
+const env = readEnv();
+const workerId = env.BENCHBOARD_WORKER_ID ?? defaultWorkerId();
+const runner = await startRunner({
+  databaseUrl: env.DATABASE_URL,
+  redisUrl: env.REDIS_URL,
+  prefix: env.BENCHBOARD_QUEUE_PREFIX,
+  concurrency: env.BENCHBOARD_WORKER_CONCURRENCY,
+  workerId,
+  labels: env.BENCHBOARD_WORKER_LABELS.split(",").filter(Boolean),
+  healthPort: env.BENCHBOARD_WORKER_HEALTH_PORT,
+});
+
+let closing = false;
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    if (closing) return;
+    closing = true;
+    console.log(`[worker ${workerId}] ${signal}: finishing in-flight runs`);
+    runner.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}

@@ -1,0 +1,188 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createCaller } from "@benchboard/api";
+import { ensureLocalOrganization } from "@benchboard/db";
+import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
+import type { Queue } from "bullmq";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// The walking skeleton end to end with real parts: tRPC launch → BullMQ job in Redis → a separate
+// worker process → undici load against a real HTTP server → results in PostgreSQL.
+const here = path.dirname(fileURLToPath(import.meta.url));
+const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+const prefix = `bbtest-${randomBytes(4).toString("hex")}`;
+
+let t: TestDatabase;
+let queue: Queue;
+let worker: ChildProcess;
+let server: http.Server;
+let serverUrl: string;
+let served = 0;
+let caller: ReturnType<typeof createCaller>;
+const workerLog: string[] = [];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    served++;
+    const delay = req.url?.startsWith("/slow") ? 200 : 5;
+    setTimeout(() => res.end("hello"), delay);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  t = await createTestDatabase();
+  queue = createRunsQueue(redisUrl, prefix);
+  worker = spawn(process.execPath, ["--import", "tsx", path.join(here, "index.ts")], {
+    env: {
+      ...process.env,
+      DATABASE_URL: t.url,
+      REDIS_URL: redisUrl,
+      BENCHBOARD_QUEUE_PREFIX: prefix,
+      BENCHBOARD_WORKER_ID: `test-${prefix}`,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  worker.stdout?.on("data", (d) => workerLog.push(String(d)));
+  worker.stderr?.on("data", (d) => workerLog.push(String(d)));
+  await waitFor(async () => (await t.db.worker.count()) > 0, 30_000, "worker registration");
+  const org = await ensureLocalOrganization(t.db);
+  caller = createCaller({ db: t.db, queue, orgId: org.id, userId: null });
+});
+
+afterAll(async () => {
+  worker?.kill("SIGTERM");
+  await new Promise((r) => worker?.once("exit", r));
+  await queue?.obliterate({ force: true }).catch(() => {});
+  await queue?.close();
+  await t?.drop();
+  server?.close();
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}\n${workerLog.join("")}`);
+}
+
+async function waitForEnd(runId: string) {
+  let run = await caller.run.byId({ id: runId });
+  await waitFor(
+    async () => {
+      run = await caller.run.byId({ id: runId });
+      return ["succeeded", "failed", "canceled"].includes(run.status);
+    },
+    45_000,
+    `run ${runId} to end`,
+  );
+  return run;
+}
+
+async function setup(baseUrl: string, spec: object) {
+  const project = await caller.project.create({ name: `p-${randomBytes(3).toString("hex")}` });
+  const target = await caller.target.create({ projectId: project.id, name: "svc", kind: "http", baseUrl });
+  const scenario = await caller.scenario.create({ projectId: project.id, name: "closed", spec: spec as never });
+  return { project, target, scenario };
+}
+
+describe("launch → worker → stored results", () => {
+  it("runs a closed-model scenario and stores exact counts and ordered latency statistics", async () => {
+    const before = served;
+    const { target, scenario } = await setup(serverUrl, {
+      engine: "http-closed",
+      concurrency: 4,
+      requests: 300,
+      request: { path: "/hello" },
+    });
+    const launched = await caller.run.launch({ targetId: target.id, scenarioId: scenario.id, tags: ["smoke"] });
+    expect(launched.status).toBe("queued");
+    expect(launched.number).toBe(1);
+
+    const run = await waitForEnd(launched.id);
+    expect(run.status, run.error ?? "").toBe("succeeded");
+    expect(run.startedAt).not.toBeNull();
+    expect(run.endedAt).not.toBeNull();
+    expect(run.tags).toEqual(["smoke"]);
+    const m = run.result?.metrics as Record<string, number>;
+    expect(m.requests).toBe(300);
+    expect(m.success).toBe(300);
+    expect(m.failed).toBe(0);
+    expect(served - before).toBe(300);
+    expect(m.rps).toBeGreaterThan(0);
+    // Every request waited at least the server's 5 ms delay.
+    expect(m.latency_min).toBeGreaterThanOrEqual(5);
+    expect(m.latency_min).toBeLessThanOrEqual(m.latency_p50!);
+    expect(m.latency_p50).toBeLessThanOrEqual(m.latency_p90!);
+    expect(m.latency_p90).toBeLessThanOrEqual(m.latency_p99!);
+    expect(m.latency_p99).toBeLessThanOrEqual(m.latency_max!);
+    expect(m.latency_mean).toBeGreaterThanOrEqual(m.latency_min!);
+    expect(run.result?.statusCounts).toEqual({ "200": 300 });
+    expect(run.result?.histogram).toMatch(/^[A-Za-z0-9+/=]+$/);
+    // The run keeps what it ran with even if the scenario changes later.
+    expect((run.scenarioSnapshot as { spec: { requests: number } }).spec.requests).toBe(300);
+    expect((run.targetSnapshot as { baseUrl: string }).baseUrl).toBe(serverUrl);
+  });
+
+  it("ends a run against a target that is down as failed with a readable reason", async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((r) => closed.close(r));
+
+    const { target, scenario } = await setup(deadUrl, { engine: "http-closed", concurrency: 2, requests: 20 });
+    const launched = await caller.run.launch({ targetId: target.id, scenarioId: scenario.id });
+    const run = await waitForEnd(launched.id);
+    expect(run.status).toBe("failed");
+    expect(run.error).toMatch(/ECONNREFUSED/);
+    expect(run.error).toMatch(/20 of 20 requests failed/);
+    // The partial result is kept: every attempt is counted as a connection error.
+    expect((run.result?.metrics as Record<string, number>).failed).toBe(20);
+  });
+
+  it("cancels a running run and keeps what was measured", async () => {
+    const { target, scenario } = await setup(serverUrl, {
+      engine: "http-closed",
+      concurrency: 2,
+      durationS: 30,
+      request: { path: "/slow" },
+    });
+    const launched = await caller.run.launch({ targetId: target.id, scenarioId: scenario.id });
+    await waitFor(async () => (await caller.run.byId({ id: launched.id })).status === "running", 20_000, "running");
+    await new Promise((r) => setTimeout(r, 800));
+    const asked = Date.now();
+    await caller.run.cancel({ id: launched.id });
+    const run = await waitForEnd(launched.id);
+    expect(run.status).toBe("canceled");
+    expect(Date.now() - asked).toBeLessThan(5_000);
+    expect((run.result?.metrics as Record<string, number>).requests).toBeGreaterThan(0);
+  });
+
+  it("rejects bad input naming the field and stores nothing", async () => {
+    const project = await caller.project.create({ name: "bad-input" });
+    await expect(
+      caller.target.create({ projectId: project.id, name: "x", kind: "http", baseUrl: "not a url" }),
+    ).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      cause: { issues: [{ path: ["baseUrl"], message: "must be an http:// or https:// URL" }] },
+    });
+    await expect(
+      caller.scenario.create({
+        projectId: project.id,
+        name: "s",
+        spec: { engine: "http-closed", concurrency: 0, requests: 1 } as never,
+      }),
+    ).rejects.toThrow(/concurrency|spec/);
+    await expect(caller.run.launch({ targetId: "missing", scenarioId: "missing" })).rejects.toThrow(
+      /targetId: target not found/,
+    );
+    expect(await t.db.target.count({ where: { projectId: project.id } })).toBe(0);
+    expect(await t.db.scenario.count({ where: { projectId: project.id } })).toBe(0);
+  });
+});
