@@ -3,7 +3,7 @@ import { EnqueueError } from "@benchboard/jobs";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { Queue } from "bullmq";
 import superjson from "superjson";
-import { ZodError, z } from "zod";
+import { ZodError } from "zod";
 
 export interface Context {
   db: Db;
@@ -11,6 +11,16 @@ export interface Context {
   /** The organization the caller acts in; null for anonymous callers. */
   orgId: string | null;
   userId: string | null;
+}
+
+/** Zod issues keyed by their dotted input path ("spec.concurrency"), for messages at the field. */
+export function issuesByPath(error: ZodError): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.map(String).join(".") || "input";
+    (out[key] ??= []).push(issue.message);
+  }
+  return out;
 }
 
 const t = initTRPC.context<Context>().create({
@@ -24,7 +34,7 @@ const t = initTRPC.context<Context>().create({
         // Field-level messages so forms can show the error at the field.
         fieldErrors:
           cause instanceof ZodError
-            ? z.flattenError(cause).fieldErrors
+            ? issuesByPath(cause)
             : cause instanceof NotFoundError || cause instanceof ConflictError
               ? { [cause.field]: [cause.message] }
               : null,

@@ -1,4 +1,4 @@
-import { createProject, listProjects } from "@benchboard/db";
+import { createProject, getProject, listProjects, NotFoundError } from "@benchboard/db";
 import { z } from "zod";
 import { orgProcedure, router } from "../trpc";
 
@@ -9,5 +9,10 @@ export const ZCreateProjectInput = z.object({
 
 export const projectRouter = router({
   list: orgProcedure.query(({ ctx }) => listProjects(ctx.db, ctx.orgId)),
+  byId: orgProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
+    const project = await getProject(ctx.db, ctx.orgId, input.id);
+    if (!project) throw new NotFoundError("id", "project not found");
+    return project;
+  }),
   create: orgProcedure.input(ZCreateProjectInput).mutation(({ ctx, input }) => createProject(ctx.db, ctx.orgId, input)),
 });

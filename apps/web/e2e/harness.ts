@@ -1,0 +1,107 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { type Browser, chromium, type Page } from "playwright-core";
+
+/**
+ * Browser tests run the real product: the built Next.js server and a worker process on a fresh
+ * database and a private queue prefix, driven by Debian's Chromium.
+ */
+const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const repoRoot = path.resolve(webDir, "../..");
+export const screenshotsDir = path.join(repoRoot, "docs/screenshots");
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+async function waitForHttp(url: string, timeoutMs: number, logs: string[]) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(url);
+      if (res.status < 500) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not come up\n${logs.join("")}`);
+}
+
+export interface Stack {
+  baseUrl: string;
+  db: TestDatabase;
+  browser: Browser;
+  page: Page;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export async function startStack(): Promise<Stack> {
+  if (!existsSync(path.join(webDir, ".next/BUILD_ID"))) {
+    throw new Error("the web app is not built: run `pnpm --filter @benchboard/web build` first");
+  }
+  const db = await createTestDatabase();
+  const prefix = `bbe2e-${randomBytes(4).toString("hex")}`;
+  const port = await freePort();
+  const logs: string[] = [];
+  const env = {
+    ...process.env,
+    DATABASE_URL: db.url,
+    BENCHBOARD_QUEUE_PREFIX: prefix,
+    BENCHBOARD_WORKER_ID: `e2e-${prefix}`,
+    NEXT_TELEMETRY_DISABLED: "1",
+    PORT: String(port),
+  };
+  const children: ChildProcess[] = [];
+  const launch = (cmd: string, args: string[], cwd: string, name: string) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout?.on("data", (d) => logs.push(`[${name}] ${d}`));
+    child.stderr?.on("data", (d) => logs.push(`[${name}] ${d}`));
+    children.push(child);
+  };
+  launch(path.join(webDir, "node_modules/.bin/next"), ["start", "-p", String(port), "-H", "127.0.0.1"], webDir, "web");
+  launch(process.execPath, ["--import", "tsx", "src/index.ts"], path.join(repoRoot, "workers/runner"), "worker");
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${baseUrl}/`, 60_000, logs);
+
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-dev-shm-usage",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+      "--disable-sync",
+    ],
+  });
+  const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  await mkdir(screenshotsDir, { recursive: true });
+  return {
+    baseUrl,
+    db,
+    browser,
+    page,
+    logs,
+    async close() {
+      await browser.close().catch(() => {});
+      for (const c of children) c.kill("SIGTERM");
+      await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once("exit", r)) : null)));
+      await db.drop();
+    },
+  };
+}
