@@ -5,20 +5,26 @@ import type { Queue } from "bullmq";
 import superjson from "superjson";
 import { ZodError } from "zod";
 
+export type Role = "owner" | "member" | "viewer";
+
 export interface Context {
   db: Db;
   queue: Queue;
   /** The organization the caller acts in; null for anonymous callers. */
   orgId: string | null;
   userId: string | null;
+  /** The caller's role in `orgId`. */
+  role: Role | null;
 }
+
+const RANK: Record<Role, number> = { viewer: 0, member: 1, owner: 2 };
 
 /** Zod issues keyed by their dotted input path ("spec.concurrency"), for messages at the field. */
 export function issuesByPath(error: ZodError): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const issue of error.issues) {
     const key = issue.path.map(String).join(".") || "input";
-    (out[key] ??= []).push(issue.message);
+    out[key] = [...(out[key] ?? []), issue.message];
   }
   return out;
 }
@@ -65,8 +71,19 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(mapErrors);
 
-/** Procedures that act within the caller's organization. */
-export const orgProcedure = publicProcedure.use(({ ctx, next }) => {
-  if (!ctx.orgId) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in to continue" });
-  return next({ ctx: { ...ctx, orgId: ctx.orgId } });
-});
+function requireRole(minimum: Role) {
+  return publicProcedure.use(({ ctx, next }) => {
+    if (!ctx.orgId || !ctx.role) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in to continue" });
+    if (RANK[ctx.role] < RANK[minimum]) {
+      throw new TRPCError({ code: "FORBIDDEN", message: `this needs the ${minimum} role; you are a ${ctx.role}` });
+    }
+    return next({ ctx: { ...ctx, orgId: ctx.orgId, role: ctx.role } });
+  });
+}
+
+/** Reads within the caller's organization (any role). */
+export const orgProcedure = requireRole("viewer");
+/** Launching, creating, changing and deleting (member or owner). */
+export const memberProcedure = requireRole("member");
+/** Organization administration: members, tokens, caps (owner). */
+export const ownerProcedure = requireRole("owner");

@@ -51,7 +51,7 @@ beforeAll(async () => {
   worker.stderr?.on("data", (d) => workerLog.push(String(d)));
   await waitFor(async () => (await t.db.worker.count()) > 0, 30_000, "worker registration");
   const org = await ensureLocalOrganization(t.db);
-  caller = createCaller({ db: t.db, queue, orgId: org.id, userId: null });
+  caller = createCaller({ db: t.db, queue, orgId: org.id, userId: null, role: "owner" });
 });
 
 afterAll(async () => {
@@ -116,8 +116,8 @@ describe("launch → worker → stored results", () => {
     expect(m.failed).toBe(0);
     expect(served - before).toBe(300);
     expect(m.rps).toBeGreaterThan(0);
-    // Every request waited at least the server's 5 ms delay.
-    expect(m.latency_min).toBeGreaterThanOrEqual(5);
+    // Every request waited for the server's 5 ms timer (libuv timers may fire up to 1 ms early).
+    expect(m.latency_min).toBeGreaterThanOrEqual(4);
     expect(m.latency_min).toBeLessThanOrEqual(m.latency_p50!);
     expect(m.latency_p50).toBeLessThanOrEqual(m.latency_p90!);
     expect(m.latency_p90).toBeLessThanOrEqual(m.latency_p99!);

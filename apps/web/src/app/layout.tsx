@@ -4,16 +4,12 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { TRPCReactProvider } from "~/trpc/client";
+import { NAV } from "./_components/nav";
 
 export const metadata: Metadata = {
   title: { default: "Benchboard", template: "%s · Benchboard" },
   description: "Load tests and benchmark runs, stored, compared and shared.",
 };
-
-const NAV = [
-  { href: "/", label: "Projects" },
-  { href: "/runs", label: "Runs" },
-];
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (

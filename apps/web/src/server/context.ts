@@ -17,5 +17,5 @@ let localOrgId: Promise<string> | undefined;
 export async function createContext(): Promise<Context> {
   const db = getDb(env.DATABASE_URL);
   localOrgId ??= ensureLocalOrganization(db).then((o) => o.id);
-  return { db, queue: getQueue(), orgId: await localOrgId, userId: null };
+  return { db, queue: getQueue(), orgId: await localOrgId, userId: null, role: "owner" };
 }

@@ -1,6 +1,6 @@
 import { createInstanceConfig, listInstanceConfigs, NotFoundError } from "@benchboard/db";
 import { z } from "zod";
-import { orgProcedure, router } from "../trpc";
+import { memberProcedure, orgProcedure, router } from "../trpc";
 
 export const ZCreateInstanceConfigInput = z.object({
   projectId: z.string().min(1, "project is required"),
@@ -22,7 +22,7 @@ export const instanceConfigRouter = router({
   list: orgProcedure
     .input(z.object({ projectId: z.string().optional() }).optional())
     .query(({ ctx, input }) => listInstanceConfigs(ctx.db, ctx.orgId, input?.projectId)),
-  create: orgProcedure.input(ZCreateInstanceConfigInput).mutation(async ({ ctx, input }) => {
+  create: memberProcedure.input(ZCreateInstanceConfigInput).mutation(async ({ ctx, input }) => {
     const project = await ctx.db.project.findFirst({ where: { orgId: ctx.orgId, id: input.projectId } });
     if (!project) throw new NotFoundError("projectId", "project not found");
     return createInstanceConfig(ctx.db, ctx.orgId, input);

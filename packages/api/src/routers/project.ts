@@ -1,6 +1,6 @@
 import { createProject, getProject, listProjects, NotFoundError } from "@benchboard/db";
 import { z } from "zod";
-import { orgProcedure, router } from "../trpc";
+import { memberProcedure, orgProcedure, router } from "../trpc";
 
 export const ZCreateProjectInput = z.object({
   name: z.string().trim().min(1, "name is required").max(80, "name is at most 80 characters"),
@@ -14,5 +14,7 @@ export const projectRouter = router({
     if (!project) throw new NotFoundError("id", "project not found");
     return project;
   }),
-  create: orgProcedure.input(ZCreateProjectInput).mutation(({ ctx, input }) => createProject(ctx.db, ctx.orgId, input)),
+  create: memberProcedure
+    .input(ZCreateProjectInput)
+    .mutation(({ ctx, input }) => createProject(ctx.db, ctx.orgId, input)),
 });

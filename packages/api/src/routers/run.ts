@@ -1,7 +1,7 @@
 import { createLaunchedRun, getRun, getRunSeries, listRuns, NotFoundError, requestCancel } from "@benchboard/db";
 import { enqueue, JOBS } from "@benchboard/jobs";
 import { z } from "zod";
-import { orgProcedure, router } from "../trpc";
+import { memberProcedure, orgProcedure, router } from "../trpc";
 
 export const ZLaunchRunInput = z.object({
   targetId: z.string().min(1, "target is required"),
@@ -34,7 +34,7 @@ export const runRouter = router({
   series: orgProcedure
     .input(z.object({ id: z.string() }))
     .query(({ ctx, input }) => getRunSeries(ctx.db, ctx.orgId, input.id)),
-  launch: orgProcedure.input(ZLaunchRunInput).mutation(async ({ ctx, input }) => {
+  launch: memberProcedure.input(ZLaunchRunInput).mutation(async ({ ctx, input }) => {
     const run = await createLaunchedRun(ctx.db, ctx.orgId, { ...input, createdById: ctx.userId });
     try {
       await enqueue(ctx.queue, JOBS.runExecute, { runId: run.id }, { jobId: run.id });
@@ -48,7 +48,7 @@ export const runRouter = router({
     }
     return run;
   }),
-  cancel: orgProcedure
+  cancel: memberProcedure
     .input(z.object({ id: z.string() }))
     .mutation(({ ctx, input }) => requestCancel(ctx.db, ctx.orgId, input.id)),
 });

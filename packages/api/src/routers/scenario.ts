@@ -1,7 +1,7 @@
 import { ZScenarioSpec, ZThreshold } from "@benchboard/core";
 import { createScenario, listScenarios, NotFoundError } from "@benchboard/db";
 import { z } from "zod";
-import { orgProcedure, router } from "../trpc";
+import { memberProcedure, orgProcedure, router } from "../trpc";
 
 export const ZCreateScenarioInput = z.object({
   projectId: z.string().min(1, "project is required"),
@@ -15,7 +15,7 @@ export const scenarioRouter = router({
   list: orgProcedure
     .input(z.object({ projectId: z.string().optional() }).optional())
     .query(({ ctx, input }) => listScenarios(ctx.db, ctx.orgId, input?.projectId)),
-  create: orgProcedure.input(ZCreateScenarioInput).mutation(async ({ ctx, input }) => {
+  create: memberProcedure.input(ZCreateScenarioInput).mutation(async ({ ctx, input }) => {
     const project = await ctx.db.project.findFirst({ where: { orgId: ctx.orgId, id: input.projectId } });
     if (!project) throw new NotFoundError("projectId", "project not found");
     return createScenario(ctx.db, ctx.orgId, input);

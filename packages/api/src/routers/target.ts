@@ -1,7 +1,7 @@
 import { ZMonitorConfig } from "@benchboard/core";
 import { createTarget, getTarget, listTargets, NotFoundError } from "@benchboard/db";
 import { z } from "zod";
-import { orgProcedure, router } from "../trpc";
+import { memberProcedure, orgProcedure, router } from "../trpc";
 
 const ZHttpUrl = z
   .string()
@@ -30,7 +30,7 @@ export const targetRouter = router({
     if (!target) throw new NotFoundError("id", "target not found");
     return target;
   }),
-  create: orgProcedure.input(ZCreateTargetInput).mutation(async ({ ctx, input }) => {
+  create: memberProcedure.input(ZCreateTargetInput).mutation(async ({ ctx, input }) => {
     const project = await ctx.db.project.findFirst({ where: { orgId: ctx.orgId, id: input.projectId } });
     if (!project) throw new NotFoundError("projectId", "project not found");
     return createTarget(ctx.db, ctx.orgId, input);

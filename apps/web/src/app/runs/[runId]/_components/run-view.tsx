@@ -114,7 +114,7 @@ export function RunView({ runId }: { runId: string }) {
 
       {r.result && (
         <>
-          <div className="grid grid-cols-2 gap-4 md:grid-cols-3 xl:grid-cols-6" aria-label="Summary">
+          <section className="grid grid-cols-2 gap-4 md:grid-cols-3 xl:grid-cols-6" aria-label="Summary">
             <StatCard label="Requests" value={formatMetric("requests", m.requests)} />
             <StatCard
               label="Success rate"
@@ -125,7 +125,7 @@ export function RunView({ runId }: { runId: string }) {
             <StatCard label="Achieved rate" value={formatMetric("rps", m.rps)} />
             <StatCard label="Latency p50" value={formatMetric("latency_p50", m.latency_p50)} />
             <StatCard label="Latency p99" value={formatMetric("latency_p99", m.latency_p99)} />
-          </div>
+          </section>
           <div className="grid gap-6 lg:grid-cols-2">
             <Card title="Latency percentiles">
               <table className="w-full text-sm" aria-label="Latency percentiles">

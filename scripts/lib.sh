@@ -1,0 +1,48 @@
+# Shared by up.sh and test.sh: make sure the toolchain and dependencies are present.
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PNPM_VERSION=10.34.9
+export NEXT_TELEMETRY_DISABLED=1 TURBO_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1
+
+step() { printf '\033[1;34m==>\033[0m %s\n' "$*"; }
+die() { printf '\033[31merror: %s\033[0m\n' "$*" >&2; exit 1; }
+
+ensure_node() {
+  command -v node >/dev/null || die "Node.js 20.19+ is required (install it from your distribution or nodejs.org)"
+  local major
+  major="$(node -p 'process.versions.node.split(".")[0]')"
+  [ "$major" -ge 20 ] || die "Node.js 20.19+ is required, found $(node -v)"
+}
+
+ensure_pnpm() {
+  if ! command -v pnpm >/dev/null || [ "$(pnpm -v 2>/dev/null)" != "$PNPM_VERSION" ]; then
+    step "installing pnpm $PNPM_VERSION"
+    npm install -g --no-audit --no-fund "pnpm@$PNPM_VERSION" >/dev/null || die "could not install pnpm"
+  fi
+}
+
+ensure_deps() {
+  step "installing dependencies"
+  (cd "$ROOT" && pnpm install --frozen-lockfile --reporter=silent) || die "pnpm install failed"
+  step "generating the Prisma client"
+  (cd "$ROOT" && pnpm --silent db:generate >/dev/null) || die "prisma generate failed"
+}
+
+ensure_chromium() {
+  if [ -z "${CHROMIUM_PATH:-}" ] && ! command -v chromium >/dev/null; then
+    step "installing Chromium (Debian package) for browser tests"
+    local sudo=""
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 ||
+      { $sudo apt-get update -qq >/dev/null 2>&1 && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
+      die "could not install chromium; set CHROMIUM_PATH to a Chromium binary"
+  fi
+}
+
+build_web() {
+  local stamp="$ROOT/apps/web/.next/BUILD_ID"
+  # Rebuild when any source the web app bundles is newer than the last build.
+  if [ ! -f "$stamp" ] || [ -n "$(find "$ROOT/apps/web/src" "$ROOT/packages" -newer "$stamp" -type f \( -name '*.ts' -o -name '*.tsx' -o -name '*.css' \) -not -path '*/node_modules/*' -print -quit)" ]; then
+    step "building the web app"
+    (cd "$ROOT/apps/web" && pnpm --silent build >"$ROOT/.data/web-build.log" 2>&1) || { tail -40 "$ROOT/.data/web-build.log"; die "web build failed (log: .data/web-build.log)"; }
+  fi
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# One command from a fresh machine to a running Benchboard with demo data:
+# installs what is missing, starts PostgreSQL/Redis/RabbitMQ (unless their URLs are given),
+# migrates, loads demo data, builds and starts the web app, the worker and the reference targets.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+mkdir -p .data/logs .data/pids
+PORT="${PORT:-3000}"
+
+ensure_node
+ensure_pnpm
+bash scripts/services.sh
+ensure_deps
+step "migrating the database"
+pnpm --silent db:migrate
+step "loading demo data"
+pnpm --silent db:seed
+build_web
+bash scripts/down.sh --quiet
+
+start() { # name dir command...
+  local name="$1" dir="$2"
+  shift 2
+  (cd "$dir" && nohup "$@" >"$ROOT/.data/logs/$name.log" 2>&1 & echo $! >"$ROOT/.data/pids/$name.pid")
+}
+step "starting the reference targets, the worker and the web app"
+if [ -f apps/targets/src/main.ts ]; then start targets apps/targets node --import tsx src/main.ts; fi
+start worker workers/runner node --import tsx src/index.ts
+start web apps/web node_modules/.bin/next start -p "$PORT" -H "${HOST:-127.0.0.1}"
+
+for _ in $(seq 1 100); do
+  curl -fsS -o /dev/null "http://127.0.0.1:$PORT/" 2>/dev/null && break
+  sleep 0.3
+done
+curl -fsS -o /dev/null "http://127.0.0.1:$PORT/" || { tail -20 .data/logs/web.log; die "the web app did not start (log: .data/logs/web.log)"; }
+printf '\n\033[1;32mBenchboard is running at http://127.0.0.1:%s\033[0m\n' "$PORT"
+printf 'Logs: .data/logs/   Stop: scripts/down.sh   Tests: scripts/test.sh\n'
