@@ -6,6 +6,8 @@ const config: NextConfig = {
   // Node-only libraries stay outside the server bundle.
   serverExternalPackages: ["pg", "bullmq", "ioredis", "@prisma/adapter-pg", "@prisma/client"],
   poweredByHeader: false,
+  // A separate build directory lets several builds (e.g. parallel test runs) coexist.
+  distDir: process.env.BENCHBOARD_NEXT_DIST_DIR || ".next",
   typedRoutes: false,
 };
 

@@ -49,7 +49,8 @@ export interface Stack {
 }
 
 export async function startStack(): Promise<Stack> {
-  if (!existsSync(path.join(webDir, ".next/BUILD_ID"))) {
+  const distDir = process.env.BENCHBOARD_NEXT_DIST_DIR || ".next";
+  if (!existsSync(path.join(webDir, distDir, "BUILD_ID"))) {
     throw new Error("the web app is not built: run `pnpm --filter @benchboard/web build` first");
   }
   const db = await createTestDatabase();
