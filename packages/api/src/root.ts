@@ -1,4 +1,5 @@
 import { instanceConfigRouter } from "./routers/instance-config";
+import { orgRouter } from "./routers/org";
 import { projectRouter } from "./routers/project";
 import { runRouter } from "./routers/run";
 import { scenarioRouter } from "./routers/scenario";
@@ -6,6 +7,7 @@ import { targetRouter } from "./routers/target";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
+  org: orgRouter,
   project: projectRouter,
   target: targetRouter,
   instanceConfig: instanceConfigRouter,

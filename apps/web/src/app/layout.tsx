@@ -5,6 +5,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { TRPCReactProvider } from "~/trpc/client";
 import { NAV } from "./_components/nav";
+import { OrgSwitcher } from "./_components/org-switcher";
 
 export const metadata: Metadata = {
   title: { default: "Benchboard", template: "%s · Benchboard" },
@@ -28,6 +29,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
                 />
                 Benchboard
               </Link>
+              <OrgSwitcher />
               <ul className="space-y-0.5">
                 {NAV.map((item) => (
                   <li key={item.href}>
