@@ -5,6 +5,7 @@ import { mkdir } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createSession, signUp } from "@benchboard/db";
 import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { type Browser, chromium, type Page } from "playwright-core";
 
@@ -42,6 +43,8 @@ async function waitForHttp(url: string, timeoutMs: number, logs: string[]) {
 export interface Stack {
   baseUrl: string;
   db: TestDatabase;
+  /** The signed-in owner of the local organization the browser acts as. */
+  user: { id: string; email: string; password: string };
   browser: Browser;
   page: Page;
   logs: string[];
@@ -90,11 +93,20 @@ export async function startStack(): Promise<Stack> {
       "--disable-sync",
     ],
   });
-  const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  // The first account owns the local organization; the browser starts signed in as it.
+  const password = "correct horse battery";
+  const account = await signUp(db.db, { email: "owner@example.com", password, name: "Olivia Owner" });
+  const session = await createSession(db.db, account.id);
+  const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+  await context.addCookies([
+    { name: "bb_session", value: session.token, url: baseUrl, httpOnly: true, sameSite: "Lax" },
+  ]);
+  const page = await context.newPage();
   await mkdir(screenshotsDir, { recursive: true });
   return {
     baseUrl,
     db,
+    user: { id: account.id, email: account.email, password },
     browser,
     page,
     logs,

@@ -5,6 +5,18 @@ const ZEnv = z.object({
   DATABASE_URL: z.string().default("postgresql://benchboard:benchboard@127.0.0.1:5432/benchboard"),
   REDIS_URL: z.string().default("redis://127.0.0.1:6379"),
   BENCHBOARD_QUEUE_PREFIX: z.string().default("bull"),
+  /** 32 bytes, base64: encrypts target secrets at rest. Without it, secrets cannot be stored. */
+  BENCHBOARD_SECRET_KEY: z
+    .string()
+    .trim()
+    .optional()
+    .refine(
+      (v) => !v || Buffer.from(v, "base64").length === 32,
+      "BENCHBOARD_SECRET_KEY must be 32 bytes in base64 (head -c 32 /dev/urandom | base64)",
+    ),
 });
 
 export const env = ZEnv.parse(process.env);
+
+/** The key for secrets at rest, or null when none is configured. */
+export const secretKey: Buffer | null = env.BENCHBOARD_SECRET_KEY ? Buffer.from(env.BENCHBOARD_SECRET_KEY, "base64") : null;

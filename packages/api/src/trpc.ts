@@ -4,6 +4,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { Queue } from "bullmq";
 import superjson from "superjson";
 import { ZodError } from "zod";
+import type { RateLimiter } from "./rate-limit";
 
 export type Role = "owner" | "member" | "viewer";
 
@@ -15,6 +16,20 @@ export interface Context {
   userId: string | null;
   /** The caller's role in `orgId`. */
   role: Role | null;
+  /** Session cookie control; only the web handler provides it. */
+  session?: SessionControl;
+  rateLimit?: RateLimiter;
+  clientIp?: string | null;
+  userAgent?: string | null;
+  /** Key for secrets at rest (target headers, monitor passwords); without it none can be stored. */
+  secretKey?: Buffer | null;
+}
+
+export interface SessionControl {
+  /** The current session token, if the request carried one. */
+  token: string | null;
+  set(token: string, expiresAt: Date): void;
+  clear(): void;
 }
 
 const RANK: Record<Role, number> = { viewer: 0, member: 1, owner: 2 };
@@ -29,25 +44,28 @@ export function issuesByPath(error: ZodError): Record<string, string[]> {
   return out;
 }
 
-const t = initTRPC.context<Context>().create({
-  transformer: superjson,
-  errorFormatter({ shape, error }) {
-    const cause = error.cause;
-    return {
-      ...shape,
-      data: {
-        ...shape.data,
-        // Field-level messages so forms can show the error at the field.
-        fieldErrors:
-          cause instanceof ZodError
-            ? issuesByPath(cause)
-            : cause instanceof NotFoundError || cause instanceof ConflictError
-              ? { [cause.field]: [cause.message] }
-              : null,
-      },
-    };
-  },
-});
+const t = initTRPC
+  .context<Context>()
+  .meta<ProcedureMeta>()
+  .create({
+    transformer: superjson,
+    errorFormatter({ shape, error }) {
+      const cause = error.cause;
+      return {
+        ...shape,
+        data: {
+          ...shape.data,
+          // Field-level messages so forms can show the error at the field.
+          fieldErrors:
+            cause instanceof ZodError
+              ? issuesByPath(cause)
+              : cause instanceof NotFoundError || cause instanceof ConflictError
+                ? { [cause.field]: [cause.message] }
+                : null,
+        },
+      };
+    },
+  });
 
 /** Domain errors thrown by queries become tRPC errors naming the field. */
 const mapErrors = t.middleware(async ({ next }) => {
@@ -71,8 +89,15 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(mapErrors);
 
+export interface ProcedureMeta {
+  /** The least role that may call the procedure; absent on public procedures. */
+  minRole?: Role;
+  /** Signed-in users without an organization context may call it. */
+  signedIn?: boolean;
+}
+
 function requireRole(minimum: Role) {
-  return publicProcedure.use(({ ctx, next }) => {
+  return publicProcedure.meta({ minRole: minimum }).use(({ ctx, next }) => {
     if (!ctx.orgId || !ctx.role) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in to continue" });
     if (RANK[ctx.role] < RANK[minimum]) {
       throw new TRPCError({ code: "FORBIDDEN", message: `this needs the ${minimum} role; you are a ${ctx.role}` });
@@ -87,3 +112,18 @@ export const orgProcedure = requireRole("viewer");
 export const memberProcedure = requireRole("member");
 /** Organization administration: members, tokens, caps (owner). */
 export const ownerProcedure = requireRole("owner");
+
+/** Any signed-in user, whatever organization they are in (accepting invitations, switching). */
+export const userProcedure = publicProcedure.meta({ signedIn: true }).use(({ ctx, next }) => {
+  if (!ctx.userId) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in to continue" });
+  return next({ ctx: { ...ctx, userId: ctx.userId } });
+});
+
+/** Count a hit against a limit; TOO_MANY_REQUESTS when it is exceeded. */
+export async function enforceRateLimit(ctx: Context, key: string, limit: number, windowS: number, what: string) {
+  if (!ctx.rateLimit) return;
+  const { allowed, retryAfterS } = await ctx.rateLimit.hit(key, limit, windowS);
+  if (!allowed) {
+    throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: `too many ${what}; try again in ${retryAfterS} s` });
+  }
+}

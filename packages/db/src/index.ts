@@ -1,11 +1,14 @@
+export { hashToken, newToken } from "./auth/tokens";
 export { createDb, type Db, DEFAULT_DATABASE_URL, getDb } from "./client";
 export * from "./errors";
 export type * from "./generated/prisma/client";
 export { Prisma } from "./generated/prisma/client";
 export * from "./generated/prisma/enums";
+export * from "./queries/auth";
 export * from "./queries/instance-config";
 export * from "./queries/org";
 export * from "./queries/project";
 export * from "./queries/run";
 export * from "./queries/scenario";
 export * from "./queries/target";
+export * from "./secrets";

@@ -1,27 +1,87 @@
 import "server-only";
-import type { Context } from "@benchboard/api";
-import { ensureLocalOrganization, getDb } from "@benchboard/db";
+import { type Context, createRedisRateLimiter, type RateLimiter } from "@benchboard/api";
+import { getDb, getSessionUser } from "@benchboard/db";
 import { createRunsQueue } from "@benchboard/jobs";
+import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import type { Queue } from "bullmq";
-import { cookies } from "next/headers";
-import { env } from "~/env";
+import { Redis } from "ioredis";
+import { env, secretKey } from "~/env";
 
 /** Cookie holding the slug of the organization the user is looking at. */
 export const ORG_COOKIE = "bb_org";
+/** HttpOnly session cookie; the database keeps only its hash. */
+export const SESSION_COOKIE = "bb_session";
 
-const globalForQueue = globalThis as unknown as { benchboardQueue?: Queue };
+const globals = globalThis as unknown as { benchboardQueue?: Queue; benchboardRateLimiter?: RateLimiter };
 
 function getQueue(): Queue {
-  globalForQueue.benchboardQueue ??= createRunsQueue(env.REDIS_URL, env.BENCHBOARD_QUEUE_PREFIX);
-  return globalForQueue.benchboardQueue;
+  globals.benchboardQueue ??= createRunsQueue(env.REDIS_URL, env.BENCHBOARD_QUEUE_PREFIX);
+  return globals.benchboardQueue;
 }
 
-let localOrgId: Promise<string> | undefined;
+function getRateLimiter(): RateLimiter {
+  if (!globals.benchboardRateLimiter) {
+    const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 3_000 });
+    redis.on("error", () => {});
+    globals.benchboardRateLimiter = createRedisRateLimiter(redis);
+  }
+  return globals.benchboardRateLimiter;
+}
 
-export async function createContext(): Promise<Context> {
+export function readCookie(header: string | null, name: string): string | null {
+  for (const part of header?.split(";") ?? []) {
+    const [k, ...v] = part.trim().split("=");
+    if (k === name) return decodeURIComponent(v.join("="));
+  }
+  return null;
+}
+
+function isHttps(req: Request): boolean {
+  return new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
+}
+
+export function clientIp(req: Request): string | null {
+  return req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() || req.headers.get("x-real-ip") || null;
+}
+
+/** Resolve who is calling from the session cookie, and in which organization. */
+export async function resolveCaller(req: Request) {
   const db = getDb(env.DATABASE_URL);
-  localOrgId ??= ensureLocalOrganization(db).then((o) => o.id);
-  const slug = (await cookies()).get(ORG_COOKIE)?.value;
-  const chosen = slug ? await db.organization.findUnique({ where: { slug }, select: { id: true } }) : null;
-  return { db, queue: getQueue(), orgId: chosen?.id ?? (await localOrgId), userId: null, role: "owner" };
+  const cookie = req.headers.get("cookie");
+  const token = readCookie(cookie, SESSION_COOKIE);
+  const found = await getSessionUser(db, token);
+  if (!found) return { db, token, user: null, orgId: null, role: null } as const;
+  const wanted = readCookie(cookie, ORG_COOKIE);
+  const memberships = found.user.memberships;
+  const chosen =
+    memberships.find((m) => m.org.slug === wanted) ?? memberships.find((m) => !m.org.demo) ?? memberships[0] ?? null;
+  return { db, token, user: found.user, orgId: chosen?.orgId ?? null, role: chosen?.role ?? null } as const;
+}
+
+export async function createContext({ req, resHeaders }: FetchCreateContextFnOptions): Promise<Context> {
+  const caller = await resolveCaller(req);
+  const secure = isHttps(req) ? "; Secure" : "";
+  return {
+    db: caller.db,
+    queue: getQueue(),
+    orgId: caller.orgId,
+    userId: caller.user?.id ?? null,
+    role: caller.role,
+    secretKey,
+    rateLimit: getRateLimiter(),
+    clientIp: clientIp(req),
+    userAgent: req.headers.get("user-agent"),
+    session: {
+      token: caller.token,
+      set(token, expiresAt) {
+        resHeaders.append(
+          "set-cookie",
+          `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Expires=${expiresAt.toUTCString()}${secure}`,
+        );
+      },
+      clear() {
+        resHeaders.append("set-cookie", `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure}`);
+      },
+    },
+  };
 }

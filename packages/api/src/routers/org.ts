@@ -1,20 +1,34 @@
 import { z } from "zod";
-import { orgProcedure, router } from "../trpc";
+import { orgProcedure, ownerProcedure, router, userProcedure } from "../trpc";
+
+export const ZUpdateOrgInput = z.object({
+  name: z.string().trim().min(1, "name is required").max(80).optional(),
+  /** Allows targets on link-local / cloud-metadata addresses. */
+  allowPrivateTargets: z.boolean().optional(),
+});
 
 export const orgRouter = router({
-  /** Organizations the caller can switch to, with the current one marked. */
-  list: orgProcedure.query(async ({ ctx }) => {
-    const orgs = await ctx.db.organization.findMany({
-      where: ctx.userId ? { memberships: { some: { userId: ctx.userId } } } : {},
-      orderBy: [{ demo: "asc" }, { createdAt: "asc" }],
-      select: { id: true, name: true, slug: true, demo: true },
+  /** Organizations the caller belongs to, with the current one marked. */
+  list: userProcedure.query(async ({ ctx }) => {
+    const memberships = await ctx.db.membership.findMany({
+      where: { userId: ctx.userId },
+      select: { role: true, org: { select: { id: true, name: true, slug: true, demo: true, createdAt: true } } },
     });
-    return orgs.map((o) => ({ ...o, current: o.id === ctx.orgId }));
+    return memberships
+      .map((m) => ({ ...m.org, role: m.role, current: m.org.id === ctx.orgId }))
+      .sort((a, b) => Number(a.demo) - Number(b.demo) || a.createdAt.getTime() - b.createdAt.getTime());
   }),
-  current: orgProcedure.input(z.void()).query(({ ctx }) =>
+  current: orgProcedure.query(({ ctx }) =>
     ctx.db.organization.findUniqueOrThrow({
       where: { id: ctx.orgId },
-      select: { id: true, name: true, slug: true, demo: true, caps: true },
+      select: { id: true, name: true, slug: true, demo: true, caps: true, allowPrivateTargets: true },
+    }),
+  ),
+  update: ownerProcedure.input(ZUpdateOrgInput).mutation(({ ctx, input }) =>
+    ctx.db.organization.update({
+      where: { id: ctx.orgId },
+      data: input,
+      select: { id: true, name: true, allowPrivateTargets: true },
     }),
   ),
 });

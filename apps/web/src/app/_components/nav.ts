@@ -2,4 +2,5 @@
 export const NAV: { href: string; label: string }[] = [
   { href: "/", label: "Projects" },
   { href: "/runs", label: "Runs" },
+  { href: "/settings", label: "Settings" },
 ];

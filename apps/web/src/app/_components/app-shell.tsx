@@ -1,0 +1,73 @@
+"use client";
+
+import { useMutation, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import type { ReactNode } from "react";
+import { useTRPC } from "~/trpc/client";
+import { NAV } from "./nav";
+import { OrgSwitcher } from "./org-switcher";
+
+/** Pages outside the signed-in app: no navigation, no organization. */
+const BARE = ["/sign-in", "/sign-up", "/invite/", "/share/"];
+
+export function AppShell({ children }: { children: ReactNode }) {
+  const pathname = usePathname();
+  if (BARE.some((p) => pathname.startsWith(p))) {
+    return <main className="min-h-screen">{children}</main>;
+  }
+  return (
+    <div className="flex min-h-screen">
+      <nav aria-label="Main" className="flex w-52 shrink-0 flex-col border-r border-slate-200 bg-white px-3 py-4">
+        <Link href="/" className="mb-6 flex items-center gap-2 px-2 text-lg font-bold tracking-tight text-slate-900">
+          <span aria-hidden className="inline-block h-5 w-5 rounded bg-gradient-to-br from-sky-500 to-indigo-600" />
+          Benchboard
+        </Link>
+        <OrgSwitcher />
+        <ul className="space-y-0.5">
+          {NAV.map((item) => {
+            const active = item.href === "/" ? pathname === "/" : pathname.startsWith(item.href);
+            return (
+              <li key={item.href}>
+                <Link
+                  href={item.href}
+                  aria-current={active ? "page" : undefined}
+                  className={`block rounded-md px-2 py-1.5 text-sm font-medium ${active ? "bg-sky-50 text-sky-800" : "text-slate-700 hover:bg-slate-100"}`}
+                >
+                  {item.label}
+                </Link>
+              </li>
+            );
+          })}
+        </ul>
+        <UserMenu />
+      </nav>
+      <main className="min-w-0 flex-1 px-8 py-6">{children}</main>
+    </div>
+  );
+}
+
+function UserMenu() {
+  const trpc = useTRPC();
+  const me = useQuery(trpc.auth.me.queryOptions());
+  const signOut = useMutation(
+    trpc.auth.signOut.mutationOptions({ onSuccess: () => window.location.assign("/sign-in") }),
+  );
+  if (!me.data) return null;
+  return (
+    <div className="mt-auto border-t border-slate-100 px-2 pt-3 text-xs text-slate-600">
+      <div className="truncate font-medium text-slate-800" title={me.data.email}>
+        {me.data.name || me.data.email}
+      </div>
+      {me.data.role && <div className="mt-0.5">Role: {me.data.role}</div>}
+      <div className="mt-2 flex gap-3">
+        <Link href="/settings" className="text-sky-700 hover:underline">
+          Settings
+        </Link>
+        <button type="button" className="text-sky-700 hover:underline" onClick={() => signOut.mutate()}>
+          Sign out
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,89 @@
+"use client";
+
+import { Button, Field, inputClass } from "@benchboard/ui";
+import { useMutation } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "~/trpc/client";
+import { errorMessage, fieldErrors } from "~/trpc/errors";
+
+/** Sign-in and sign-up share one form; on success the browser goes to `next` (same origin only). */
+export function CredentialsForm({
+  mode,
+  next,
+  email: fixedEmail,
+}: {
+  mode: "sign-in" | "sign-up";
+  next?: string;
+  email?: string;
+}) {
+  const trpc = useTRPC();
+  const [email, setEmail] = useState(fixedEmail ?? "");
+  const [password, setPassword] = useState("");
+  const [name, setName] = useState("");
+  const go = () => window.location.assign(next?.startsWith("/") && !next.startsWith("//") ? next : "/");
+  const signIn = useMutation(trpc.auth.signIn.mutationOptions({ onSuccess: go }));
+  const signUp = useMutation(trpc.auth.signUp.mutationOptions({ onSuccess: go }));
+  const m = mode === "sign-in" ? signIn : signUp;
+  const errors = fieldErrors(m.error);
+  return (
+    <form
+      className="space-y-4"
+      aria-label={mode === "sign-in" ? "Sign in" : "Create account"}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (mode === "sign-in") signIn.mutate({ email, password });
+        else signUp.mutate({ email, password, name: name || undefined });
+      }}
+    >
+      {mode === "sign-up" && (
+        <Field label="Name" htmlFor="auth-name" error={errors.name}>
+          <input
+            id="auth-name"
+            className={inputClass}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            autoComplete="name"
+          />
+        </Field>
+      )}
+      <Field label="Email" htmlFor="auth-email" error={errors.email}>
+        <input
+          id="auth-email"
+          type="email"
+          className={inputClass}
+          value={email}
+          readOnly={!!fixedEmail}
+          onChange={(e) => setEmail(e.target.value)}
+          autoComplete="email"
+          aria-invalid={!!errors.email}
+          required
+        />
+      </Field>
+      <Field
+        label="Password"
+        htmlFor="auth-password"
+        error={errors.password}
+        hint={mode === "sign-up" ? "At least 10 characters" : undefined}
+      >
+        <input
+          id="auth-password"
+          type="password"
+          className={inputClass}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          autoComplete={mode === "sign-in" ? "current-password" : "new-password"}
+          aria-invalid={!!errors.password}
+          required
+        />
+      </Field>
+      {m.isError && !Object.keys(errors).length && (
+        <p role="alert" className="text-sm text-rose-700">
+          {errorMessage(m.error)}
+        </p>
+      )}
+      <Button type="submit" className="w-full" disabled={m.isPending}>
+        {m.isPending ? "Please wait…" : mode === "sign-in" ? "Sign in" : "Create account"}
+      </Button>
+    </form>
+  );
+}

@@ -1,0 +1,174 @@
+"use client";
+
+import { Button, Card, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "~/trpc/client";
+import { errorMessage, fieldErrors } from "~/trpc/errors";
+
+type Role = "owner" | "member" | "viewer";
+
+export function Members() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const me = useQuery(trpc.auth.me.queryOptions());
+  const members = useQuery(trpc.member.list.queryOptions());
+  const isOwner = me.data?.role === "owner";
+  const invitations = useQuery({ ...trpc.member.invitations.queryOptions(), enabled: isOwner });
+  const refresh = () => qc.invalidateQueries({ queryKey: trpc.member.pathKey() });
+  const updateRole = useMutation(trpc.member.updateRole.mutationOptions({ onSuccess: refresh }));
+  const remove = useMutation(trpc.member.remove.mutationOptions({ onSuccess: refresh }));
+  const revoke = useMutation(trpc.member.revokeInvitation.mutationOptions({ onSuccess: refresh }));
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState<Role>("member");
+  const [link, setLink] = useState<string | null>(null);
+  const invite = useMutation(
+    trpc.member.invite.mutationOptions({
+      onSuccess: (r) => {
+        setLink(`${window.location.origin}${r.path}`);
+        setEmail("");
+        return refresh();
+      },
+    }),
+  );
+  const errors = fieldErrors(invite.error);
+  const actionError = updateRole.error ?? remove.error;
+
+  return (
+    <Card title="Members">
+      {members.isPending ? (
+        <Skeleton className="h-24" label="Loading members" />
+      ) : members.isError ? (
+        <ErrorState message={members.error.message} />
+      ) : (
+        <table className="w-full text-sm" aria-label="Members">
+          <thead className="text-left text-xs uppercase text-slate-500">
+            <tr>
+              <th className="py-1">Member</th>
+              <th>Role</th>
+              {isOwner && <th className="text-right">Actions</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {members.data.map((m) => (
+              <tr key={m.id} className="border-t border-slate-100">
+                <td className="py-1.5">
+                  <div className="font-medium">{m.user.name || m.user.email}</div>
+                  <div className="text-xs text-slate-500">{m.user.email}</div>
+                </td>
+                <td>
+                  {isOwner ? (
+                    <select
+                      aria-label={`Role of ${m.user.email}`}
+                      className="rounded border border-slate-300 px-1 py-0.5 text-sm"
+                      value={m.role}
+                      onChange={(e) => updateRole.mutate({ id: m.id, role: e.target.value as Role })}
+                    >
+                      <option value="owner">owner</option>
+                      <option value="member">member</option>
+                      <option value="viewer">viewer</option>
+                    </select>
+                  ) : (
+                    m.role
+                  )}
+                </td>
+                {isOwner && (
+                  <td className="text-right">
+                    <button
+                      type="button"
+                      className="text-xs font-medium text-rose-700 hover:underline"
+                      onClick={() => {
+                        if (window.confirm(`Remove ${m.user.email} from this organization?`))
+                          remove.mutate({ id: m.id });
+                      }}
+                    >
+                      Remove
+                    </button>
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {actionError && (
+        <p role="alert" className="mt-2 text-sm text-rose-700">
+          {errorMessage(actionError)}
+        </p>
+      )}
+      {isOwner && (
+        <div className="mt-6 border-t border-slate-100 pt-4">
+          <h3 className="mb-2 text-sm font-semibold">Invite someone</h3>
+          <form
+            className="flex flex-wrap items-end gap-3"
+            aria-label="Invite"
+            onSubmit={(e) => {
+              e.preventDefault();
+              invite.mutate({ email, role });
+            }}
+          >
+            <div className="min-w-56 flex-1">
+              <Field label="Email" htmlFor="invite-email" error={errors.email}>
+                <input
+                  id="invite-email"
+                  className={inputClass}
+                  value={email}
+                  onChange={(e) => setEmail(e.target.value)}
+                  aria-invalid={!!errors.email}
+                />
+              </Field>
+            </div>
+            <Field label="Role" htmlFor="invite-role">
+              <select
+                id="invite-role"
+                className={inputClass}
+                value={role}
+                onChange={(e) => setRole(e.target.value as Role)}
+              >
+                <option value="member">member</option>
+                <option value="viewer">viewer</option>
+                <option value="owner">owner</option>
+              </select>
+            </Field>
+            <Button type="submit" disabled={invite.isPending}>
+              Create invitation
+            </Button>
+          </form>
+          {invite.isError && !Object.keys(errors).length && (
+            <p role="alert" className="mt-2 text-sm text-rose-700">
+              {errorMessage(invite.error)}
+            </p>
+          )}
+          {link && (
+            <div className="mt-3 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm">
+              <p className="font-medium text-emerald-900">
+                Send this link; it is shown only once and expires in 7 days.
+              </p>
+              <code className="mt-1 block break-all text-xs" aria-label="Invitation link">
+                {link}
+              </code>
+            </div>
+          )}
+          {invitations.data && invitations.data.length > 0 && (
+            <ul className="mt-4 space-y-1 text-sm" aria-label="Pending invitations">
+              {invitations.data.map((i) => (
+                <li key={i.id} className="flex justify-between">
+                  <span>
+                    {i.email} · {i.role} · expires {new Date(i.expiresAt).toLocaleDateString()}
+                  </span>
+                  <button
+                    type="button"
+                    className="text-xs font-medium text-rose-700 hover:underline"
+                    onClick={() => revoke.mutate({ id: i.id })}
+                  >
+                    Revoke
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </Card>
+  );
+}

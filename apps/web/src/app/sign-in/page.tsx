@@ -1,0 +1,28 @@
+import Link from "next/link";
+import { AuthCard } from "../_components/auth/auth-card";
+import { CredentialsForm } from "../_components/auth/credentials-form";
+
+export const metadata = { title: "Sign in" };
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
+  const { next } = await searchParams;
+  return (
+    <AuthCard
+      title="Sign in"
+      footer={
+        <>
+          New here?{" "}
+          <Link
+            className="font-medium text-sky-700 hover:underline"
+            href={`/sign-up${next ? `?next=${encodeURIComponent(next)}` : ""}`}
+          >
+            Create an account
+          </Link>{" "}
+          — the first account owns this install.
+        </>
+      }
+    >
+      <CredentialsForm mode="sign-in" next={next} />
+    </AuthCard>
+  );
+}

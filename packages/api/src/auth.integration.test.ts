@@ -1,0 +1,197 @@
+import { randomBytes } from "node:crypto";
+import { ensureLocalOrganization, verifyApiToken } from "@benchboard/db";
+import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
+import type { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRedisRateLimiter } from "./rate-limit";
+import { createCaller } from "./root";
+import type { Context, Role } from "./trpc";
+
+// Accounts against real PostgreSQL and a real Redis rate limiter.
+let t: TestDatabase;
+let queue: Queue;
+let redis: Redis;
+const prefix = `bbtest-${randomBytes(4).toString("hex")}`;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
+  redis = new Redis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
+});
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+  await queue.close();
+  await t.drop();
+});
+
+function anonymous(cookies: { token: string | null; set: string[] }, ip = "10.0.0.1"): Context {
+  return {
+    db: t.db,
+    queue,
+    orgId: null,
+    userId: null,
+    role: null,
+    clientIp: ip,
+    rateLimit: createRedisRateLimiter(redis, `${prefix}:`),
+    session: {
+      token: cookies.token,
+      set: (token) => cookies.set.push(token),
+      clear: () => cookies.set.push(""),
+    },
+  };
+}
+
+function as(userId: string, orgId: string, role: Role): Context {
+  return { db: t.db, queue, orgId, userId, role };
+}
+
+describe("sign-up and sign-in", () => {
+  it("makes the first account owner of the local organization and later ones owners of their own", async () => {
+    const jar = { token: null, set: [] as string[] };
+    const first = await createCaller(anonymous(jar)).auth.signUp({
+      email: "First@Example.com",
+      password: "a long password 1",
+    });
+    expect(first.email).toBe("first@example.com");
+    expect(jar.set).toHaveLength(1);
+    const local = await ensureLocalOrganization(t.db);
+    const owner = await t.db.membership.findFirst({ where: { orgId: local.id, userId: first.id } });
+    expect(owner?.role).toBe("owner");
+
+    const second = await createCaller(anonymous({ token: null, set: [] })).auth.signUp({
+      email: "two@example.com",
+      password: "a long password 2",
+    });
+    const memberships = await t.db.membership.findMany({ where: { userId: second.id }, include: { org: true } });
+    expect(memberships).toHaveLength(1);
+    expect(memberships[0]?.org.id).not.toBe(local.id);
+    expect(memberships[0]?.role).toBe("owner");
+    const user = await t.db.user.findUniqueOrThrow({ where: { id: second.id } });
+    expect(user.passwordHash).toMatch(/^scrypt\$32768\$8\$1\$/);
+    expect(user.passwordHash).not.toContain("a long password 2");
+  });
+
+  it("refuses bad input naming the field and stores nothing", async () => {
+    const before = await t.db.user.count();
+    const caller = createCaller(anonymous({ token: null, set: [] }, "10.0.0.2"));
+    await expect(caller.auth.signUp({ email: "not-an-email", password: "a long password" })).rejects.toMatchObject({
+      cause: { issues: [{ path: ["email"] }] },
+    });
+    await expect(caller.auth.signUp({ email: "x@example.com", password: "short" })).rejects.toMatchObject({
+      cause: { issues: [{ path: ["password"], message: "use at least 10 characters" }] },
+    });
+    await expect(caller.auth.signUp({ email: "x@example.com", password: "p".repeat(201) })).rejects.toThrow();
+    await expect(
+      caller.auth.signUp({
+        email: "y@example.com",
+        password: "a long password",
+        name: "<script>alert(1)</script>".repeat(10),
+      }),
+    ).rejects.toMatchObject({ cause: { issues: [{ path: ["name"] }] } });
+    expect(await t.db.user.count()).toBe(before);
+  });
+
+  it("accepts unicode and markup in names as plain data", async () => {
+    const jar = { token: null, set: [] as string[] };
+    const u = await createCaller(anonymous(jar, "10.0.0.9")).auth.signUp({
+      email: "zoë@example.com",
+      password: "pässwörd with ümlauts",
+      name: 'Zoë <b>\'; DROP TABLE "User"; --',
+    });
+    const stored = await t.db.user.findUniqueOrThrow({ where: { id: u.id } });
+    expect(stored.name).toBe('Zoë <b>\'; DROP TABLE "User"; --');
+    const signedIn = await createCaller(anonymous({ token: null, set: [] }, "10.0.0.9")).auth.signIn({
+      email: "ZOË@example.com",
+      password: "pässwörd with ümlauts",
+    });
+    expect(signedIn.id).toBe(u.id);
+  });
+
+  it("says the same thing for an unknown email and a wrong password, and rate-limits guessing", async () => {
+    const caller = createCaller(anonymous({ token: null, set: [] }, "10.0.0.3"));
+    await expect(caller.auth.signIn({ email: "nobody@example.com", password: "whatever123" })).rejects.toThrow(
+      "email or password is incorrect",
+    );
+    await expect(caller.auth.signIn({ email: "first@example.com", password: "wrong password" })).rejects.toThrow(
+      "email or password is incorrect",
+    );
+    // Ten attempts per account per 15 minutes (two used above for other accounts/this one).
+    for (let i = 0; i < 9; i++) {
+      await expect(caller.auth.signIn({ email: "first@example.com", password: `wrong ${i}` })).rejects.toThrow();
+    }
+    await expect(
+      caller.auth.signIn({ email: "first@example.com", password: "a long password 1" }),
+    ).rejects.toMatchObject({
+      code: "TOO_MANY_REQUESTS",
+    });
+  });
+
+  it("signs out by deleting the session", async () => {
+    const jar = { token: null as string | null, set: [] as string[] };
+    await createCaller(anonymous(jar, "10.0.0.4")).auth.signIn({
+      email: "two@example.com",
+      password: "a long password 2",
+    });
+    const token = jar.set[0] ?? "";
+    expect(await t.db.session.count({ where: { user: { email: "two@example.com" } } })).toBeGreaterThan(0);
+    const sessionsBefore = await t.db.session.count();
+    await createCaller(anonymous({ token, set: [] }, "10.0.0.4")).auth.signOut();
+    expect(await t.db.session.count()).toBe(sessionsBefore - 1);
+  });
+});
+
+describe("organizations, invitations and tokens", () => {
+  it("keeps at least one owner and lets owners change roles", async () => {
+    const local = await ensureLocalOrganization(t.db);
+    const owner = await t.db.user.findUniqueOrThrow({ where: { email: "first@example.com" } });
+    const caller = createCaller(as(owner.id, local.id, "owner"));
+    const [me] = await caller.member.list();
+    await expect(caller.member.updateRole({ id: me!.id, role: "viewer" })).rejects.toThrow("at least one owner");
+    await expect(caller.member.remove({ id: me!.id })).rejects.toThrow("at least one owner");
+  });
+
+  it("issues API tokens shown once, stored hashed, revocable", async () => {
+    const local = await ensureLocalOrganization(t.db);
+    const owner = await t.db.user.findUniqueOrThrow({ where: { email: "first@example.com" } });
+    const caller = createCaller(as(owner.id, local.id, "member"));
+    const { token, record } = await caller.apiToken.create({ name: "ci" });
+    expect(token).toMatch(/^bb_[A-Za-z0-9_-]{43}$/);
+    const stored = await t.db.apiToken.findUniqueOrThrow({ where: { id: record.id } });
+    expect(stored.tokenHash).not.toContain(token);
+    expect(JSON.stringify(await caller.apiToken.list())).not.toContain(token);
+    expect((await verifyApiToken(t.db, token))?.orgId).toBe(local.id);
+    expect((await t.db.apiToken.findUniqueOrThrow({ where: { id: record.id } })).lastUsedAt).not.toBeNull();
+    await caller.apiToken.revoke({ id: record.id });
+    expect(await verifyApiToken(t.db, token)).toBeNull();
+    expect(await verifyApiToken(t.db, `${token}x`)).toBeNull();
+    // Another organization cannot revoke (or see) this organization's tokens.
+    const other = await t.db.membership.findFirstOrThrow({ where: { user: { email: "two@example.com" } } });
+    const outsider = createCaller(as(other.userId, other.orgId, "owner"));
+    const second = await caller.apiToken.create({ name: "ci-2" });
+    await expect(outsider.apiToken.revoke({ id: second.record.id })).rejects.toThrow("token not found");
+    expect(await verifyApiToken(t.db, second.token)).not.toBeNull();
+  });
+
+  it("accepts an invitation only for the invited email, once", async () => {
+    const local = await ensureLocalOrganization(t.db);
+    const owner = await t.db.user.findUniqueOrThrow({ where: { email: "first@example.com" } });
+    const { path } = await createCaller(as(owner.id, local.id, "owner")).member.invite({
+      email: "two@example.com",
+      role: "member",
+    });
+    const token = path.split("/").pop() ?? "";
+    const zoe = await t.db.user.findUniqueOrThrow({ where: { email: "zoë@example.com" } });
+    await expect(
+      createCaller({ ...as(zoe.id, local.id, "viewer"), orgId: null, role: null }).auth.acceptInvitation({ token }),
+    ).rejects.toThrow("this invitation is for two@example.com");
+    const two = await t.db.user.findUniqueOrThrow({ where: { email: "two@example.com" } });
+    const twoCaller = createCaller({ db: t.db, queue, orgId: null, userId: two.id, role: null });
+    await twoCaller.auth.acceptInvitation({ token });
+    expect((await t.db.membership.findFirst({ where: { orgId: local.id, userId: two.id } }))?.role).toBe("member");
+    await expect(twoCaller.auth.acceptInvitation({ token })).rejects.toThrow("invalid, used or expired");
+  });
+});

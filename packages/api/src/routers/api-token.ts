@@ -1,0 +1,29 @@
+import { API_TOKEN_SCOPES, createApiToken, listApiTokens, revokeApiToken } from "@benchboard/db";
+import { z } from "zod";
+import { memberProcedure, router } from "../trpc";
+
+export const ZCreateApiTokenInput = z.object({
+  name: z.string().trim().min(1, "name is required").max(80),
+  projectId: z.string().nullish(),
+  scopes: z.array(z.enum(API_TOKEN_SCOPES)).min(1, "choose at least one scope").default(["runs:read", "runs:write"]),
+  expiresInDays: z.number().int().min(1).max(3650).nullish(),
+});
+
+export const apiTokenRouter = router({
+  list: memberProcedure.query(({ ctx }) => listApiTokens(ctx.db, ctx.orgId)),
+  create: memberProcedure.input(ZCreateApiTokenInput).mutation(async ({ ctx, input }) => {
+    const { token, record } = await createApiToken(ctx.db, ctx.orgId, {
+      name: input.name,
+      projectId: input.projectId ?? null,
+      scopes: input.scopes,
+      createdById: ctx.userId,
+      expiresAt: input.expiresInDays ? new Date(Date.now() + input.expiresInDays * 86_400_000) : null,
+    });
+    // Shown once; only the hash is stored.
+    return { token, record };
+  }),
+  revoke: memberProcedure.input(z.object({ id: z.string() })).mutation(async ({ ctx, input }) => {
+    await revokeApiToken(ctx.db, ctx.orgId, input.id);
+    return { ok: true };
+  }),
+});

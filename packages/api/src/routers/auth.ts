@@ -1,0 +1,65 @@
+import {
+  acceptInvitation,
+  checkCredentials,
+  createSession,
+  deleteSession,
+  getInvitation,
+  getSessionUser,
+  normalizeEmail,
+  signUp,
+} from "@benchboard/db";
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { enforceRateLimit, publicProcedure, router, userProcedure } from "../trpc";
+
+const ZEmail = z.email({ pattern: z.regexes.unicodeEmail, error: "enter a valid email address" }).max(254);
+const ZPassword = z.string().min(10, "use at least 10 characters").max(200, "use at most 200 characters");
+
+export const ZSignUpInput = z.object({
+  email: ZEmail,
+  password: ZPassword,
+  name: z.string().trim().max(80, "name is at most 80 characters").optional(),
+});
+export const ZSignInInput = z.object({ email: z.string().max(254), password: z.string().max(200) });
+
+export const authRouter = router({
+  signUp: publicProcedure.input(ZSignUpInput).mutation(async ({ ctx, input }) => {
+    await enforceRateLimit(ctx, `signup:${ctx.clientIp ?? "?"}`, 10, 3600, "sign-ups from this address");
+    const user = await signUp(ctx.db, input);
+    const session = await createSession(ctx.db, user.id, ctx.userAgent);
+    ctx.session?.set(session.token, session.expiresAt);
+    return { id: user.id, email: user.email };
+  }),
+  signIn: publicProcedure.input(ZSignInInput).mutation(async ({ ctx, input }) => {
+    const email = normalizeEmail(input.email);
+    await enforceRateLimit(ctx, `signin:ip:${ctx.clientIp ?? "?"}`, 50, 900, "sign-in attempts from this address");
+    await enforceRateLimit(ctx, `signin:email:${email}`, 10, 900, "sign-in attempts for this account");
+    const user = await checkCredentials(ctx.db, email, input.password);
+    // One message for unknown email and wrong password: no account enumeration.
+    if (!user) throw new TRPCError({ code: "UNAUTHORIZED", message: "email or password is incorrect" });
+    const session = await createSession(ctx.db, user.id, ctx.userAgent);
+    ctx.session?.set(session.token, session.expiresAt);
+    return { id: user.id, email: user.email };
+  }),
+  signOut: publicProcedure.mutation(async ({ ctx }) => {
+    if (ctx.session?.token) await deleteSession(ctx.db, ctx.session.token);
+    ctx.session?.clear();
+    return { ok: true };
+  }),
+  /** The signed-in user, or null. */
+  me: publicProcedure.query(async ({ ctx }) => {
+    if (!ctx.userId) return null;
+    const found = await getSessionUser(ctx.db, ctx.session?.token ?? null);
+    if (!found) return null;
+    return { ...found.user, currentOrgId: ctx.orgId, role: ctx.role };
+  }),
+  invitation: publicProcedure.input(z.object({ token: z.string().max(200) })).query(async ({ ctx, input }) => {
+    const inv = await getInvitation(ctx.db, input.token);
+    if (!inv) throw new TRPCError({ code: "NOT_FOUND", message: "this invitation is invalid, used or expired" });
+    return { email: inv.email, role: inv.role, orgName: inv.org.name, expiresAt: inv.expiresAt };
+  }),
+  acceptInvitation: userProcedure.input(z.object({ token: z.string().max(200) })).mutation(async ({ ctx, input }) => {
+    const org = await acceptInvitation(ctx.db, input.token, ctx.userId);
+    return { orgId: org.id };
+  }),
+});

@@ -1,0 +1,227 @@
+import { decoyHash, hashPassword, verifyPassword } from "../auth/password";
+import { hashToken, newToken } from "../auth/tokens";
+import type { Db } from "../client";
+import { ConflictError, NotFoundError } from "../errors";
+import type { Role } from "../generated/prisma/enums";
+import { ensureLocalOrganization } from "./org";
+
+export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
+/** Sessions are extended when used, at most this often (saves a write per request). */
+const SESSION_TOUCH_MS = 3600 * 1000;
+export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
+export const API_TOKEN_PREFIX = "bb_";
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/**
+ * Create an account. The first account of an install owns the local organization; later ones
+ * get an organization of their own (and join others through invitations). Every account can
+ * view demo organizations.
+ */
+export async function signUp(db: Db, input: { email: string; password: string; name?: string }) {
+  const email = normalizeEmail(input.email);
+  if (await db.user.findUnique({ where: { email } })) {
+    throw new ConflictError("email", "an account with this email already exists");
+  }
+  const passwordHash = await hashPassword(input.password);
+  const local = await ensureLocalOrganization(db);
+  return db.$transaction(async (tx) => {
+    const user = await tx.user.create({ data: { email, name: input.name?.trim() ?? "", passwordHash } });
+    const localHasOwner = await tx.membership.count({ where: { orgId: local.id, role: "owner" } });
+    if (!localHasOwner) {
+      await tx.membership.create({ data: { orgId: local.id, userId: user.id, role: "owner" } });
+    } else {
+      const base = email.split("@")[0]?.replace(/[^a-z0-9]+/g, "-") || "team";
+      const org = await tx.organization.create({
+        data: { name: `${input.name?.trim() || base}'s team`, slug: `${base}-${user.id.slice(-6)}` },
+      });
+      await tx.membership.create({ data: { orgId: org.id, userId: user.id, role: "owner" } });
+    }
+    const demos = await tx.organization.findMany({ where: { demo: true }, select: { id: true } });
+    if (demos.length) {
+      await tx.membership.createMany({
+        data: demos.map((d) => ({ orgId: d.id, userId: user.id, role: "viewer" as Role })),
+      });
+    }
+    return user;
+  });
+}
+
+/** Returns the user for valid credentials, else null (same timing for unknown emails). */
+export async function checkCredentials(db: Db, emailInput: string, password: string) {
+  const user = await db.user.findUnique({ where: { email: normalizeEmail(emailInput) } });
+  if (!user?.passwordHash) {
+    await verifyPassword(password, await decoyHash());
+    return null;
+  }
+  return (await verifyPassword(password, user.passwordHash)) ? user : null;
+}
+
+export async function createSession(db: Db, userId: string, userAgent?: string | null) {
+  const token = newToken();
+  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+  await db.session.create({
+    data: { tokenHash: hashToken(token), userId, expiresAt, userAgent: userAgent?.slice(0, 300) ?? null },
+  });
+  return { token, expiresAt };
+}
+
+/** The signed-in user and their memberships for a session cookie, or null. */
+export async function getSessionUser(db: Db, token: string | undefined | null) {
+  if (!token) return null;
+  const session = await db.session.findUnique({
+    where: { tokenHash: hashToken(token) },
+    include: {
+      user: {
+        select: {
+          id: true,
+          email: true,
+          name: true,
+          memberships: { select: { orgId: true, role: true, org: { select: { slug: true, name: true, demo: true } } } },
+        },
+      },
+    },
+  });
+  if (!session || session.expiresAt < new Date()) return null;
+  if (Date.now() - session.lastSeenAt.getTime() > SESSION_TOUCH_MS) {
+    await db.session.update({
+      where: { id: session.id },
+      data: { lastSeenAt: new Date(), expiresAt: new Date(Date.now() + SESSION_TTL_MS) },
+    });
+  }
+  return { sessionId: session.id, user: session.user };
+}
+
+export async function deleteSession(db: Db, token: string) {
+  await db.session.deleteMany({ where: { tokenHash: hashToken(token) } });
+}
+
+// ---- invitations ----
+
+export async function createInvitation(
+  db: Db,
+  orgId: string,
+  input: { email: string; role: Role; invitedById: string | null },
+) {
+  const email = normalizeEmail(input.email);
+  const existing = await db.membership.findFirst({ where: { orgId, user: { email } } });
+  if (existing) throw new ConflictError("email", "this person is already a member");
+  const token = newToken();
+  const invitation = await db.invitation.create({
+    data: {
+      orgId,
+      email,
+      role: input.role,
+      tokenHash: hashToken(token),
+      invitedById: input.invitedById,
+      expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
+    },
+    select: { id: true, email: true, role: true, expiresAt: true, createdAt: true },
+  });
+  return { invitation, token };
+}
+
+export async function getInvitation(db: Db, token: string) {
+  const inv = await db.invitation.findUnique({
+    where: { tokenHash: hashToken(token) },
+    select: {
+      id: true,
+      email: true,
+      role: true,
+      expiresAt: true,
+      acceptedAt: true,
+      org: { select: { id: true, name: true } },
+    },
+  });
+  if (!inv || inv.acceptedAt || inv.expiresAt < new Date()) return null;
+  return inv;
+}
+
+/** The signed-in user accepts an invitation addressed to their email. */
+export async function acceptInvitation(db: Db, token: string, userId: string) {
+  const inv = await getInvitation(db, token);
+  if (!inv) throw new NotFoundError("token", "this invitation is invalid, used or expired");
+  const user = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { email: true } });
+  if (user.email !== inv.email) throw new ConflictError("token", `this invitation is for ${inv.email}`);
+  await db.$transaction([
+    db.membership.upsert({
+      where: { orgId_userId: { orgId: inv.org.id, userId } },
+      create: { orgId: inv.org.id, userId, role: inv.role },
+      update: { role: inv.role },
+    }),
+    db.invitation.update({ where: { id: inv.id }, data: { acceptedAt: new Date() } }),
+  ]);
+  return inv.org;
+}
+
+// ---- API tokens ----
+
+export const API_TOKEN_SCOPES = ["runs:read", "runs:write", "runs:launch"] as const;
+export type ApiTokenScope = (typeof API_TOKEN_SCOPES)[number];
+
+export async function createApiToken(
+  db: Db,
+  orgId: string,
+  input: {
+    name: string;
+    projectId?: string | null;
+    scopes: ApiTokenScope[];
+    createdById: string | null;
+    expiresAt?: Date | null;
+  },
+) {
+  if (input.projectId) {
+    const project = await db.project.findFirst({ where: { orgId, id: input.projectId } });
+    if (!project) throw new NotFoundError("projectId", "project not found");
+  }
+  const token = newToken(API_TOKEN_PREFIX);
+  const record = await db.apiToken.create({
+    data: {
+      orgId,
+      projectId: input.projectId ?? null,
+      name: input.name,
+      tokenHash: hashToken(token),
+      prefix: token.slice(0, API_TOKEN_PREFIX.length + 6),
+      scopes: input.scopes,
+      createdById: input.createdById,
+      expiresAt: input.expiresAt ?? null,
+    },
+    select: apiTokenPublicSelect,
+  });
+  return { token, record };
+}
+
+export const apiTokenPublicSelect = {
+  id: true,
+  name: true,
+  prefix: true,
+  scopes: true,
+  projectId: true,
+  lastUsedAt: true,
+  expiresAt: true,
+  revokedAt: true,
+  createdAt: true,
+} as const;
+
+/** Resolve a bearer token: null when unknown, revoked or expired. Records last use. */
+export async function verifyApiToken(db: Db, token: string) {
+  if (!token.startsWith(API_TOKEN_PREFIX)) return null;
+  const record = await db.apiToken.findUnique({ where: { tokenHash: hashToken(token) } });
+  if (!record || record.revokedAt || (record.expiresAt && record.expiresAt < new Date())) return null;
+  await db.apiToken.update({ where: { id: record.id }, data: { lastUsedAt: new Date() } });
+  return { id: record.id, orgId: record.orgId, projectId: record.projectId, scopes: record.scopes as ApiTokenScope[] };
+}
+
+export async function listApiTokens(db: Db, orgId: string) {
+  return db.apiToken.findMany({ where: { orgId }, orderBy: { createdAt: "desc" }, select: apiTokenPublicSelect });
+}
+
+export async function revokeApiToken(db: Db, orgId: string, id: string) {
+  const { count } = await db.apiToken.updateMany({
+    where: { orgId, id, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
+  if (!count) throw new NotFoundError("id", "token not found or already revoked");
+}
