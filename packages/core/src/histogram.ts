@@ -98,3 +98,17 @@ export function histogramBuckets(h: LatencyHistogram, buckets = 40): { leMs: num
   }
   return bounds.map((le, i) => ({ leMs: le / 1000, count: counts[i] ?? 0 }));
 }
+
+/**
+ * Like `summarizeHistogram`, with min and max read at bucket precision like the percentiles.
+ * Adding histograms keeps bucket-precision extremes, so this way a merged histogram summarizes
+ * exactly like one histogram that recorded the same samples.
+ */
+export function summarizeMergeable(h: LatencyHistogram, prefix = "latency"): Record<string, number> | null {
+  const summary = summarizeHistogram(h, prefix);
+  if (summary === null) return null;
+  const js = h as unknown as hdr.JsHistogram;
+  summary[`${prefix}_min`] = js.lowestEquivalentValue(h.minNonZeroValue) / 1000;
+  summary[`${prefix}_max`] = js.highestEquivalentValue(h.maxValue) / 1000;
+  return summary;
+}

@@ -32,6 +32,20 @@ export const ZStageStat = z.object({
 });
 export type TStageStat = z.infer<typeof ZStageStat>;
 
+/**
+ * A pass/fail verdict on one threshold, as the tool that ran the load judged it (e.g. a k6
+ * threshold `p(95)<500` on `http_req_duration`). Kept beside the metrics so a CI gate can
+ * honour the tool's own verdicts as well as Benchboard's thresholds.
+ */
+export const ZToolThresholdVerdict = z.object({
+  /** The tool's metric name, e.g. `http_req_duration` or `http_req_duration{status:200}`. */
+  metric: z.string().min(1),
+  /** The threshold as the tool wrote it, e.g. `p(95)<500`. */
+  expression: z.string().min(1),
+  passed: z.boolean(),
+});
+export type TToolThresholdVerdict = z.infer<typeof ZToolThresholdVerdict>;
+
 export const ZRunResultData = z.object({
   metrics: z.record(z.string(), z.number().finite()),
   /** Compressed base64 HDR histogram of latency in microseconds. */
@@ -53,8 +67,14 @@ export const ZRunResultData = z.object({
    * with `series`, so per-second percentiles of merged shards are re-read, never averaged.
    */
   intervalHistograms: z
-    .object({ start: z.number(), intervalMs: z.number().positive().default(1000), values: z.array(z.string().nullable()) })
+    .object({
+      start: z.number(),
+      intervalMs: z.number().positive().default(1000),
+      values: z.array(z.string().nullable()),
+    })
     .optional(),
+  /** Threshold verdicts of the tool that ran the load (not Benchboard's own thresholds). */
+  toolThresholds: z.array(ZToolThresholdVerdict).optional(),
   /** Fields from a foreign format that have no place in the vocabulary, kept as they were. */
   extra: z.record(z.string(), z.unknown()).optional(),
 });

@@ -38,6 +38,7 @@ export const ZPlanStep = z.object({
   assign: z.string().optional(),
   /** Iterate the step over these values (`{{ item }}`). */
   withItems: z.array(z.union([z.string(), z.number()])).optional(),
+  /** Pause before the step (once, before its first item). */
   delayMs: z.number().int().min(0).max(60_000).optional(),
   /** Pause after the step (e.g. a drill `delay` at the end of a plan). */
   delayAfterMs: z.number().int().min(0).max(60_000).optional(),

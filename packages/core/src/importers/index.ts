@@ -1,0 +1,132 @@
+import { parseAb } from "./ab";
+import { looksLikeBifrost, parseBifrost } from "./bifrost";
+import { parseDrill } from "./drill";
+import { parseHey } from "./hey";
+import { ImportError } from "./import-error";
+import { isObject } from "./json";
+import { k6SummaryShape, parseK6 } from "./k6";
+import type { TNormalizedRun } from "./normalized-run";
+import { stripAnsi } from "./text";
+import { looksLikeVegeta, parseVegeta } from "./vegeta";
+import { parseWrk } from "./wrk";
+
+export { parseAb } from "./ab";
+export { type BifrostOptions, bifrostProviders, parseBifrost } from "./bifrost";
+export { parseDrill } from "./drill";
+export { parseHey } from "./hey";
+export { ImportError, type ImportErrorLocation } from "./import-error";
+export { type K6SummaryShape, parseK6 } from "./k6";
+export * from "./normalized-run";
+export { parseVegeta } from "./vegeta";
+export { parseWrk } from "./wrk";
+
+/** Formats the importers read. wrk2 output is read by the `wrk` importer. */
+export const IMPORT_FORMATS = ["k6", "drill", "wrk", "hey", "ab", "vegeta", "bifrost"] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+/** Other names people use for a format. */
+const FORMAT_ALIASES: Record<string, ImportFormat> = {
+  wrk2: "wrk",
+  apachebench: "ab",
+  "bifrost-benchmarking": "bifrost",
+};
+
+export function resolveImportFormat(name: string): ImportFormat | undefined {
+  const lower = name.toLowerCase();
+  return (IMPORT_FORMATS as readonly string[]).includes(lower) ? (lower as ImportFormat) : FORMAT_ALIASES[lower];
+}
+
+export interface ImportOptions {
+  /** bifrost-benchmarking: which provider's run to take from results.json. */
+  provider?: string;
+}
+
+/** Every run in the input: one, except for a bifrost-benchmarking file with several providers. */
+export function importRuns(format: ImportFormat | "auto", text: string, options: ImportOptions = {}): TNormalizedRun[] {
+  const resolved = format === "auto" ? detectOrFail(text) : format;
+  switch (resolved) {
+    case "k6":
+      return [parseK6(text)];
+    case "drill":
+      return [parseDrill(text)];
+    case "wrk":
+      return [parseWrk(text)];
+    case "hey":
+      return [parseHey(text)];
+    case "ab":
+      return [parseAb(text)];
+    case "vegeta":
+      return [parseVegeta(text)];
+    case "bifrost":
+      return options.provider !== undefined ? [parseBifrost(text, { provider: options.provider })] : parseBifrost(text);
+  }
+}
+
+/** The one run in the input; a bifrost-benchmarking file with several providers needs `options.provider`. */
+export function importRun(format: ImportFormat | "auto", text: string, options: ImportOptions = {}): TNormalizedRun {
+  const runs = importRuns(format, text, options);
+  const [first] = runs;
+  if (runs.length === 1 && first) return first;
+  const providers = runs.map((r) => r.target?.name ?? "?").join(", ");
+  throw new ImportError("bifrost", `holds results for ${runs.length} providers (${providers}): choose one`, {
+    field: "(document)",
+  });
+}
+
+/** Recognises a format from the content alone; undefined when nothing fits. */
+export function detectFormat(text: string): ImportFormat | undefined {
+  const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  const trimmed = source.trimStart();
+  if (trimmed.startsWith("{")) return detectJson(trimmed);
+  const plain = stripAnsi(source);
+  if (
+    /This is ApacheBench/.test(plain) ||
+    (/^Concurrency Level:/m.test(plain) && /^Time taken for tests:/m.test(plain))
+  ) {
+    return "ab";
+  }
+  if (/^Running \S+ test @ /m.test(plain) || /^\s*\d+ requests in \S+, \S+ read$/m.test(plain)) return "wrk";
+  if (/^Summary:$/m.test(plain) && /^\s*Requests\/sec:\s/m.test(plain)) return "hey";
+  if (/^Total requests\s+\d+$/m.test(plain) && /^Requests per second\s+[\d.]+ \[#\/sec\]$/m.test(plain)) return "drill";
+  return undefined;
+}
+
+function detectJson(text: string): ImportFormat | undefined {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    // k6's `--out json` stream is one JSON object per line: let the k6 importer explain.
+    const firstLine = text.split("\n", 1)[0] ?? "";
+    try {
+      const first = JSON.parse(firstLine) as unknown;
+      if (isObject(first) && (first.type === "Metric" || first.type === "Point")) return "k6";
+    } catch {
+      // fall through: not JSON we know
+    }
+    return undefined;
+  }
+  if (!isObject(doc)) return undefined;
+  if (
+    k6SummaryShape(doc) !== undefined &&
+    ("root_group" in doc || "results" in doc || "state" in doc || isK6Metrics(doc))
+  ) {
+    return "k6";
+  }
+  if (looksLikeVegeta(doc)) return "vegeta";
+  if (looksLikeBifrost(doc)) return "bifrost";
+  return undefined;
+}
+
+function isK6Metrics(doc: Record<string, unknown>): boolean {
+  return isObject(doc.metrics) && ("http_reqs" in doc.metrics || "iterations" in doc.metrics);
+}
+
+function detectOrFail(text: string): ImportFormat {
+  const format = detectFormat(text);
+  if (format) return format;
+  throw new ImportError(
+    "input",
+    "could not tell the format: expected a k6 summary, vegeta or bifrost-benchmarking JSON, or wrk, hey, ab or drill text output (name the format explicitly)",
+  );
+}
