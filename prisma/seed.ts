@@ -1,10 +1,13 @@
 import { createDb, DEFAULT_DATABASE_URL, ensureLocalOrganization } from "../packages/db/src/index.ts";
+import { seedReferenceTargets } from "../packages/db/src/seed/reference-targets.ts";
 
-// Demo data for a fresh install (idempotent). Filled in with the reference targets' projects.
+// Demo data for a fresh install (idempotent): the local organization with projects for the
+// reference targets that the quick start runs on this machine.
 const db = createDb(process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL);
 try {
   const org = await ensureLocalOrganization(db);
-  console.log(`[seed] organization ${org.name}`);
+  await seedReferenceTargets(db, org.id);
+  console.log(`[seed] organization "${org.name}" with the reference targets' projects`);
 } finally {
   await db.$disconnect();
 }
