@@ -1,7 +1,21 @@
 import { type TScenarioSpec, ZScenarioSpec } from "@benchboard/core";
 import { runHttpClosed } from "./engines/http-closed";
+import { runHttpOpen } from "./engines/http-open";
+import { runLlm } from "./engines/llm";
+import { runWsChat } from "./engines/ws-chat";
 import { EngineConfigError, type EngineContext, type EngineResult } from "./types";
 
+export { compilePlan, runHttpClosed } from "./engines/http-closed";
+export { runHttpOpen } from "./engines/http-open";
+export { renderPrompt, runLlm, SseChatReader } from "./engines/llm";
+export { runWsChat } from "./engines/ws-chat";
+export { mergeResults } from "./merge";
+export * from "./monitors/index";
+export { type DrillImport, DrillImportError, importDrillPlan, importDrillPlanDetailed } from "./plan/drill";
+export * from "./protocols/chat";
+export { deriveMetrics, Recorder } from "./recorder";
+export { ArrivalSchedule } from "./schedule";
+export { parseServerTiming, type ServerTimingEntry } from "./server-timing";
 export * from "./types";
 export { resolveTargetUrl } from "./url";
 
@@ -14,9 +28,13 @@ export async function runScenario(input: unknown, ctx: EngineContext): Promise<E
   }
   const spec: TScenarioSpec = parsed.data;
   switch (spec.engine) {
+    case "http-open":
+      return runHttpOpen(spec, ctx);
     case "http-closed":
       return runHttpClosed(spec, ctx);
-    default:
-      throw new EngineConfigError("engine", `engine ${spec.engine} is not available yet`);
+    case "llm":
+      return runLlm(spec, ctx);
+    case "ws-chat":
+      return runWsChat(spec, ctx);
   }
 }

@@ -8,6 +8,16 @@ export interface EngineContext {
   /** Aborting stops the load within a second; the result keeps what was measured. */
   signal?: AbortSignal;
   onProgress?: (progress: EngineProgress) => void;
+  /** Caps tighter than HARD_LIMITS (e.g. the organization's); the engine refuses specs beyond them. */
+  limits?: Partial<EngineLimits>;
+}
+
+export interface EngineLimits {
+  maxRate: number;
+  maxConcurrency: number;
+  maxDurationS: number;
+  maxRequests: number;
+  maxUsers: number;
 }
 
 export interface EngineResult extends TRunResultData {

@@ -1,152 +1,404 @@
+import type { TPlanStep, TScenarioSpec } from "@benchboard/core";
+import type { Dispatcher } from "undici";
 import {
-  createHistogram,
-  encodeHistogram,
-  recordMicros,
-  summarizeHistogram,
-  type TErrorEntry,
-  type TScenarioSpec,
-} from "@benchboard/core";
-import { Pool } from "undici";
-import type { EngineContext, EngineResult } from "../types";
+  CallTimeoutError,
+  callOnce,
+  createClient,
+  createPool,
+  HttpCall,
+  type PreparedRequest,
+  prepareRequest,
+} from "../http/call";
+import { recordHttpCall } from "../http/record";
+import { enforceLimits } from "../limits";
+import {
+  type AssignedResponse,
+  type CompiledTemplate,
+  compileTemplate,
+  readPath,
+  renderTemplate,
+  TemplateError,
+  type TemplateScope,
+  templateRoots,
+} from "../plan/template";
+import { Recorder } from "../recorder";
+import { EngineConfigError, type EngineContext, type EngineResult } from "../types";
 import { resolveTargetUrl } from "../url";
+import { everySecond, InFlight, sleep } from "../util";
+import { CANCEL_GRACE_MS } from "./open-model";
 
 type HttpClosedSpec = Extract<TScenarioSpec, { engine: "http-closed" }>;
 
 /**
- * Closed model: `concurrency` virtual users each send a request, wait for the full response,
- * and send the next, until `requests` have been sent or `durationS` has passed.
+ * Closed model: `concurrency` virtual users each send a request, wait for the whole response
+ * and send the next, until `requests` have been sent or `durationS` has passed. Users start
+ * evenly spread over `rampUpS`. With a `plan`, each user runs whole iterations of the plan and
+ * `requests` counts iterations (drill's model).
+ *
+ * The single-request path is callback driven (no promise or stream per request) because it is
+ * what raw throughput is measured with.
  */
 export async function runHttpClosed(spec: HttpClosedSpec, ctx: EngineContext): Promise<EngineResult> {
-  const url = resolveTargetUrl(ctx.baseUrl, spec.request.path);
-  const pool = new Pool(url.origin, { connections: spec.concurrency, pipelining: 1 });
-  const histogram = createHistogram();
-  const statusCounts: Record<string, number> = {};
-  const errors = new Map<string, TErrorEntry>();
-  const headers = { ...ctx.headers, ...spec.request.headers };
+  const limits = enforceLimits(spec, ctx);
+  const base = resolveTargetUrl(ctx.baseUrl, "/");
+  const plan = spec.plan && spec.plan.length > 0 ? compilePlan(spec.plan, spec.variables ?? {}) : null;
+  // Refuse a bad path before any connection exists.
+  if (!plan) resolveTargetUrl(ctx.baseUrl, spec.request.path);
+  // Plans share a pool; single requests give each user its own connection.
+  const connections: Dispatcher[] = plan
+    ? [createPool(base.origin, spec.concurrency, spec.timeoutMs)]
+    : Array.from({ length: spec.concurrency }, () => createClient(base.origin, spec.timeoutMs));
+  const pool = connections[0]!;
+  const signal = ctx.signal;
   const startedAt = new Date();
   const t0 = performance.now();
-  const deadline = spec.durationS !== undefined ? t0 + spec.durationS * 1000 : Number.POSITIVE_INFINITY;
+  const rec = new Recorder(["rps", "errors"], t0);
+  const durationMs = (spec.durationS ?? limits.maxDurationS) * 1000;
+  const deadline = t0 + durationMs;
   const total = spec.requests ?? Number.POSITIVE_INFINITY;
-  let sent = 0;
-  let done = 0;
-  let failed = 0;
-  let resBytes = 0;
+  const state = { claimed: 0, closing: false };
+  const canContinue = (now = performance.now()) => state.claimed < total && !signal?.aborted && now < deadline;
 
-  const addError = (kind: string, message: string, status?: number) => {
-    const key = `${kind}|${status ?? ""}|${message}`;
-    const e = errors.get(key);
-    if (e) e.count++;
-    else errors.set(key, { kind, message, count: 1, ...(status !== undefined ? { status } : {}) });
-  };
-
-  const progressTimer = setInterval(() => {
-    const elapsedMs = performance.now() - t0;
-    const s = summarizeHistogram(histogram);
-    ctx.onProgress?.({
-      elapsedMs,
-      fraction: Number.isFinite(total) ? done / total : Math.min(1, elapsedMs / (deadline - t0)),
-      requests: done,
-      errors: failed,
-      rps: done / (elapsedMs / 1000),
-      latencyP50Ms: s?.latency_p50 ?? null,
-      latencyP99Ms: s?.latency_p99 ?? null,
-    });
-  }, 1000);
-
-  const user = async (index: number) => {
-    if (spec.rampUpS > 0) {
-      await sleep((spec.rampUpS * 1000 * index) / spec.concurrency, ctx.signal);
-    }
-    while (sent < total && performance.now() < deadline && !ctx.signal?.aborted) {
-      sent++;
-      const start = performance.now();
-      try {
-        const res = await pool.request({
-          path: url.pathname + url.search,
-          method: spec.request.method,
-          headers,
-          body: spec.request.body,
-          headersTimeout: spec.timeoutMs,
-          bodyTimeout: spec.timeoutMs,
-          signal: ctx.signal,
-        });
-        const body = await res.body.arrayBuffer();
-        resBytes += body.byteLength;
-        recordMicros(histogram, (performance.now() - start) * 1000);
-        statusCounts[String(res.statusCode)] = (statusCounts[String(res.statusCode)] ?? 0) + 1;
-        if (res.statusCode >= 400) {
-          failed++;
-          addError("status", `HTTP ${res.statusCode}`, res.statusCode);
-        }
-      } catch (err) {
-        if (ctx.signal?.aborted) break;
-        failed++;
-        addError(errorKind(err), errorMessage(err));
-      }
-      done++;
-    }
-  };
+  const stopProgress = everySecond(() => {
+    const now = performance.now();
+    rec.tick(now);
+    const fraction = Number.isFinite(total)
+      ? (plan ? state.claimed : (rec.counters.requests ?? 0)) / total
+      : (now - t0) / durationMs;
+    ctx.onProgress?.(rec.progress(now, fraction));
+  });
 
   try {
-    await Promise.all(Array.from({ length: spec.concurrency }, (_, i) => user(i)));
+    if (plan) {
+      const headers = { ...ctx.headers };
+      const baseText = ctx.baseUrl.replace(/\/+$/, "");
+      await Promise.all(
+        Array.from({ length: spec.concurrency }, async (_, user) => {
+          await sleep(rampDelay(spec, user), signal);
+          while (canContinue()) {
+            const iteration = state.claimed++;
+            await runIteration(plan, {
+              iteration,
+              pool,
+              rec,
+              headers,
+              base: baseText,
+              baseUrl: base,
+              variables: spec.variables ?? {},
+              timeoutMs: spec.timeoutMs,
+              signal,
+              deadline,
+              state,
+            });
+          }
+        }),
+      );
+    } else {
+      await runSingleRequest(spec, ctx, connections, rec, state, canContinue);
+    }
   } finally {
-    clearInterval(progressTimer);
-    await pool.destroy().catch(() => undefined);
+    stopProgress();
   }
-  const endedAt = new Date();
-  const runtimeS = (performance.now() - t0) / 1000;
-  const latency = summarizeHistogram(histogram);
-  const metrics: Record<string, number> = {
-    requests: done,
-    success: done - failed,
-    failed,
-    rps: done / runtimeS,
-    runtime_ms: runtimeS * 1000,
-    ...(latency ?? {}),
-  };
-  if (done > 0) {
-    metrics.success_rate = ((done - failed) / done) * 100;
-    metrics.res_bytes_avg = resBytes / Math.max(1, done - errorsWithoutResponse(errors));
+  const endPerf = performance.now();
+  const canceled = signal?.aborted === true && state.claimed < total && endPerf < deadline;
+  state.closing = true;
+  await Promise.all(connections.map((c) => c.destroy(new CallTimeoutError("run ended")).catch(() => undefined)));
+
+  const runtimeMs = Math.max(1, endPerf - t0);
+  rec.counters.rps = (rec.counters.requests ?? 0) / (runtimeMs / 1000);
+  const invalidReasons: string[] = [];
+  if (spec.durationS === undefined && state.claimed < total && !signal?.aborted) {
+    invalidReasons.push(`stopped at the duration limit of ${limits.maxDurationS} s before all requests were sent`);
   }
-  return {
+  return rec.finish(endPerf, {
     startedAt,
-    endedAt,
-    canceled: ctx.signal?.aborted ?? false,
-    metrics,
-    histogram: histogram.totalCount > 0 ? encodeHistogram(histogram) : undefined,
-    statusCounts,
-    errors: [...errors.values()],
-    stages: {},
-    valid: true,
-    invalidReasons: [],
-    series: {},
+    endedAt: new Date(),
+    canceled,
+    runtimeMs,
+    invalidReasons,
+    extra: plan ? { iterations: state.claimed } : {},
+  });
+}
+
+function rampDelay(spec: HttpClosedSpec, user: number): number {
+  return spec.rampUpS > 0 ? (spec.rampUpS * 1000 * user) / spec.concurrency : 0;
+}
+
+async function runSingleRequest(
+  spec: HttpClosedSpec,
+  ctx: EngineContext,
+  connections: Dispatcher[],
+  rec: Recorder,
+  state: { claimed: number; closing: boolean },
+  canContinue: (now?: number) => boolean,
+): Promise<void> {
+  const url = resolveTargetUrl(ctx.baseUrl, spec.request.path);
+  const request = prepareRequest({
+    path: url.pathname + url.search,
+    method: spec.request.method,
+    headers: { ...ctx.headers, ...spec.request.headers },
+    body: spec.request.body ?? null,
+    timeoutMs: spec.timeoutMs,
+  });
+  const inFlight = new InFlight();
+  let usersLeft = spec.concurrency;
+  let resolveAll: () => void = () => undefined;
+  const allDone = new Promise<void>((resolve) => {
+    resolveAll = resolve;
+  });
+  const userDone = () => {
+    if (--usersLeft === 0) resolveAll();
+  };
+  // The completion time of one call is the start time of the user's next one.
+  const send = (user: number, now = performance.now()) => {
+    if (!canContinue(now)) return userDone();
+    state.claimed++;
+    inFlight.inc();
+    connections[user]!.dispatch(request, new HttpCall(now, done, null, user));
+  };
+  const done = (call: HttpCall, error: Error | null) => {
+    inFlight.dec();
+    if (state.closing) return;
+    const now = performance.now();
+    if (error !== null && ctx.signal?.aborted) {
+      // An abort that tore this call down is not a measurement.
+      return userDone();
+    }
+    recordHttpCall(rec, call, error, now, request.bodyBytes);
+    send(call.tag, now);
+  };
+  // Users still waiting out their ramp-up when the run is canceled never start.
+  const rampTimers = new Set<NodeJS.Timeout>();
+  for (let user = 0; user < spec.concurrency; user++) {
+    const delay = rampDelay(spec, user);
+    if (delay === 0) {
+      send(user);
+      continue;
+    }
+    const timer = setTimeout(() => {
+      rampTimers.delete(timer);
+      send(user);
+    }, delay);
+    rampTimers.add(timer);
+  }
+  const onAbort = () => {
+    for (const timer of rampTimers) {
+      clearTimeout(timer);
+      userDone();
+    }
+    rampTimers.clear();
+  };
+  ctx.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    await Promise.race([allDone, abortedAndDrained(ctx.signal, inFlight)]);
+  } finally {
+    ctx.signal?.removeEventListener("abort", onAbort);
+    for (const timer of rampTimers) clearTimeout(timer);
+  }
+}
+
+/** After an abort, give calls in flight a moment to finish, then stop waiting for them. */
+async function abortedAndDrained(signal: AbortSignal | undefined, inFlight: InFlight): Promise<void> {
+  if (!signal) return new Promise(() => undefined);
+  if (!signal.aborted) await new Promise<void>((r) => signal.addEventListener("abort", () => r(), { once: true }));
+  await inFlight.drained(CANCEL_GRACE_MS);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plans
+
+interface CompiledStep {
+  step: TPlanStep;
+  index: number;
+  method: string;
+  path: CompiledTemplate;
+  headers: [string, CompiledTemplate][];
+  body: CompiledTemplate | null;
+  set: [string, CompiledTemplate][];
+  /** Prepared once when nothing in the request varies. */
+  constantRequest: { request: PreparedRequest; url: URL } | null;
+}
+
+type CompiledPlan = CompiledStep[];
+
+/** Compile templates and check every `{{ name }}` refers to something that will exist. */
+export function compilePlan(steps: TPlanStep[], variables: Record<string, string>): CompiledPlan {
+  const known = new Set(["iteration", "base", ...Object.keys(variables)]);
+  return steps.map((step, index) => {
+    const field = `plan.${index}`;
+    const set: [string, CompiledTemplate][] = Object.entries(step.set ?? {}).map(([k, v]) => [k, compileTemplate(v)]);
+    const path = compileTemplate(step.request.path);
+    const headers: [string, CompiledTemplate][] = Object.entries(step.request.headers).map(([k, v]) => [
+      k,
+      compileTemplate(v),
+    ]);
+    const body = step.request.body !== undefined ? compileTemplate(step.request.body) : null;
+    const check = (t: CompiledTemplate, where: string, extra: string[] = []) => {
+      for (const root of templateRoots(t)) {
+        if (known.has(root) || extra.includes(root)) continue;
+        if ((root === "item" || root === "index") && step.withItems) continue;
+        throw new EngineConfigError(
+          `${field}.${where}`,
+          `unknown variable {{ ${root} }} (known: ${[...known, ...(step.withItems ? ["item", "index"] : [])].join(", ")})`,
+        );
+      }
+    };
+    for (const [k, t] of set) check(t, `set.${k}`);
+    for (const [k] of set) known.add(k);
+    check(path, "request.path");
+    for (const [k, t] of headers) check(t, `request.headers.${k}`);
+    if (body) check(body, "request.body");
+    for (const [i, a] of (step.asserts ?? []).entries()) {
+      const root = a.key.split(".")[0]!;
+      if (!known.has(root) && root !== step.assign) {
+        throw new EngineConfigError(`${field}.asserts.${i}.key`, `unknown variable ${root}`);
+      }
+    }
+    if (step.assign) known.add(step.assign);
+    return {
+      step,
+      index,
+      method: step.request.method,
+      path,
+      headers,
+      body,
+      set,
+      constantRequest: null,
+    };
+  });
+}
+
+interface IterationContext {
+  iteration: number;
+  pool: Dispatcher;
+  rec: Recorder;
+  headers: Record<string, string>;
+  base: string;
+  baseUrl: URL;
+  variables: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  deadline: number;
+  state: { closing: boolean };
+}
+
+async function runIteration(plan: CompiledPlan, it: IterationContext): Promise<void> {
+  const scope: TemplateScope = {
+    iteration: it.iteration,
+    base: it.base,
+    variables: { ...it.variables },
+    assigned: new Map<string, AssignedResponse>(),
+  };
+  for (const cs of plan) {
+    const { step } = cs;
+    try {
+      for (const [k, t] of cs.set) scope.variables[k] = renderTemplate(t, scope);
+    } catch (err) {
+      recordPlanError(it.rec, step, err);
+      return;
+    }
+    if (step.delayMs) await sleep(step.delayMs, it.signal);
+    const items = stepItems(step);
+    for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+      if (it.signal?.aborted || performance.now() >= it.deadline) return;
+      scope.item = items[itemIndex];
+      scope.index = itemIndex;
+      let prepared: { request: PreparedRequest; url: URL };
+      try {
+        prepared = cs.constantRequest ?? buildStepRequest(cs, scope, it);
+        if (
+          cs.path.constant !== null &&
+          cs.body?.constant !== null &&
+          cs.headers.every(([, t]) => t.constant !== null)
+        ) {
+          cs.constantRequest = prepared;
+        }
+      } catch (err) {
+        recordPlanError(it.rec, step, err);
+        return;
+      }
+      const keep = step.assign !== undefined;
+      const { call, error } = await callOnce(it.pool, prepared.request, performance.now(), {
+        keepBody: keep,
+        keepHeaders: keep,
+      });
+      if (it.state.closing || (error !== null && it.signal?.aborted)) return;
+      const now = performance.now();
+      const ok = recordHttpCall(it.rec, call, error, now, prepared.request.bodyBytes);
+      it.rec.add(`step.${step.name}.requests`);
+      if (!ok) it.rec.add(`step.${step.name}.failed`);
+      if (error === null) it.rec.recordExtra(`step.${step.name}`, (now - call.startAt) * 1000);
+      if (error !== null) return; // later steps may depend on this one
+      if (step.assign) {
+        scope.assigned.set(step.assign, { status: call.status, body: parseBody(call.body()), headers: call.headers() });
+      }
+      for (const a of step.asserts ?? []) {
+        const actual = readPath(a.key, scope);
+        if (String(actual) !== String(a.value)) {
+          it.rec.add("failed");
+          it.rec.add("success", -1);
+          it.rec.count("errors", now);
+          it.rec.error(
+            "assert",
+            `${step.name}: ${a.key} is ${JSON.stringify(actual)}, expected ${JSON.stringify(a.value)}`,
+          );
+          return;
+        }
+      }
+    }
+    if (step.delayAfterMs) await sleep(step.delayAfterMs, it.signal);
+  }
+}
+
+function stepItems(step: TPlanStep): unknown[] {
+  if (!step.withItems) return [undefined];
+  let items: unknown[] = step.withItems;
+  if (step.shuffle) {
+    items = [...items];
+    for (let i = items.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [items[i], items[j]] = [items[j], items[i]];
+    }
+  }
+  if (step.pick !== undefined) items = items.slice(0, step.pick);
+  return items;
+}
+
+function buildStepRequest(cs: CompiledStep, scope: TemplateScope, it: IterationContext) {
+  const path = renderTemplate(cs.path, scope);
+  const url = resolveTargetUrl(it.baseUrl.href, path);
+  const headers: Record<string, string> = { ...it.headers };
+  for (const [k, t] of cs.headers) headers[k] = renderTemplate(t, scope);
+  const body = cs.body ? renderTemplate(cs.body, scope) : null;
+  return {
+    url,
+    request: prepareRequest({
+      path: url.pathname + url.search,
+      method: cs.method,
+      headers,
+      body,
+      timeoutMs: it.timeoutMs,
+    }),
   };
 }
 
-function errorsWithoutResponse(errors: Map<string, TErrorEntry>): number {
-  let n = 0;
-  for (const e of errors.values()) if (e.kind !== "status") n += e.count;
-  return n;
+function parseBody(body: Buffer): unknown {
+  if (body.length === 0) return null;
+  const text = body.toString("utf8");
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
-function errorKind(err: unknown): string {
-  const code = (err as { code?: string }).code ?? "";
-  if (code.includes("TIMEOUT")) return "timeout";
-  if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "ECONNRESET") return "connect";
-  return "transport";
-}
-
-function errorMessage(err: unknown): string {
-  const e = err as { code?: string; message?: string };
-  return [e.code, e.message].filter(Boolean).join(": ") || String(err);
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
-      clearTimeout(t);
-      resolve();
-    });
-  });
+function recordPlanError(rec: Recorder, step: TPlanStep, err: unknown): void {
+  const now = performance.now();
+  rec.add("requests");
+  rec.add("failed");
+  rec.count("rps", now);
+  rec.count("errors", now);
+  if (err instanceof TemplateError) rec.error("template", `${step.name}: ${err.message}`);
+  else if (err instanceof EngineConfigError) rec.error("config", `${step.name}: ${err.message}`);
+  else rec.error("plan", `${step.name}: ${String(err)}`);
 }

@@ -1,0 +1,213 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+export const ROOT = path.resolve(BENCH_DIR, "..");
+export const LOADGEN_BIN = path.join(ROOT, "packages/loadgen/node_modules/.bin");
+
+/** Cores: the tool under test on one, the target on the other, so they never share a core. */
+export const CLIENT_CORE = process.env.BENCH_CLIENT_CORE ?? "0";
+export const SERVER_CORE = process.env.BENCH_SERVER_CORE ?? "1";
+
+export function envNumber(name: string, fallback: number): number {
+  const v = process.env[name];
+  return v === undefined || v === "" ? fallback : Number(v);
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const sock = net.connect(port, "127.0.0.1");
+      sock.once("connect", () => {
+        sock.destroy();
+        resolve(true);
+      });
+      sock.once("error", () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on port ${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Run a command pinned to `core`, collecting its output. */
+export function runPinned(
+  core: string,
+  command: string,
+  args: string[],
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("taskset", ["-c", core, command, ...args], { cwd: options.cwd ?? ROOT });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 600_000);
+    child.once("error", reject);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * Run a command pinned to `core` through bash, whose `times` builtin then reports the CPU the
+ * command used: CPU per request is the figure that a loaded machine disturbs least.
+ */
+export async function runPinnedTimed(
+  core: string,
+  command: string,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string; cpuSeconds: number }> {
+  const r = await runPinned(core, "bash", ["-c", '"$@"; code=$?; times >&2; exit $code', "bench", command, ...args]);
+  const lines = r.stderr.trim().split("\n");
+  const children = lines[lines.length - 1] ?? "";
+  const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce(
+    (sum, m) => sum + Number(m[1]) * 60 + Number(m[2]),
+    0,
+  );
+  return { ...r, stderr: lines.slice(0, -2).join("\n"), cpuSeconds: seconds };
+}
+
+/** Start a long-running process pinned to `core`; the caller stops it with `kill`. */
+export function startPinned(core: string, command: string, args: string[]): ChildProcess {
+  const child = spawn("taskset", ["-c", core, command, ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  return child;
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 3_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * nginx with one worker on a high port, config in a temp dir. `static` (the default) serves a
+ * 12-byte file with the access log on, as nginx usually runs: then nginx on one core is the
+ * bottleneck for a fast client. `minimal` answers from config with no log, so nginx outruns
+ * every client and the comparison becomes one of client CPU per request.
+ */
+export async function startNginx(
+  core: string,
+  mode: "static" | "minimal" = "static",
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "benchboard-nginx-"));
+  const port = await freePort();
+  // nginx's worker runs as an unprivileged user: it must be able to read the file.
+  chmodSync(dir, 0o755);
+  writeFileSync(path.join(dir, "index.html"), "hello world\n", { mode: 0o644 });
+  const location =
+    mode === "minimal"
+      ? `access_log off; location / { default_type text/plain; return 200 "hello world\\n"; }`
+      : `access_log ${dir}/access.log; root ${dir}; location / { index index.html; }`;
+  const conf = `
+worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 8192; }
+http {
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  keepalive_requests 100000000;
+  keepalive_timeout 300s;
+  server {
+    listen 127.0.0.1:${port};
+    ${location}
+  }
+}
+`;
+  writeFileSync(path.join(dir, "nginx.conf"), conf);
+  const child = startPinned(core, "nginx", [
+    "-p",
+    dir,
+    "-c",
+    path.join(dir, "nginx.conf"),
+    "-e",
+    path.join(dir, "error.log"),
+  ]);
+  await waitForPort(port);
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    stop: async () => {
+      await stop(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Run one scenario in a child process pinned to `core`; returns the engine's result summary. */
+export async function runEngine(core: string, spec: unknown, baseUrl: string): Promise<EngineSummary> {
+  const { code, stdout, stderr } = await runPinned(core, process.execPath, [
+    "--import",
+    "tsx",
+    path.join(BENCH_DIR, "engine-child.ts"),
+    JSON.stringify(spec),
+    baseUrl,
+  ]);
+  if (code !== 0) throw new Error(`engine child failed (${code}): ${stderr}`);
+  return JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as EngineSummary;
+}
+
+export interface EngineSummary {
+  metrics: Record<string, number>;
+  valid: boolean;
+  invalidReasons: string[];
+  extra: Record<string, unknown>;
+  errors: { kind: string; message: string; count: number }[];
+  cpuSeconds: number;
+  series: { rps?: (number | null)[]; latency_p99?: (number | null)[] };
+}
+
+/** Load average, and CPU pressure (share of time some task waited for a CPU) when the kernel reports it. */
+export function loadAverage(): string {
+  const load = os
+    .loadavg()
+    .map((v) => v.toFixed(2))
+    .join(" ");
+  let pressure = "";
+  try {
+    const some = /some avg10=([\d.]+)/.exec(readFileSync("/proc/pressure/cpu", "utf8"));
+    if (some) pressure = `, CPU pressure ${some[1]}%`;
+  } catch {
+    // no PSI on this kernel
+  }
+  return load + pressure;
+}
+
+export function fmt(n: number | undefined, digits = 0): string {
+  return n === undefined || Number.isNaN(n)
+    ? "—"
+    : n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}

@@ -1,0 +1,127 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startHttpServer, type TestServer } from "../../test/servers";
+import { runScenario } from "../index";
+import { EngineConfigError } from "../types";
+
+let server: TestServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+describe("http-open engine", () => {
+  it("measures a 50 ms server at the target rate", async () => {
+    let received = 0;
+    server = await startHttpServer((_req, res) => {
+      received++;
+      setTimeout(() => {
+        res.setHeader("server-timing", "queue_wait;dur=1.5, handler;dur=48");
+        res.end("0123456789");
+      }, 50);
+    });
+    const progress: number[] = [];
+    const result = await runScenario(
+      { engine: "http-open", rate: 200, durationS: 3, warmupS: 1 },
+      { baseUrl: server.url, onProgress: (p) => progress.push(p.requests) },
+    );
+    expect(result.valid, result.invalidReasons.join("; ")).toBe(true);
+    expect(result.metrics.requests).toBe(600);
+    expect(result.metrics.target_rps).toBeCloseTo(200, 6);
+    expect(Math.abs(result.metrics.rps! - 200) / 200).toBeLessThan(0.01);
+    expect(result.metrics.latency_p50).toBeGreaterThanOrEqual(49.5);
+    expect(result.metrics.latency_p50).toBeLessThan(56);
+    expect(result.metrics.res_bytes_avg).toBe(10);
+    expect(result.statusCounts).toEqual({ "200": 600 });
+    expect(result.stages.queue_wait?.count).toBe(600);
+    expect(result.stages.queue_wait?.meanMs).toBeCloseTo(1.5, 2);
+    expect(result.metrics["stage.handler"]).toBeCloseTo(48, 1);
+    // Warm-up requests were sent but not measured.
+    expect(received).toBeGreaterThan(600);
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    // Per-second series cover the run and add up to the totals.
+    const rps = result.series.rps!.values as number[];
+    expect(rps.reduce((a, b) => a + b, 0)).toBe(600);
+    expect(result.series.latency_p99!.values.filter((v) => v !== null).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("shows a 1 s server stall in p99 and max (no coordinated omission)", async () => {
+    let stallFrom = 0;
+    server = await startHttpServer((_req, res) => {
+      const now = Date.now();
+      if (stallFrom === 0) stallFrom = now + 1500;
+      // Everything that arrives during the stall is answered when it ends.
+      const wait = now >= stallFrom && now < stallFrom + 1000 ? stallFrom + 1000 - now : 2;
+      setTimeout(() => res.end("ok"), wait);
+    });
+    const result = await runScenario(
+      { engine: "http-open", rate: 100, durationS: 4, warmupS: 0 },
+      { baseUrl: server.url },
+    );
+    expect(result.valid, result.invalidReasons.join("; ")).toBe(true);
+    expect(result.metrics.requests).toBe(400);
+    expect(result.metrics.latency_max).toBeGreaterThan(950);
+    expect(result.metrics.latency_p99).toBeGreaterThan(850);
+    expect(result.metrics.latency_p50).toBeLessThan(100);
+    // The stall shows in the per-second p99 of the second it happened in.
+    const p99 = result.series.latency_p99!.values.filter((v): v is number => v !== null);
+    expect(Math.max(...p99)).toBeGreaterThan(500);
+  });
+
+  it("marks the run invalid when it cannot keep the schedule", async () => {
+    server = await startHttpServer((_req, res) => setTimeout(() => res.end("slow"), 50));
+    // 4 connections × 20 req/s each can't carry 300 req/s.
+    const result = await runScenario(
+      { engine: "http-open", rate: 300, durationS: 2, warmupS: 0, maxConnections: 4, timeoutMs: 1_500 },
+      { baseUrl: server.url },
+    );
+    expect(result.valid).toBe(false);
+    expect(result.metrics.rps).toBeLessThan(150);
+    expect(result.metrics.target_rps).toBeCloseTo(300, 6);
+    expect(result.invalidReasons.join(" ")).toMatch(/achieved .* below 99% of the target/);
+    // Waiting for a connection counts as latency, from the due time.
+    expect(result.metrics.latency_p99).toBeGreaterThan(500);
+  });
+
+  it("stops within a second of cancellation and keeps what it measured", async () => {
+    server = await startHttpServer((_req, res) => setTimeout(() => res.end("ok"), 20));
+    const controller = new AbortController();
+    const started = performance.now();
+    setTimeout(() => controller.abort(), 1500);
+    const result = await runScenario(
+      { engine: "http-open", rate: 100, durationS: 30, warmupS: 0 },
+      { baseUrl: server.url, signal: controller.signal },
+    );
+    const took = performance.now() - started;
+    expect(took).toBeLessThan(2500);
+    expect(result.canceled).toBe(true);
+    expect(result.metrics.requests).toBeGreaterThan(100);
+    expect(result.metrics.requests).toBeLessThan(200);
+    expect(result.metrics.runtime_ms).toBeLessThan(2_000);
+  });
+
+  it("counts refused connections as errors", async () => {
+    const closed = await startHttpServer((_req, res) => res.end());
+    const url = closed.url;
+    await closed.close();
+    const result = await runScenario({ engine: "http-open", rate: 50, durationS: 1, warmupS: 0 }, { baseUrl: url });
+    expect(result.metrics.requests).toBe(50);
+    expect(result.metrics.failed).toBe(50);
+    expect(result.errors[0]?.kind).toBe("connect");
+    expect(result.metrics.latency_p50).toBeUndefined();
+  });
+
+  it("refuses rates above the caller's cap before sending anything", async () => {
+    let received = 0;
+    server = await startHttpServer((_req, res) => {
+      received++;
+      res.end();
+    });
+    await expect(
+      runScenario({ engine: "http-open", rate: 500, durationS: 1 }, { baseUrl: server.url, limits: { maxRate: 100 } }),
+    ).rejects.toThrow(EngineConfigError);
+    await expect(
+      runScenario({ engine: "http-open", rate: 500_000, durationS: 1 }, { baseUrl: server.url }),
+    ).rejects.toThrow(/rate/);
+    expect(received).toBe(0);
+  });
+});

@@ -1,0 +1,103 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { readBody, startHttpServer, type TestServer } from "../../test/servers";
+import { runScenario } from "../index";
+import { SseChatReader } from "./llm";
+
+let server: TestServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A mock OpenAI-compatible provider: first token after 40 ms, then 4 more 25 ms apart. */
+async function startMockLlm(prompts: string[]) {
+  return startHttpServer(async (req, res) => {
+    const body = JSON.parse(await readBody(req)) as { messages: { content: string }[]; stream: boolean; model: string };
+    prompts.push(body.messages[0]!.content);
+    if (req.url !== "/v1/chat/completions") {
+      res.statusCode = 404;
+      res.end();
+      return;
+    }
+    if (!body.stream) {
+      await sleep(60);
+      res.setHeader("content-type", "application/json");
+      res.setHeader("server-timing", "provider;dur=55");
+      res.end(JSON.stringify({ choices: [{ message: { content: "Hello there" } }], usage: { completion_tokens: 12 } }));
+      return;
+    }
+    res.setHeader("content-type", "text/event-stream");
+    await sleep(40);
+    for (let i = 0; i < 5; i++) {
+      if (i > 0) await sleep(25);
+      res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: `tok${i} ` } }] })}\n\n`);
+    }
+    res.write(`data: ${JSON.stringify({ choices: [], usage: { completion_tokens: 5 } })}\n\n`);
+    res.end("data: [DONE]\n\n");
+  });
+}
+
+describe("llm engine", () => {
+  it("measures time to first token and inter-token latency when streaming", async () => {
+    const prompts: string[] = [];
+    server = await startMockLlm(prompts);
+    const result = await runScenario(
+      { engine: "llm", rate: 20, durationS: 2, stream: true, promptTemplate: "#{{index}} {{nonce}} hi" },
+      { baseUrl: server.url },
+    );
+    expect(result.valid, result.invalidReasons.join("; ")).toBe(true);
+    expect(result.metrics.requests).toBe(40);
+    expect(result.metrics.failed).toBe(0);
+    expect(result.metrics.ttft_p50).toBeGreaterThan(39);
+    expect(result.metrics.ttft_p50).toBeLessThan(65);
+    expect(result.metrics.itl_p50).toBeGreaterThan(23);
+    expect(result.metrics.itl_p50).toBeLessThan(40);
+    expect(result.metrics.latency_p50).toBeGreaterThan(139);
+    // 4 tokens after the first over ~100 ms: about 40 tokens/s per stream.
+    expect(result.metrics.tokens_per_s).toBeGreaterThan(25);
+    expect(result.metrics.tokens_per_s).toBeLessThan(42);
+    // Every prompt is distinct (the nonce) and carries its index.
+    expect(new Set(prompts).size).toBe(prompts.length);
+    expect(prompts.some((p) => p.startsWith("#39 "))).toBe(true);
+  });
+
+  it("reads usage from non-streaming responses", async () => {
+    const prompts: string[] = [];
+    server = await startMockLlm(prompts);
+    const result = await runScenario({ engine: "llm", rate: 20, durationS: 1, stream: false }, { baseUrl: server.url });
+    expect(result.metrics.requests).toBe(20);
+    expect(result.metrics.failed).toBe(0);
+    expect(result.metrics.latency_p50).toBeGreaterThan(59);
+    expect(result.metrics.ttft_p50).toBeUndefined();
+    expect(result.metrics.tokens_per_s).toBeGreaterThan(150);
+    expect(result.metrics.tokens_per_s).toBeLessThan(205);
+    expect(result.stages.provider?.count).toBe(20);
+  });
+
+  it("counts error responses", async () => {
+    server = await startHttpServer((_req, res) => {
+      res.statusCode = 200;
+      res.end(JSON.stringify({ error: { message: "rate limited" } }));
+    });
+    const result = await runScenario({ engine: "llm", rate: 10, durationS: 1 }, { baseUrl: server.url });
+    expect(result.metrics.requests).toBe(10);
+    expect(result.metrics.failed).toBe(10);
+    expect(result.errors[0]).toMatchObject({ kind: "response", count: 10 });
+  });
+});
+
+describe("SseChatReader", () => {
+  it("reassembles events split across chunks", () => {
+    const r = new SseChatReader();
+    const text = `data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: {"choices":[{"delta":{"content":"b"}}]}\r\n\r\ndata: [DONE]\n\n`;
+    r.push(text.slice(0, 17), 1);
+    r.push(text.slice(17, 60), 2);
+    r.push(text.slice(60), 5);
+    expect(r.contentEvents).toBe(2);
+    expect(r.firstContentAt).toBe(2);
+    expect(r.gapsMs).toEqual([3]);
+    expect(r.done).toBe(true);
+  });
+});

@@ -1,0 +1,203 @@
+import { randomBytes } from "node:crypto";
+import type { TScenarioSpec } from "@benchboard/core";
+import { type CallDone, HttpCall, prepareRequest } from "../http/call";
+import { recordHttpCall } from "../http/record";
+import { enforceLimits } from "../limits";
+import type { Recorder } from "../recorder";
+import type { EngineContext, EngineResult } from "../types";
+import { resolveTargetUrl } from "../url";
+import { runOpenModel } from "./open-model";
+
+type LlmSpec = Extract<TScenarioSpec, { engine: "llm" }>;
+
+/** Fill `{{nonce}}`, `{{index}}` and `{{timestamp}}`; the nonce defeats response caches. */
+export function renderPrompt(template: string, index: number, nowMs = Date.now()): string {
+  return template.replace(/\{\{\s*(nonce|index|timestamp)\s*\}\}/g, (_, name: string) => {
+    if (name === "nonce") return randomBytes(8).toString("hex");
+    if (name === "index") return String(index);
+    return new Date(nowMs).toISOString();
+  });
+}
+
+/**
+ * Incremental reader of an OpenAI-style SSE stream (`data: {...}` events, `data: [DONE]`).
+ * Tracks content events (for time to first token and inter-token latency) and the usage the
+ * last chunk may carry.
+ */
+export class SseChatReader {
+  private buffer = "";
+  firstContentAt: number | null = null;
+  lastContentAt: number | null = null;
+  contentEvents = 0;
+  completionTokens: number | null = null;
+  done = false;
+  error: string | null = null;
+  /** Gaps between consecutive content events, in ms. */
+  readonly gapsMs: number[] = [];
+
+  push(text: string, nowPerf: number): void {
+    this.buffer += text;
+    let nl = this.buffer.indexOf("\n");
+    while (nl !== -1) {
+      const line = this.buffer.slice(0, nl).replace(/\r$/, "");
+      this.buffer = this.buffer.slice(nl + 1);
+      this.line(line, nowPerf);
+      nl = this.buffer.indexOf("\n");
+    }
+  }
+
+  end(nowPerf: number): void {
+    if (this.buffer.length > 0) this.line(this.buffer, nowPerf);
+    this.buffer = "";
+  }
+
+  private line(line: string, nowPerf: number): void {
+    if (!line.startsWith("data:")) return;
+    const data = line.slice(5).trim();
+    if (data === "[DONE]") {
+      this.done = true;
+      return;
+    }
+    let event: ChatChunk;
+    try {
+      event = JSON.parse(data) as ChatChunk;
+    } catch {
+      return;
+    }
+    if (event.error) this.error = typeof event.error === "string" ? event.error : (event.error.message ?? "error");
+    const tokens = event.usage?.completion_tokens;
+    if (typeof tokens === "number") this.completionTokens = tokens;
+    const content = event.choices?.[0]?.delta?.content ?? event.choices?.[0]?.text;
+    if (typeof content === "string" && content.length > 0) {
+      if (this.firstContentAt === null) this.firstContentAt = nowPerf;
+      else if (this.lastContentAt !== null) this.gapsMs.push(nowPerf - this.lastContentAt);
+      this.lastContentAt = nowPerf;
+      this.contentEvents++;
+    }
+  }
+}
+
+interface ChatChunk {
+  choices?: { delta?: { content?: string | null }; text?: string; message?: { content?: string } }[];
+  usage?: { completion_tokens?: number };
+  error?: string | { message?: string };
+}
+
+class LlmCall extends HttpCall {
+  readonly sse: SseChatReader | null;
+  constructor(startAt: number, done: CallDone, stream: boolean) {
+    const sse = stream ? new SseChatReader() : null;
+    super(startAt, done, {
+      keepBody: !stream,
+      onChunk: sse ? (chunk, now) => sse.push(chunk.toString("utf8"), now) : undefined,
+    });
+    this.sse = sse;
+  }
+}
+
+/**
+ * OpenAI-compatible `/v1/chat/completions` at a fixed arrival rate (open model). Latency runs
+ * from the due time to the end of the response; with `stream`, time to first token (`ttft_*`)
+ * runs from the due time to the first content event and inter-token latency (`itl_*`) is the gap
+ * between content events (a server that sends several tokens per event reports per-event gaps).
+ * `tokens_per_s` is the output rate seen by one client: completion tokens over the time spent
+ * generating them (after the first token when streaming), pooled over all requests.
+ */
+export async function runLlm(spec: LlmSpec, ctx: EngineContext): Promise<EngineResult> {
+  enforceLimits(spec, ctx);
+  const url = resolveTargetUrl(ctx.baseUrl, spec.path);
+  const headers: Record<string, string> = { ...ctx.headers, ...spec.headers, "content-type": "application/json" };
+  if (spec.stream) headers.accept = "text/event-stream";
+  const path = url.pathname + url.search;
+  const bodyFor = (index: number) =>
+    JSON.stringify({
+      model: spec.model,
+      messages: [{ role: "user", content: renderPrompt(spec.promptTemplate, index) }],
+      max_tokens: spec.maxTokens,
+      stream: spec.stream,
+      ...(spec.stream ? { stream_options: { include_usage: true } } : {}),
+    });
+  const reqBytes = new Map<HttpCall, number>();
+
+  return runOpenModel(
+    {
+      origin: url.origin,
+      rate: spec.rate,
+      durationS: spec.durationS,
+      warmupS: 0,
+      maxConnections: spec.maxConnections,
+      timeoutMs: spec.timeoutMs,
+      dispatch: (pool, dueAt, index, measured, done) => {
+        const body = bodyFor(index);
+        const request = prepareRequest({ path, method: "POST", headers, body, timeoutMs: spec.timeoutMs });
+        const call = new LlmCall(dueAt, done, spec.stream);
+        if (measured) reqBytes.set(call, request.bodyBytes);
+        pool.dispatch(request, call);
+        return call;
+      },
+      record: (rec, call, error, now) => {
+        const bytes = reqBytes.get(call) ?? 0;
+        reqBytes.delete(call);
+        recordLlmCall(rec, call as LlmCall, error, now, bytes, spec.stream);
+      },
+    },
+    ctx,
+  );
+}
+
+function recordLlmCall(
+  rec: Recorder,
+  call: LlmCall,
+  error: Error | null,
+  now: number,
+  reqBodyBytes: number,
+  stream: boolean,
+): void {
+  const ok = recordHttpCall(rec, call, error, now, reqBodyBytes);
+  if (!ok) return;
+  let tokens: number | null = null;
+  let generationMs = now - call.startAt;
+  let failure: string | null = null;
+  if (stream && call.sse) {
+    const sse = call.sse;
+    sse.end(now);
+    if (sse.error) failure = sse.error;
+    else if (sse.firstContentAt === null) failure = "stream carried no content";
+    else {
+      rec.recordExtra("ttft", (sse.firstContentAt - call.startAt) * 1000);
+      for (const gap of sse.gapsMs) rec.recordExtra("itl", gap * 1000);
+      tokens = sse.completionTokens ?? sse.contentEvents;
+      const afterFirst = (sse.lastContentAt ?? now) - sse.firstContentAt;
+      // Tokens after the first event over the time they took; a one-event reply has no rate.
+      if (afterFirst > 0 && tokens > 1) {
+        rec.add("decode_tokens", tokens - (sse.completionTokens !== null ? tokens / sse.contentEvents : 1));
+        generationMs = afterFirst;
+      } else tokens = null;
+    }
+  } else {
+    try {
+      const parsed = JSON.parse(call.body().toString("utf8")) as {
+        usage?: { completion_tokens?: number };
+        error?: unknown;
+        choices?: unknown[];
+      };
+      if (parsed.error) failure = "response carries an error";
+      else if (!Array.isArray(parsed.choices)) failure = "response has no choices";
+      tokens = typeof parsed.usage?.completion_tokens === "number" ? parsed.usage.completion_tokens : null;
+      if (tokens !== null) rec.add("decode_tokens", tokens);
+    } catch {
+      failure = "response is not JSON";
+    }
+  }
+  if (failure !== null) {
+    rec.add("success", -1);
+    rec.add("failed");
+    rec.count("errors", now);
+    rec.error("response", failure);
+    return;
+  }
+  if (tokens !== null) {
+    rec.add("decode_s", generationMs / 1000);
+    rec.add("output_tokens", tokens);
+  }
+}

@@ -1,0 +1,120 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { startChatServer } from "../../test/chat-server";
+import { runScenario } from "../index";
+
+type ChatServer = Awaited<ReturnType<typeof startChatServer>>;
+let server: ChatServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+interface ChatExtra {
+  expectedDeliveries: number;
+  deliveries: number;
+  lostDeliveries: number | null;
+  duplicates: number;
+  failedMessages: number;
+  echoes: number;
+  rooms: { room: string; members: number; sent: number; delivered: number; throughput: number | null }[];
+}
+
+describe("ws-chat engine", () => {
+  it("counts every delivery to every other member exactly once", async () => {
+    server = await startChatServer({ handshakeDelayMs: 15 });
+    // 20 users in 4 rooms of 5: each message is owed to 4 other members.
+    const result = await runScenario(
+      { engine: "ws-chat", users: 20, rooms: 4, messagesPerUser: 25, poolSize: 3 },
+      { baseUrl: server.url },
+    );
+    const extra = result.extra as unknown as ChatExtra;
+    expect(server.stats.maxHandshakesInFlight).toBeLessThanOrEqual(3);
+    expect(server.stats.maxHandshakesInFlight).toBeGreaterThanOrEqual(2);
+    expect(result.metrics.requests).toBe(500);
+    expect(result.metrics.messages).toBe(2000);
+    expect(extra.expectedDeliveries).toBe(2000);
+    expect(extra.lostDeliveries).toBe(0);
+    expect(extra.duplicates).toBe(0);
+    // The sender's own copies are informational: the run may end before the last ones arrive.
+    expect(extra.echoes).toBeGreaterThan(0);
+    expect(extra.echoes).toBeLessThanOrEqual(500);
+    expect(result.metrics.failed).toBe(0);
+    expect(result.metrics.failed_connections).toBe(0);
+    expect(result.metrics.throughput).toBeGreaterThan(0);
+    expect(result.metrics.latency_p50).toBeGreaterThan(0);
+    expect(result.histogram).toBeDefined();
+    expect(extra.rooms).toHaveLength(4);
+    for (const room of extra.rooms) expect(room).toMatchObject({ members: 5, sent: 125, delivered: 500 });
+    expect(result.metrics["custom.room_throughput_median"]).toBeGreaterThan(0);
+    const throughput = result.series.throughput!.values as number[];
+    expect(throughput.reduce((a, b) => a + b, 0)).toBe(2000);
+  });
+
+  it("counts lost, duplicated and refused messages and failed connections exactly", async () => {
+    server = await startChatServer({ dropEvery: 7, duplicateEvery: 11, refuseEvery: 13, rejectConnections: 2 });
+    // 2 of 14 connections are refused; 12 users join 3 rooms of 4 (users 2..13 round-robin).
+    const result = await runScenario(
+      { engine: "ws-chat", users: 14, rooms: 3, messagesPerUser: 20, drainTimeoutMs: 1_000 },
+      { baseUrl: server.url },
+    );
+    const extra = result.extra as unknown as ChatExtra;
+    expect(result.metrics.failed_connections).toBe(2);
+    expect(result.errors.find((e) => e.kind === "connect")?.count).toBe(2);
+    const sent = 12 * 20;
+    expect(result.metrics.requests).toBe(sent);
+    const refused = Math.floor(sent / 13);
+    expect(result.metrics.failed).toBe(refused);
+    expect(extra.failedMessages).toBe(refused);
+    const members = extra.rooms.map((r) => r.members).sort();
+    expect(members).toEqual([4, 4, 4]);
+    const owed = (sent - refused) * 3;
+    expect(extra.expectedDeliveries).toBe(owed);
+    const dropped = Math.floor(owed / 7);
+    expect(extra.lostDeliveries).toBe(dropped);
+    expect(result.metrics.messages).toBe(owed - dropped);
+    expect(result.errors.find((e) => e.kind === "lost")?.count).toBe(dropped);
+    // Every 11th delivery attempt was doubled, unless it was one of the dropped ones.
+    let duplicates = 0;
+    for (let n = 1; n <= owed; n++) if (n % 11 === 0 && n % 7 !== 0) duplicates++;
+    expect(extra.duplicates).toBe(duplicates);
+  });
+
+  it("reports connection failures against a closed port", async () => {
+    const gone = await startChatServer();
+    const url = gone.url;
+    await gone.close();
+    const result = await runScenario({ engine: "ws-chat", users: 5, rooms: 1, messagesPerUser: 3 }, { baseUrl: url });
+    expect(result.metrics.failed_connections).toBe(5);
+    expect(result.metrics.requests).toBe(0);
+  });
+
+  it("stops within a second of cancellation", async () => {
+    server = await startChatServer();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 700);
+    const started = performance.now();
+    const result = await runScenario(
+      { engine: "ws-chat", users: 4, rooms: 1, messagesPerUser: 100_000, messageIntervalMs: 10 },
+      { baseUrl: server.url, signal: controller.signal },
+    );
+    expect(performance.now() - started).toBeLessThan(1_700);
+    expect(result.canceled).toBe(true);
+    expect(result.metrics.requests).toBeGreaterThan(20);
+    expect(result.metrics.messages).toBeGreaterThan(0);
+  });
+
+  it("stops within a second of cancellation while connections are still being set up", async () => {
+    server = await startChatServer({ handshakeDelayMs: 2_000 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const started = performance.now();
+    const result = await runScenario(
+      { engine: "ws-chat", users: 10, rooms: 2, messagesPerUser: 5, poolSize: 4 },
+      { baseUrl: server.url, signal: controller.signal },
+    );
+    expect(performance.now() - started).toBeLessThan(1_300);
+    expect(result.canceled).toBe(true);
+    expect(result.metrics.failed_connections).toBe(0);
+    expect(result.metrics.requests).toBe(0);
+  });
+});

@@ -1,0 +1,364 @@
+import { type TMonitorConfig, type TMonitorConfigInput, type TSeries, ZMonitorConfig } from "@benchboard/core";
+import { findPidByPort, processName, readProcess } from "./process";
+import { parsePrometheusText, selectPrometheusValue } from "./prometheus-text";
+
+export * from "./process";
+export * from "./prometheus-text";
+
+/** Readings of one sample, keyed by series key (`mem_bytes`, `cpu_cores`, `queue_depth`, `gauge.<name>`, …). */
+export type MonitorReadings = Record<string, number | null>;
+
+const SAMPLE_TIMEOUT_MS = 900;
+
+interface Sampler {
+  readonly label: string;
+  /** Keys its readings use, known up front so that key ownership follows config order. */
+  readonly keys: string[];
+  sample(): Promise<MonitorReadings>;
+}
+
+class MonitorError extends Error {
+  override name = "MonitorError";
+}
+
+/** Turns a cumulative CPU-seconds counter into cores used since the previous reading. */
+class CpuRate {
+  private last: { seconds: number; at: number } | null = null;
+  next(seconds: number | null, atMs: number): number | null {
+    const prev = this.last;
+    this.last = seconds === null ? null : { seconds, at: atMs };
+    if (prev === null || seconds === null) return null;
+    const dt = (atMs - prev.at) / 1000;
+    const used = seconds - prev.seconds;
+    // A restarted process resets its counter: no reading rather than a negative one.
+    return dt > 0 && used >= 0 ? used / dt : null;
+  }
+}
+
+async function fetchText(url: string, init: RequestInit = {}, what = "endpoint"): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, signal: AbortSignal.timeout(SAMPLE_TIMEOUT_MS) });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+    throw new MonitorError(`${what} unreachable (${cause})`);
+  }
+  return res;
+}
+
+class PrometheusSampler implements Sampler {
+  readonly label: string;
+  readonly keys: string[];
+  private readonly cpu = new CpuRate();
+  constructor(private readonly config: Extract<TMonitorConfig, { kind: "prometheus" }>) {
+    this.label = `prometheus ${new URL(config.url).host}`;
+    this.keys = ["mem_bytes", "cpu_cores", ...config.gauges.map((g) => `gauge.${g.name}`)];
+  }
+
+  async read() {
+    const res = await fetchText(
+      this.config.url,
+      { headers: { accept: "text/plain;version=0.0.4" } },
+      "metrics endpoint",
+    );
+    if (!res.ok) throw new MonitorError(`metrics endpoint answered HTTP ${res.status}`);
+    return parsePrometheusText(await res.text());
+  }
+
+  async sample(): Promise<MonitorReadings> {
+    const parsed = await this.read();
+    const now = performance.now();
+    const out: MonitorReadings = {
+      mem_bytes: selectPrometheusValue(parsed.samples, this.config.memoryMetric),
+      cpu_cores: this.cpu.next(selectPrometheusValue(parsed.samples, this.config.cpuMetric), now),
+    };
+    for (const g of this.config.gauges) {
+      out[`gauge.${g.name}`] = selectPrometheusValue(parsed.samples, g.metric, g.labels);
+    }
+    return out;
+  }
+}
+
+class RabbitMqSampler implements Sampler {
+  readonly label: string;
+  readonly keys: string[];
+  private readonly auth: string;
+  constructor(private readonly config: Extract<TMonitorConfig, { kind: "rabbitmq" }>) {
+    this.label = `rabbitmq ${new URL(config.url).host}`;
+    this.keys = [
+      "queue_depth",
+      ...config.queues.flatMap((q) => [`queue_depth.${q}`, `queue_ready.${q}`, `queue_unacked.${q}`]),
+    ];
+    this.auth = `Basic ${Buffer.from(`${config.username}:${config.password}`).toString("base64")}`;
+  }
+
+  async readQueue(queue: string): Promise<{ messages: number | null; ready: number | null; unacked: number | null }> {
+    const base = this.config.url.replace(/\/+$/, "");
+    const url = `${base}/api/queues/${encodeURIComponent(this.config.vhost)}/${encodeURIComponent(queue)}`;
+    const res = await fetchText(url, { headers: { authorization: this.auth } }, "management API");
+    if (res.status === 401) throw new MonitorError("management API refused the credentials (HTTP 401)");
+    if (res.status === 404) throw new MonitorError(`queue ${queue} not found in vhost ${this.config.vhost}`);
+    if (!res.ok) throw new MonitorError(`management API answered HTTP ${res.status}`);
+    const body = (await res.json()) as Record<string, unknown>;
+    const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
+    return {
+      messages: num(body.messages),
+      ready: num(body.messages_ready),
+      unacked: num(body.messages_unacknowledged),
+    };
+  }
+
+  async sample(): Promise<MonitorReadings> {
+    const queues = await Promise.all(this.config.queues.map((q) => this.readQueue(q)));
+    const out: MonitorReadings = {};
+    let total = 0;
+    let any = false;
+    this.config.queues.forEach((q, i) => {
+      const r = queues[i]!;
+      out[`queue_depth.${q}`] = r.messages;
+      out[`queue_ready.${q}`] = r.ready;
+      out[`queue_unacked.${q}`] = r.unacked;
+      if (r.messages !== null) {
+        total += r.messages;
+        any = true;
+      }
+    });
+    // Stats of a new queue appear a few seconds after it exists: missing, not zero.
+    out.queue_depth = any ? total : null;
+    return out;
+  }
+}
+
+class ProcessSampler implements Sampler {
+  readonly label: string;
+  readonly keys = ["mem_bytes", "cpu_cores"];
+  private readonly cpu = new CpuRate();
+  private pid: number | null;
+  constructor(private readonly config: Extract<TMonitorConfig, { kind: "process" }>) {
+    this.pid = config.pid ?? null;
+    this.label = config.pid !== undefined ? `process ${config.pid}` : `process on port ${config.port}`;
+  }
+
+  async resolvePid(): Promise<number> {
+    if (this.pid !== null) return this.pid;
+    const port = this.config.port!;
+    const pid = await findPidByPort(port);
+    if (pid === null) throw new MonitorError(`no local process listens on port ${port}`);
+    this.pid = pid;
+    return pid;
+  }
+
+  async sample(): Promise<MonitorReadings> {
+    const pid = await this.resolvePid();
+    let reading: Awaited<ReturnType<typeof readProcess>>;
+    try {
+      reading = await readProcess(pid);
+    } catch {
+      // Found by port: the target may have restarted under a new pid.
+      if (this.config.pid === undefined) this.pid = null;
+      throw new MonitorError(`process ${pid} is gone`);
+    }
+    return { mem_bytes: reading.rssBytes, cpu_cores: this.cpu.next(reading.cpuSeconds, performance.now()) };
+  }
+}
+
+function createSampler(config: TMonitorConfig): Sampler {
+  switch (config.kind) {
+    case "prometheus":
+      return new PrometheusSampler(config);
+    case "rabbitmq":
+      return new RabbitMqSampler(config);
+    case "process":
+      return new ProcessSampler(config);
+  }
+}
+
+function parseConfig(input: TMonitorConfigInput | TMonitorConfig, index: number): TMonitorConfig {
+  const parsed = ZMonitorConfig.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new MonitorError(`monitors.${index}.${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid monitor"}`);
+  }
+  return parsed.data;
+}
+
+export interface MonitorRunResult {
+  /** Series per key, aligned on whole epoch seconds like the engines' series. */
+  series: Record<string, TSeries>;
+  /** `mem_peak_bytes`, `mem_avg_bytes`, `cpu_peak`, `queue_depth_peak` (when measured). */
+  metrics: Record<string, number>;
+  /** Distinct sampling failures with how often they happened, e.g. an unreachable endpoint. */
+  errors: { monitor: string; message: string; count: number }[];
+  samples: number;
+}
+
+export interface MonitorHandle {
+  stop(): Promise<MonitorRunResult>;
+}
+
+/**
+ * Sample every monitor once a second, at whole epoch seconds, until `stop()` (or the signal).
+ * A monitor that fails or is slower than the interval gives a missing value for that second,
+ * never a zero. When two monitors give the same key (two processes' memory), the first in
+ * `configs` keeps the plain key and the later ones get `<key>.<kind><index>`.
+ */
+export function startMonitors(
+  configs: (TMonitorConfigInput | TMonitorConfig)[],
+  options: { signal?: AbortSignal; intervalMs?: number } = {},
+): MonitorHandle {
+  const intervalMs = options.intervalMs ?? 1000;
+  const samplers = configs.map((c, i) => createSampler(parseConfig(c, i)));
+  const kinds = configs.map((c) => c.kind);
+  const start = Math.ceil(Date.now() / intervalMs) * intervalMs;
+  const columns = new Map<string, (number | null)[]>();
+  const errors = new Map<string, { monitor: string; message: string; count: number }>();
+  const busy = new Set<number>();
+  const inFlight = new Set<Promise<void>>();
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let samples = 0;
+
+  const owner = new Map<string, number>();
+  samplers.forEach((sampler, i) => {
+    for (const key of sampler.keys) if (!owner.has(key)) owner.set(key, i);
+  });
+  const keyFor = (key: string, monitor: number) => {
+    const first = owner.get(key);
+    if (first === undefined) owner.set(key, monitor);
+    return first === undefined || first === monitor ? key : `${key}.${kinds[monitor]}${monitor}`;
+  };
+  const put = (key: string, slot: number, value: number | null) => {
+    let col = columns.get(key);
+    if (!col) {
+      col = [];
+      columns.set(key, col);
+    }
+    while (col.length <= slot) col.push(null);
+    col[slot] = value;
+  };
+
+  const tick = () => {
+    if (stopped) return;
+    const slot = Math.round((Date.now() - start) / intervalMs);
+    samples = Math.max(samples, slot + 1);
+    samplers.forEach((sampler, i) => {
+      if (busy.has(i)) return;
+      busy.add(i);
+      const p = sampler
+        .sample()
+        .then((readings) => {
+          for (const [k, v] of Object.entries(readings)) put(keyFor(k, i), slot, v);
+        })
+        .catch((err: unknown) => {
+          const message = err instanceof MonitorError ? err.message : String((err as Error)?.message ?? err);
+          const key = `${i}|${message}`;
+          const e = errors.get(key);
+          if (e) e.count++;
+          else errors.set(key, { monitor: sampler.label, message, count: 1 });
+        })
+        .finally(() => {
+          busy.delete(i);
+          inFlight.delete(p);
+        });
+      inFlight.add(p);
+    });
+    schedule();
+  };
+  const schedule = () => {
+    if (stopped) return;
+    const next = start + Math.max(1, Math.ceil((Date.now() - start + 1) / intervalMs)) * intervalMs;
+    timer = setTimeout(tick, Math.max(0, next - Date.now()));
+  };
+  timer = setTimeout(tick, Math.max(0, start - Date.now()));
+  const halt = () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+  options.signal?.addEventListener("abort", halt, { once: true });
+
+  return {
+    async stop() {
+      halt();
+      options.signal?.removeEventListener("abort", halt);
+      await Promise.allSettled([...inFlight]);
+      const series: Record<string, TSeries> = {};
+      for (const [key, values] of columns) {
+        while (values.length < samples) values.push(null);
+        series[key] = { start, intervalMs, values };
+      }
+      return { series, metrics: peakMetrics(series), errors: [...errors.values()], samples };
+    },
+  };
+}
+
+/** Peaks and averages of the monitor series, in the metric vocabulary. */
+export function peakMetrics(series: Record<string, TSeries>): Record<string, number> {
+  const values = (key: string) =>
+    (series[key]?.values ?? []).filter((v): v is number => v !== null && Number.isFinite(v));
+  const metrics: Record<string, number> = {};
+  const mem = values("mem_bytes");
+  if (mem.length > 0) {
+    metrics.mem_peak_bytes = Math.max(...mem);
+    metrics.mem_avg_bytes = mem.reduce((a, b) => a + b, 0) / mem.length;
+  }
+  const cpu = values("cpu_cores");
+  if (cpu.length > 0) metrics.cpu_peak = Math.max(...cpu);
+  const queue = values("queue_depth").concat(values("gauge.queue_depth"));
+  if (queue.length > 0) metrics.queue_depth_peak = Math.max(...queue);
+  return metrics;
+}
+
+export interface ProbeResult {
+  ok: boolean;
+  /** What the monitor reads right now, keyed like the series it would record. */
+  readings: MonitorReadings;
+  /** Context for the person configuring it: resolved pid and name, metric names found, … */
+  details: Record<string, unknown>;
+  error?: string;
+  tookMs: number;
+}
+
+/**
+ * One-shot read for a "test connection" button. CPU needs two readings, so the probe takes two
+ * a quarter second apart.
+ */
+export async function probeMonitor(input: TMonitorConfigInput | TMonitorConfig): Promise<ProbeResult> {
+  const t0 = performance.now();
+  const done = (r: Omit<ProbeResult, "tookMs">): ProbeResult => ({ ...r, tookMs: performance.now() - t0 });
+  let config: TMonitorConfig;
+  try {
+    config = parseConfig(input, 0);
+  } catch (err) {
+    return done({ ok: false, readings: {}, details: {}, error: (err as Error).message });
+  }
+  const sampler = createSampler(config);
+  const details: Record<string, unknown> = {};
+  try {
+    if (sampler instanceof PrometheusSampler) {
+      const parsed = await sampler.read();
+      const names = [...new Set(parsed.samples.map((s) => s.name))];
+      details.metricCount = names.length;
+      details.metrics = names.slice(0, 200);
+      if (parsed.errors.length > 0) details.parseErrors = parsed.errors.slice(0, 10);
+      if (config.kind === "prometheus") {
+        details.missing = [config.memoryMetric, config.cpuMetric, ...config.gauges.map((g) => g.metric)].filter(
+          (m) => !names.includes(m),
+        );
+      }
+    }
+    if (sampler instanceof ProcessSampler) {
+      const pid = await sampler.resolvePid();
+      details.pid = pid;
+      details.name = await processName(pid);
+    }
+    const first = await sampler.sample();
+    let readings = first;
+    if ("cpu_cores" in first) {
+      await new Promise((r) => setTimeout(r, 250));
+      readings = { ...first, ...(await sampler.sample()) };
+    }
+    return done({ ok: true, readings, details });
+  } catch (err) {
+    return done({ ok: false, readings: {}, details, error: (err as Error).message });
+  }
+}

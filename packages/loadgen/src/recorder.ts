@@ -1,0 +1,364 @@
+import {
+  createHistogram,
+  type EngineProgress,
+  encodeHistogram,
+  type LatencyHistogram,
+  recordMicros,
+  summarizeMergeable,
+  type TErrorEntry,
+  type TSeries,
+  type TStageStat,
+} from "@benchboard/core";
+import { parseServerTiming } from "./server-timing";
+import type { EngineResult } from "./types";
+
+export const SERIES_INTERVAL_MS = 1000;
+/** Distinct error messages kept per run; the rest fold into one entry so a noisy target can't grow memory. */
+const MAX_ERROR_KEYS = 200;
+const MAX_STAGES = 64;
+
+/**
+ * Counters that add across shards. Metric-named keys (`requests`, `rps`, …) become metrics as
+ * they are; the others are the numerators and denominators of averages, so that averages of
+ * merged shards are exact too.
+ */
+export type Counters = Record<string, number>;
+
+const SUMMED_METRICS = [
+  "requests",
+  "success",
+  "failed",
+  "rps",
+  "target_rps",
+  "messages",
+  "throughput",
+  "failed_connections",
+] as const;
+
+/**
+ * Collects everything an engine measures: the run's latency histogram, one histogram per
+ * second for per-interval percentiles, count series, status and error breakdown, byte sizes
+ * and Server-Timing stages. Engines call it on their hot path, so recording is allocation-free
+ * except when a new second starts.
+ *
+ * Series intervals are aligned to whole epoch seconds (the first one is partial), so that
+ * shards started at different moments line up second by second when merged.
+ */
+export class Recorder {
+  readonly latency: LatencyHistogram = createHistogram();
+  readonly counters: Counters = {
+    requests: 0,
+    success: 0,
+    failed: 0,
+    req_bytes_total: 0,
+    req_bytes_count: 0,
+    res_bytes_total: 0,
+    res_bytes_count: 0,
+  };
+  readonly statusCounts: Record<string, number> = {};
+  private readonly errors = new Map<string, TErrorEntry>();
+  private readonly extraHistograms = new Map<string, LatencyHistogram>();
+  private readonly countSeries = new Map<string, number[]>();
+  private readonly interval: LatencyHistogram = createHistogram();
+  private intervalIndex = 0;
+  private readonly intervalEncoded: (string | null)[] = [];
+  private readonly intervalP50: (number | null)[] = [];
+  private readonly intervalP90: (number | null)[] = [];
+  private readonly intervalP99: (number | null)[] = [];
+  private readonly startPerf: number;
+  private readonly seriesStartEpochMs: number;
+  private readonly offsetMs: number;
+  private finished = false;
+
+  /** Create at the start of measurement (after any warm-up): `startPerf` is the zero of every series. */
+  /** The `rps` series, held directly because every request adds to it. */
+  private readonly rpsValues: number[] = [];
+
+  constructor(countSeriesKeys: readonly string[] = ["rps", "errors"], startPerf = performance.now()) {
+    this.countSeries.set("rps", this.rpsValues);
+    for (const key of countSeriesKeys) if (key !== "rps") this.countSeries.set(key, []);
+    const epochMs = performance.timeOrigin + startPerf;
+    this.seriesStartEpochMs = Math.floor(epochMs / SERIES_INTERVAL_MS) * SERIES_INTERVAL_MS;
+    this.offsetMs = epochMs - this.seriesStartEpochMs;
+    this.startPerf = startPerf;
+  }
+
+  get startedAtPerf(): number {
+    return this.startPerf;
+  }
+
+  elapsedMs(nowPerf = performance.now()): number {
+    return nowPerf - this.startPerf;
+  }
+
+  secondOf(nowPerf: number): number {
+    const s = Math.floor((nowPerf - this.startPerf + this.offsetMs) / SERIES_INTERVAL_MS);
+    return s > 0 ? s : 0;
+  }
+
+  /**
+   * Record a latency sample (µs) observed at `nowPerf`. Samples go into the current second's
+   * histogram only, which is added to the run's histogram when the second closes: one record
+   * per request instead of two.
+   */
+  recordLatency(nowPerf: number, micros: number): void {
+    const second = this.secondOf(nowPerf);
+    if (second > this.intervalIndex) this.rollTo(second);
+    recordMicros(this.interval, micros);
+  }
+
+  /** Add to a per-second count series (`rps`, `errors`, `throughput`, …). */
+  count(key: string, nowPerf: number, n = 1): void {
+    let values = key === "rps" ? this.rpsValues : this.countSeries.get(key);
+    if (!values) {
+      values = [];
+      this.countSeries.set(key, values);
+    }
+    const second = this.secondOf(nowPerf);
+    while (values.length <= second) values.push(0);
+    values[second] = (values[second] ?? 0) + n;
+  }
+
+  add(counter: string, n = 1): void {
+    this.counters[counter] = (this.counters[counter] ?? 0) + n;
+  }
+
+  private lastStatus = 0;
+  private lastStatusKey = "";
+
+  status(code: number): void {
+    if (code !== this.lastStatus) {
+      this.lastStatus = code;
+      this.lastStatusKey = String(code);
+    }
+    this.statusCounts[this.lastStatusKey] = (this.statusCounts[this.lastStatusKey] ?? 0) + 1;
+  }
+
+  error(kind: string, message: string, status?: number, n = 1): void {
+    let key = `${kind}|${status ?? ""}|${message}`;
+    if (!this.errors.has(key) && this.errors.size >= MAX_ERROR_KEYS) {
+      key = `${kind}|${status ?? ""}|(other messages)`;
+      message = "(other messages)";
+    }
+    const entry = this.errors.get(key);
+    if (entry) entry.count += n;
+    else this.errors.set(key, { kind, message, count: n, ...(status !== undefined ? { status } : {}) });
+  }
+
+  /** Record into a named extra histogram (`ttft`, `itl`, `stage.<name>`), in µs. */
+  recordExtra(name: string, micros: number): void {
+    let h = this.extraHistograms.get(name);
+    if (!h) {
+      h = createHistogram();
+      this.extraHistograms.set(name, h);
+    }
+    recordMicros(h, micros);
+  }
+
+  serverTiming(header: string): void {
+    for (const entry of parseServerTiming(header)) {
+      if (entry.dur === undefined || entry.dur < 0) continue;
+      const key = `stage.${entry.name}`;
+      if (!this.extraHistograms.has(key) && this.stageCount() >= MAX_STAGES) continue;
+      this.recordExtra(key, entry.dur * 1000);
+    }
+  }
+
+  private stageCount(): number {
+    let n = 0;
+    for (const k of this.extraHistograms.keys()) if (k.startsWith("stage.")) n++;
+    return n;
+  }
+
+  /** Close every interval before the one containing `nowPerf` (call about once a second). */
+  tick(nowPerf = performance.now()): void {
+    const second = this.secondOf(nowPerf);
+    if (second > this.intervalIndex) this.rollTo(second);
+  }
+
+  private rollTo(second: number): void {
+    this.closeInterval();
+    while (this.intervalEncoded.length < second) this.pushInterval(null, null, null, null);
+    this.intervalIndex = second;
+  }
+
+  private closeInterval(): void {
+    if (this.interval.totalCount > 0) {
+      const h = this.interval;
+      this.latency.add(h);
+      this.pushInterval(
+        encodeHistogram(h),
+        h.getValueAtPercentile(50) / 1000,
+        h.getValueAtPercentile(90) / 1000,
+        h.getValueAtPercentile(99) / 1000,
+      );
+      h.reset();
+    } else {
+      this.pushInterval(null, null, null, null);
+    }
+  }
+
+  private pushInterval(encoded: string | null, p50: number | null, p90: number | null, p99: number | null): void {
+    this.intervalEncoded.push(encoded);
+    this.intervalP50.push(p50);
+    this.intervalP90.push(p90);
+    this.intervalP99.push(p99);
+  }
+
+  progress(nowPerf: number, fraction: number | null): EngineProgress {
+    const elapsedMs = this.elapsedMs(nowPerf);
+    const requests = this.counters.requests ?? 0;
+    const latency = this.latency.totalCount > 0 ? this.latency : null;
+    // The rate of the last complete second reads better live than the run's average.
+    const rpsSeries = this.countSeries.get("rps") ?? [];
+    const lastSecond = this.secondOf(nowPerf) - 1;
+    const rps = lastSecond >= 0 ? (rpsSeries[lastSecond] ?? 0) : requests / Math.max(0.001, elapsedMs / 1000);
+    return {
+      elapsedMs,
+      fraction: fraction === null ? null : Math.min(1, Math.max(0, fraction)),
+      requests,
+      errors: this.counters.failed ?? 0,
+      rps,
+      latencyP50Ms: latency ? latency.getValueAtPercentile(50) / 1000 : null,
+      latencyP99Ms: latency ? latency.getValueAtPercentile(99) / 1000 : null,
+    };
+  }
+
+  /**
+   * Close the series at `endPerf` and build the result. `counters` should by now hold the
+   * engine's rate figures (`rps`, `target_rps`, …) so they add across shards.
+   */
+  finish(
+    endPerf: number,
+    opts: {
+      startedAt: Date;
+      endedAt: Date;
+      canceled: boolean;
+      runtimeMs: number;
+      invalidReasons?: string[];
+      extra?: Record<string, unknown>;
+    },
+  ): EngineResult {
+    if (!this.finished) {
+      this.finished = true;
+      this.tick(endPerf);
+      this.closeInterval();
+    }
+    let length = this.intervalEncoded.length;
+    for (const values of this.countSeries.values()) length = Math.max(length, values.length);
+    const start = this.seriesStartEpochMs;
+    const series: Record<string, TSeries> = {};
+    for (const [key, values] of this.countSeries) {
+      series[key] = { start, intervalMs: SERIES_INTERVAL_MS, values: padArray(values, length, 0) };
+    }
+    series.latency_p50 = { start, intervalMs: SERIES_INTERVAL_MS, values: padArray(this.intervalP50, length, null) };
+    series.latency_p90 = { start, intervalMs: SERIES_INTERVAL_MS, values: padArray(this.intervalP90, length, null) };
+    series.latency_p99 = { start, intervalMs: SERIES_INTERVAL_MS, values: padArray(this.intervalP99, length, null) };
+
+    const histograms: Record<string, string> = {};
+    for (const [key, h] of this.extraHistograms) if (h.totalCount > 0) histograms[key] = encodeHistogram(h);
+
+    const invalidReasons = opts.invalidReasons ?? [];
+    const { metrics, stages } = deriveMetrics(this.counters, this.latency, this.extraHistograms);
+    metrics.runtime_ms = opts.runtimeMs;
+    return {
+      startedAt: opts.startedAt,
+      endedAt: opts.endedAt,
+      canceled: opts.canceled,
+      metrics,
+      histogram: this.latency.totalCount > 0 ? encodeHistogram(this.latency) : undefined,
+      histograms,
+      intervalHistograms: {
+        start,
+        intervalMs: SERIES_INTERVAL_MS,
+        values: padArray(this.intervalEncoded, length, null),
+      },
+      statusCounts: { ...this.statusCounts },
+      errors: [...this.errors.values()].sort((a, b) => b.count - a.count),
+      stages,
+      valid: invalidReasons.length === 0,
+      invalidReasons,
+      series,
+      extra: {
+        ...opts.extra,
+        ...stepSummaries(this.counters, this.extraHistograms),
+        counters: { ...this.counters },
+      },
+    };
+  }
+}
+
+function padArray<T>(values: readonly T[], length: number, fill: T): T[] {
+  const out = values.slice(0, length);
+  while (out.length < length) out.push(fill);
+  return out;
+}
+
+/**
+ * Metrics from summed counters and histograms. Used for single results and for merged shards
+ * alike, so that both give the same numbers for the same samples.
+ */
+export function deriveMetrics(
+  counters: Counters,
+  latency: LatencyHistogram | null,
+  extraHistograms: ReadonlyMap<string, LatencyHistogram>,
+): { metrics: Record<string, number>; stages: Record<string, TStageStat> } {
+  const metrics: Record<string, number> = {};
+  for (const key of SUMMED_METRICS) {
+    const v = counters[key];
+    if (v !== undefined && Number.isFinite(v)) metrics[key] = v;
+  }
+  const requests = counters.requests ?? 0;
+  if (requests > 0) metrics.success_rate = ((counters.success ?? 0) / requests) * 100;
+  const avg = (total: string, count: string) => {
+    const n = counters[count] ?? 0;
+    return n > 0 ? (counters[total] ?? 0) / n : undefined;
+  };
+  const reqBytes = avg("req_bytes_total", "req_bytes_count");
+  if (reqBytes !== undefined) metrics.req_bytes_avg = reqBytes;
+  const resBytes = avg("res_bytes_total", "res_bytes_count");
+  if (resBytes !== undefined) metrics.res_bytes_avg = resBytes;
+  const tokensPerS = avg("decode_tokens", "decode_s");
+  if (tokensPerS !== undefined) metrics.tokens_per_s = tokensPerS;
+  if (latency) Object.assign(metrics, summarizeMergeable(latency) ?? {});
+  const ttft = extraHistograms.get("ttft");
+  if (ttft) Object.assign(metrics, summarizeMergeable(ttft, "ttft") ?? {});
+  const itl = extraHistograms.get("itl");
+  if (itl) Object.assign(metrics, summarizeMergeable(itl, "itl") ?? {});
+
+  const stages: Record<string, TStageStat> = {};
+  for (const [key, h] of extraHistograms) {
+    if (!key.startsWith("stage.") || h.totalCount === 0) continue;
+    const meanMs = h.mean / 1000;
+    stages[key.slice(6)] = {
+      meanMs,
+      count: h.totalCount,
+      p50Ms: h.getValueAtPercentile(50) / 1000,
+      p99Ms: h.getValueAtPercentile(99) / 1000,
+      maxMs: (h as unknown as { highestEquivalentValue(v: number): number }).highestEquivalentValue(h.maxValue) / 1000,
+    };
+    metrics[key] = meanMs;
+  }
+  return { metrics, stages };
+}
+
+/** Per-step figures of a plan (`extra.steps`), from counters and `step.<name>` histograms. */
+export function stepSummaries(
+  counters: Counters,
+  extraHistograms: ReadonlyMap<string, LatencyHistogram>,
+): { steps?: Record<string, Record<string, number>> } {
+  const steps: Record<string, Record<string, number>> = {};
+  for (const [key, value] of Object.entries(counters)) {
+    const m = /^step\.(.+)\.(requests|failed)$/.exec(key);
+    if (!m) continue;
+    const entry = steps[m[1]!] ?? {};
+    entry[m[2]!] = value;
+    steps[m[1]!] = entry;
+  }
+  for (const [key, h] of extraHistograms) {
+    if (!key.startsWith("step.") || h.totalCount === 0) continue;
+    const name = key.slice(5);
+    steps[name] = { ...steps[name], ...summarizeMergeable(h) };
+  }
+  return Object.keys(steps).length > 0 ? { steps } : {};
+}
