@@ -46,3 +46,23 @@ build_web() {
     (cd "$ROOT/apps/web" && pnpm --silent build >"$ROOT/.data/web-build.log" 2>&1) || { tail -40 "$ROOT/.data/web-build.log"; die "web build failed (log: .data/web-build.log)"; }
   fi
 }
+
+# Target secrets are encrypted with BENCHBOARD_SECRET_KEY (32 bytes, base64). Without one in the
+# environment, a key is generated once into the state directory (readable only by its owner) and
+# reused, so secrets stored by an earlier start still decrypt.
+ensure_secret_key() {
+  if [ -n "${BENCHBOARD_SECRET_KEY:-}" ]; then
+    export BENCHBOARD_SECRET_KEY
+    return
+  fi
+  local dir="${BENCHBOARD_STATE_DIR:-$ROOT/.data}"
+  local file="$dir/secret.key"
+  mkdir -p "$dir"
+  if [ ! -s "$file" ]; then
+    step "generating the secret key for stored secrets ($file)"
+    (umask 077 && head -c 32 /dev/urandom | base64 >"$file") || die "could not write $file"
+  fi
+  chmod 600 "$file"
+  BENCHBOARD_SECRET_KEY="$(tr -d '\n' <"$file")"
+  export BENCHBOARD_SECRET_KEY
+}

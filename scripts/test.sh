@@ -9,6 +9,7 @@ mkdir -p .data .ci
 
 ensure_node
 ensure_pnpm
+ensure_secret_key
 bash scripts/services.sh || die "services did not start"
 ensure_deps
 ensure_chromium

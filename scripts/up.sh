@@ -10,6 +10,7 @@ PORT="${PORT:-3000}"
 
 ensure_node
 ensure_pnpm
+ensure_secret_key
 bash scripts/services.sh
 ensure_deps
 step "migrating the database"

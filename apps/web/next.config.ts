@@ -2,7 +2,14 @@ import type { NextConfig } from "next";
 
 const config: NextConfig = {
   // Workspace packages ship TypeScript source (no build step between packages).
-  transpilePackages: ["@benchboard/api", "@benchboard/core", "@benchboard/db", "@benchboard/jobs", "@benchboard/ui"],
+  transpilePackages: [
+    "@benchboard/api",
+    "@benchboard/core",
+    "@benchboard/db",
+    "@benchboard/jobs",
+    "@benchboard/loadgen",
+    "@benchboard/ui",
+  ],
   // Node-only libraries stay outside the server bundle.
   serverExternalPackages: ["pg", "bullmq", "ioredis", "@prisma/adapter-pg", "@prisma/client"],
   poweredByHeader: false,

@@ -6,11 +6,17 @@ export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   readStdin: () => Promise<string>;
+  /** The environment: configuration (BENCHBOARD_URL, BENCHBOARD_TOKEN) and CI variables. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Whether stderr is a terminal, where a progress bar can redraw itself in place. */
+  stderrIsTty: boolean;
 }
 
 export const processIo: CliIo = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  env: process.env,
+  stderrIsTty: process.stderr.isTTY === true,
   readStdin: async () => {
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);

@@ -36,22 +36,34 @@ describe("walking skeleton in the browser", () => {
     await page.getByRole("link", { name: /Example apps/ }).click();
 
     // Bad input is refused at the field and nothing is saved.
+    await page
+      .getByRole("navigation", { name: "Project" })
+      .getByRole("link", { name: /^Targets/ })
+      .click();
+    await page.getByRole("link", { name: "New target" }).first().click();
     await page.getByLabel("Target name").fill("light");
     await page.getByLabel("Base URL").fill("ftp://nope");
-    await page.getByRole("button", { name: "Add target" }).click();
+    await page.getByRole("button", { name: "Create target" }).click();
     await expect(page.getByText("must be an http:// or https:// URL").textContent()).resolves.toBeTruthy();
     expect(await stack.db.db.target.count()).toBe(0);
 
     await page.getByLabel("Base URL").fill(targetUrl);
-    await page.getByRole("button", { name: "Add target" }).click();
+    await page.getByRole("button", { name: "Create target" }).click();
     await page.getByRole("table", { name: "Targets" }).getByText("light").waitFor();
 
+    await page
+      .getByRole("navigation", { name: "Project" })
+      .getByRole("link", { name: /^Scenarios/ })
+      .click();
+    await page.getByRole("link", { name: "New scenario" }).first().click();
     await page.getByLabel("Scenario name").fill("closed 8×400");
+    await page.getByLabel("Engine").selectOption("http-closed");
     await page.getByLabel("Concurrency").fill("8");
-    await page.getByLabel("Requests").fill("400");
-    await page.getByRole("button", { name: "Add scenario" }).click();
+    await page.getByLabel("Requests (iterations)").fill("400");
+    await page.getByRole("button", { name: "Create scenario" }).click();
     await page.getByRole("table", { name: "Scenarios" }).getByText("closed 8×400").waitFor();
 
+    await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Launch" }).click();
     await page.getByLabel("Tags").fill("e2e, smoke");
     await page.getByRole("button", { name: "Launch run" }).click();
     await page.waitForURL(/\/runs\/[a-z0-9]+$/);

@@ -19,4 +19,6 @@ const ZEnv = z.object({
 export const env = ZEnv.parse(process.env);
 
 /** The key for secrets at rest, or null when none is configured. */
-export const secretKey: Buffer | null = env.BENCHBOARD_SECRET_KEY ? Buffer.from(env.BENCHBOARD_SECRET_KEY, "base64") : null;
+export const secretKey: Buffer | null = env.BENCHBOARD_SECRET_KEY
+  ? Buffer.from(env.BENCHBOARD_SECRET_KEY, "base64")
+  : null;

@@ -22,6 +22,7 @@ export async function assertTargetAllowed(db: Db, orgId: string, urls: TargetUrl
   });
   for (const [field, url] of checks) {
     const verdict = await assessUrl(url);
-    if (!verdict.allowed) throw new ConflictError(field, `${verdict.reason}; an owner can allow such targets in Settings`);
+    if (!verdict.allowed)
+      throw new ConflictError(field, `${verdict.reason}; an owner can allow such targets in Settings`);
   }
 }

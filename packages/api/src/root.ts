@@ -1,12 +1,18 @@
 import { apiTokenRouter } from "./routers/api-token";
 import { authRouter } from "./routers/auth";
+import { comparisonRouter } from "./routers/comparison";
 import { instanceConfigRouter } from "./routers/instance-config";
 import { memberRouter } from "./routers/member";
 import { orgRouter } from "./routers/org";
 import { projectRouter } from "./routers/project";
 import { runRouter } from "./routers/run";
 import { scenarioRouter } from "./routers/scenario";
+import { shareRouter } from "./routers/share";
+import { sweepRouter } from "./routers/sweep";
 import { targetRouter } from "./routers/target";
+import { trendRouter } from "./routers/trend";
+import { uploadRouter } from "./routers/upload";
+import { workerRouter } from "./routers/worker";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -19,6 +25,12 @@ export const appRouter = router({
   instanceConfig: instanceConfigRouter,
   scenario: scenarioRouter,
   run: runRouter,
+  upload: uploadRouter,
+  worker: workerRouter,
+  comparison: comparisonRouter,
+  sweep: sweepRouter,
+  share: shareRouter,
+  trend: trendRouter,
 });
 
 export type AppRouter = typeof appRouter;

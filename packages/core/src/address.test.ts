@@ -40,7 +40,10 @@ describe("target address safety", () => {
     expect(assessTarget("metadata.google.internal", ["10.0.0.1"]).allowed).toBe(false);
     expect(assessTarget("Metadata.Google.Internal.", ["10.0.0.1"]).allowed).toBe(false);
     const rebound = assessTarget("innocent.example", ["93.184.216.34", "169.254.169.254"]);
-    expect(rebound).toEqual({ allowed: false, reason: "innocent.example resolves to 169.254.169.254: 169.254.169.254 is a cloud metadata address" });
+    expect(rebound).toEqual({
+      allowed: false,
+      reason: "innocent.example resolves to 169.254.169.254: 169.254.169.254 is a cloud metadata address",
+    });
     expect(assessTarget("[::1]", ["::1"])).toEqual({ allowed: true });
     expect(assessTarget("nowhere.invalid", []).allowed).toBe(false);
   });

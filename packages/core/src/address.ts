@@ -7,8 +7,20 @@ import { isIP } from "node:net";
  * administrator allows them for the organization.
  */
 
-const METADATA_HOSTNAMES = new Set(["metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal"]);
-const METADATA_ADDRESSES = new Set(["169.254.169.254", "169.254.170.2", "169.254.169.253", "100.100.100.200", "fd00:ec2::254"]);
+const METADATA_HOSTNAMES = new Set([
+  "metadata.google.internal",
+  "metadata.goog",
+  "metadata",
+  "instance-data",
+  "instance-data.ec2.internal",
+]);
+const METADATA_ADDRESSES = new Set([
+  "169.254.169.254",
+  "169.254.170.2",
+  "169.254.169.253",
+  "100.100.100.200",
+  "fd00:ec2::254",
+]);
 
 export type AddressVerdict = { allowed: true } | { allowed: false; reason: string };
 
@@ -72,7 +84,10 @@ export function classifyAddress(ip: string): AddressVerdict {
 }
 
 function normalizeHost(hostname: string): string {
-  return hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  return hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
 }
 
 /** Judge a hostname alone (when it cannot be resolved here). */
@@ -90,7 +105,8 @@ export function assessTarget(hostname: string, addresses: string[]): AddressVerd
   if (addresses.length === 0) return { allowed: false, reason: `${host} did not resolve to any address` };
   for (const ip of addresses) {
     const verdict = classifyAddress(ip);
-    if (!verdict.allowed) return { allowed: false, reason: host === ip ? verdict.reason : `${host} resolves to ${ip}: ${verdict.reason}` };
+    if (!verdict.allowed)
+      return { allowed: false, reason: host === ip ? verdict.reason : `${host} resolves to ${ip}: ${verdict.reason}` };
   }
   return { allowed: true };
 }

@@ -59,6 +59,10 @@ export const METRICS: readonly MetricDef[] = [
   def("tokens_per_s", "Tokens per second", "tokens/s", "higher"),
   def("rps_per_vcpu", "Req/s per vCPU", "req/s/vCPU", "higher", true),
   def("gateway_overhead", "Gateway overhead", "ms", "lower", true),
+  def("mem_utilization", "Memory utilization", "percent", "lower", true),
+  // Tools such as drill report p99.5 beside p99 and p99.9.
+  def("latency_p995", "Latency p99.5", "ms", "lower"),
+  def("custom.room_throughput_median", "Median room throughput", "msg/s", "higher"),
 ];
 
 const BY_KEY = new Map(METRICS.map((m) => [m.key, m]));

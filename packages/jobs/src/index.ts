@@ -37,7 +37,9 @@ export function createRunsQueue(redisUrl: string, prefix = "bull"): Queue {
   const connection = new Redis(redisUrl, producerConnectionOptions());
   // ioredis emits errors on reconnect attempts; they surface as failed enqueues instead.
   connection.on("error", () => {});
-  return new Queue(RUNS_QUEUE, { connection: connection as unknown as ConnectionOptions, prefix });
+  const queue = new Queue(RUNS_QUEUE, { connection: connection as unknown as ConnectionOptions, prefix });
+  queue.on("error", () => {});
+  return queue;
 }
 
 export class EnqueueError extends Error {

@@ -9,8 +9,19 @@ const ZEnv = z.object({
   BENCHBOARD_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   BENCHBOARD_WORKER_LABELS: z.string().default(""),
   BENCHBOARD_WORKER_ID: z.string().optional(),
+  /** A running run whose worker wrote no heartbeat for this long is ended as failed. */
+  BENCHBOARD_RUN_STALE_AFTER_MS: z.coerce.number().int().min(3_000).max(3_600_000).default(20_000),
   /** 0 disables the health endpoint. */
   BENCHBOARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
+  /** 32 bytes, base64: decrypts target secrets (header values) for runs. */
+  BENCHBOARD_SECRET_KEY: z
+    .string()
+    .trim()
+    .optional()
+    .refine(
+      (v) => !v || Buffer.from(v, "base64").length === 32,
+      "must be 32 bytes in base64 (head -c 32 /dev/urandom | base64)",
+    ),
 });
 
 export type WorkerEnv = z.infer<typeof ZEnv>;

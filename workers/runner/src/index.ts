@@ -11,6 +11,8 @@ const runner = await startRunner({
   workerId,
   labels: env.BENCHBOARD_WORKER_LABELS.split(",").filter(Boolean),
   healthPort: env.BENCHBOARD_WORKER_HEALTH_PORT,
+  staleRunAfterMs: env.BENCHBOARD_RUN_STALE_AFTER_MS,
+  secretKey: env.BENCHBOARD_SECRET_KEY ? Buffer.from(env.BENCHBOARD_SECRET_KEY, "base64") : null,
 });
 
 let closing = false;

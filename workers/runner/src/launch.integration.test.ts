@@ -185,4 +185,29 @@ describe("launch → worker → stored results", () => {
     expect(await t.db.target.count({ where: { projectId: project.id } })).toBe(0);
     expect(await t.db.scenario.count({ where: { projectId: project.id } })).toBe(0);
   });
+
+  it("refuses to send load to a cloud metadata address even if such a target got stored", async () => {
+    const project = await caller.project.create({ name: "metadata" });
+    const org = await ensureLocalOrganization(t.db);
+    // Stored directly: the API refuses such targets, but DNS can change after registration.
+    const target = await t.db.target.create({
+      data: {
+        orgId: org.id,
+        projectId: project.id,
+        name: "imds",
+        kind: "http",
+        baseUrl: "http://169.254.169.254/latest/meta-data/",
+      },
+    });
+    const scenario = await caller.scenario.create({
+      projectId: project.id,
+      name: "probe",
+      spec: { engine: "http-closed", concurrency: 1, requests: 1 } as never,
+    });
+    const launched = await caller.run.launch({ targetId: target.id, scenarioId: scenario.id });
+    const run = await waitForEnd(launched.id);
+    expect(run.status).toBe("failed");
+    expect(run.error).toBe("refused to send load: 169.254.169.254 is a cloud metadata address");
+    expect(run.result).toBeNull();
+  });
 });

@@ -1,7 +1,7 @@
 import http from "node:http";
 import os from "node:os";
-import { createDb, type Db } from "@benchboard/db";
-import { JOBS, RUNS_QUEUE, workerConnection } from "@benchboard/jobs";
+import { createDb, type Db, failStaleRuns } from "@benchboard/db";
+import { createRunsQueue, enqueue, JOBS, RUNS_QUEUE, workerConnection } from "@benchboard/jobs";
 import { Worker } from "bullmq";
 import { handleRunExecute } from "./processors/run-execute";
 
@@ -13,16 +13,22 @@ export interface RunnerOptions {
   workerId: string;
   labels: string[];
   healthPort: number;
+  staleRunAfterMs?: number;
   log?: (line: string) => void;
+  /** Decrypts target secrets; runs whose target has secret headers fail without it. */
+  secretKey?: Buffer | null;
 }
 
 const HEARTBEAT_MS = 5_000;
+const WATCHDOG_MS = 5_000;
 
 /** Start consuming run jobs. Returns a handle whose close() finishes in-flight work first. */
 export async function startRunner(options: RunnerOptions) {
   const log = options.log ?? ((line: string) => console.log(`[worker ${options.workerId}] ${line}`));
   const db: Db = createDb(options.databaseUrl, { max: 5 });
   const connection = workerConnection(options.redisUrl);
+  // Queues the next repetition of a group when one ends.
+  const producer = createRunsQueue(options.redisUrl, options.prefix);
   let active = 0;
 
   const worker = new Worker(
@@ -32,7 +38,16 @@ export async function startRunner(options: RunnerOptions) {
       const payload = JOBS.runExecute.schema.parse(job.data);
       active++;
       try {
-        await handleRunExecute({ db, workerId: options.workerId, log }, payload);
+        await handleRunExecute(
+          {
+            db,
+            workerId: options.workerId,
+            log,
+            secretKey: options.secretKey ?? null,
+            enqueueRun: (runId) => enqueue(producer, JOBS.runExecute, { runId }, { jobId: runId }).then(() => {}),
+          },
+          payload,
+        );
       } finally {
         active--;
       }
@@ -59,6 +74,12 @@ export async function startRunner(options: RunnerOptions) {
       .catch((err: Error) => log(`heartbeat failed: ${err.message}`));
   await announce();
   const heartbeat = setInterval(announce, HEARTBEAT_MS);
+  // Any live worker ends runs whose own worker died; the web app does the same.
+  const watchdog = setInterval(() => {
+    failStaleRuns(db, new Date(), options.staleRunAfterMs)
+      .then((n) => n && log(`watchdog ended ${n} run(s) whose worker stopped responding`))
+      .catch(() => {});
+  }, WATCHDOG_MS);
 
   let health: http.Server | undefined;
   if (options.healthPort > 0) {
@@ -76,7 +97,9 @@ export async function startRunner(options: RunnerOptions) {
     worker,
     async close() {
       clearInterval(heartbeat);
+      clearInterval(watchdog);
       await worker.close();
+      await producer.close();
       health?.close();
       await db.worker.delete({ where: { id: options.workerId } }).catch(() => {});
       await db.$disconnect();

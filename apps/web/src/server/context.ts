@@ -1,6 +1,6 @@
 import "server-only";
 import { type Context, createRedisRateLimiter, type RateLimiter } from "@benchboard/api";
-import { getDb, getSessionUser } from "@benchboard/db";
+import { type Db, failStaleRuns, getDb, getSessionUser } from "@benchboard/db";
 import { createRunsQueue } from "@benchboard/jobs";
 import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import type { Queue } from "bullmq";
@@ -12,9 +12,19 @@ export const ORG_COOKIE = "bb_org";
 /** HttpOnly session cookie; the database keeps only its hash. */
 export const SESSION_COOKIE = "bb_session";
 
-const globals = globalThis as unknown as { benchboardQueue?: Queue; benchboardRateLimiter?: RateLimiter };
+const globals = globalThis as unknown as {
+  benchboardQueue?: Queue;
+  benchboardRateLimiter?: RateLimiter;
+  benchboardWatchdog?: ReturnType<typeof setInterval>;
+};
 
-function getQueue(): Queue {
+/** Runs never stay `running` after their worker died, even when no worker is left to notice. */
+function ensureWatchdog(db: Db) {
+  globals.benchboardWatchdog ??= setInterval(() => void failStaleRuns(db).catch(() => {}), 5_000);
+  globals.benchboardWatchdog.unref?.();
+}
+
+export function getQueue(): Queue {
   globals.benchboardQueue ??= createRunsQueue(env.REDIS_URL, env.BENCHBOARD_QUEUE_PREFIX);
   return globals.benchboardQueue;
 }
@@ -47,6 +57,7 @@ export function clientIp(req: Request): string | null {
 /** Resolve who is calling from the session cookie, and in which organization. */
 export async function resolveCaller(req: Request) {
   const db = getDb(env.DATABASE_URL);
+  ensureWatchdog(db);
   const cookie = req.headers.get("cookie");
   const token = readCookie(cookie, SESSION_COOKIE);
   const found = await getSessionUser(db, token);

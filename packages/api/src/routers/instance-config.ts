@@ -1,30 +1,71 @@
-import { createInstanceConfig, listInstanceConfigs, NotFoundError } from "@benchboard/db";
+import { INSTANCE_PRESETS, ZKnobs } from "@benchboard/core";
+import {
+  cloneInstanceConfig,
+  createInstanceConfig,
+  deleteInstanceConfig,
+  getInstanceConfig,
+  listInstanceConfigs,
+  NotFoundError,
+  updateInstanceConfig,
+} from "@benchboard/db";
 import { z } from "zod";
 import { memberProcedure, orgProcedure, router } from "../trpc";
 
-export const ZCreateInstanceConfigInput = z.object({
-  projectId: z.string().min(1, "project is required"),
-  name: z.string().trim().min(1, "name is required").max(80),
+const ZConfigName = z.string().trim().min(1, "name is required").max(80, "name is at most 80 characters");
+
+const ZInstanceConfigFields = z.object({
+  name: ZConfigName,
   instanceType: z.string().trim().max(80).nullish(),
-  vcpu: z.number().positive().max(1024).nullish(),
-  memoryMb: z.number().int().positive().max(16_777_216).nullish(),
-  cpuLimit: z.number().positive().max(1024).nullish(),
-  replicas: z.number().int().min(1).max(1000).default(1),
-  knobs: z
-    .record(
-      z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, "knob names: letters, digits, _ . -"),
-      z.union([z.string(), z.number(), z.boolean()]),
-    )
-    .default({}),
+  vcpu: z.number({ error: "must be a number" }).positive("must be more than 0").max(1024).nullish(),
+  memoryMb: z
+    .number({ error: "must be a number" })
+    .int("whole MiB")
+    .positive("must be more than 0")
+    .max(16_777_216)
+    .nullish(),
+  cpuLimit: z.number({ error: "must be a number" }).positive("must be more than 0").max(1024).nullish(),
+  replicas: z
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "at least 1")
+    .max(1000)
+    .default(1),
+  knobs: ZKnobs.default({}),
 });
+
+export const ZCreateInstanceConfigInput = ZInstanceConfigFields.extend({
+  projectId: z.string().min(1, "project is required"),
+});
+export type TCreateInstanceConfigInput = z.infer<typeof ZCreateInstanceConfigInput>;
+export const ZUpdateInstanceConfigInput = ZInstanceConfigFields.extend({ id: z.string().min(1) });
+export type TUpdateInstanceConfigInput = z.infer<typeof ZUpdateInstanceConfigInput>;
+export const ZCloneInstanceConfigInput = z.object({ id: z.string().min(1), name: ZConfigName });
 
 export const instanceConfigRouter = router({
   list: orgProcedure
     .input(z.object({ projectId: z.string().optional() }).optional())
     .query(({ ctx, input }) => listInstanceConfigs(ctx.db, ctx.orgId, input?.projectId)),
+  byId: orgProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
+    const config = await getInstanceConfig(ctx.db, ctx.orgId, input.id);
+    if (!config) throw new NotFoundError("id", "instance config not found");
+    return config;
+  }),
+  /** Common cloud instance types with their vCPU and memory. */
+  presets: orgProcedure.query(() => INSTANCE_PRESETS),
   create: memberProcedure.input(ZCreateInstanceConfigInput).mutation(async ({ ctx, input }) => {
     const project = await ctx.db.project.findFirst({ where: { orgId: ctx.orgId, id: input.projectId } });
     if (!project) throw new NotFoundError("projectId", "project not found");
     return createInstanceConfig(ctx.db, ctx.orgId, input);
   }),
+  update: memberProcedure.input(ZUpdateInstanceConfigInput).mutation(({ ctx, input }) => {
+    const { id, ...fields } = input;
+    return updateInstanceConfig(ctx.db, ctx.orgId, id, fields);
+  }),
+  /** A variant of a config under a new name (e.g. to change one knob). */
+  clone: memberProcedure
+    .input(ZCloneInstanceConfigInput)
+    .mutation(({ ctx, input }) => cloneInstanceConfig(ctx.db, ctx.orgId, input.id, input.name)),
+  delete: memberProcedure
+    .input(z.object({ id: z.string().min(1) }))
+    .mutation(({ ctx, input }) => deleteInstanceConfig(ctx.db, ctx.orgId, input.id)),
 });

@@ -1,11 +1,23 @@
-import { createProject, getProject, listProjects, NotFoundError } from "@benchboard/db";
+import { resolveOrgCaps } from "@benchboard/core";
+import {
+  countActiveRunChains,
+  createProject,
+  deleteProject,
+  getProject,
+  listProjects,
+  NotFoundError,
+  updateProject,
+} from "@benchboard/db";
 import { z } from "zod";
 import { memberProcedure, orgProcedure, router } from "../trpc";
 
 export const ZCreateProjectInput = z.object({
   name: z.string().trim().min(1, "name is required").max(80, "name is at most 80 characters"),
-  description: z.string().max(2_000).optional(),
+  description: z.string().max(2_000, "description is at most 2,000 characters").optional(),
 });
+export type TCreateProjectInput = z.infer<typeof ZCreateProjectInput>;
+export const ZUpdateProjectInput = ZCreateProjectInput.extend({ id: z.string().min(1) });
+export const ZDeleteProjectInput = z.object({ id: z.string().min(1), confirmName: z.string() });
 
 export const projectRouter = router({
   list: orgProcedure.query(({ ctx }) => listProjects(ctx.db, ctx.orgId)),
@@ -14,7 +26,20 @@ export const projectRouter = router({
     if (!project) throw new NotFoundError("id", "project not found");
     return project;
   }),
+  /** The organization's caps on launched load (defaults filled in) and how many runs are active now. */
+  caps: orgProcedure.query(async ({ ctx }) => {
+    const org = await ctx.db.organization.findUniqueOrThrow({ where: { id: ctx.orgId }, select: { caps: true } });
+    return { caps: resolveOrgCaps(org.caps), activeRuns: await countActiveRunChains(ctx.db, ctx.orgId) };
+  }),
   create: memberProcedure
     .input(ZCreateProjectInput)
     .mutation(({ ctx, input }) => createProject(ctx.db, ctx.orgId, input)),
+  update: memberProcedure.input(ZUpdateProjectInput).mutation(({ ctx, input }) => {
+    const { id, ...fields } = input;
+    return updateProject(ctx.db, ctx.orgId, id, fields);
+  }),
+  /** Deletes the project with its targets, configs, scenarios and runs; `confirmName` must match. */
+  delete: memberProcedure
+    .input(ZDeleteProjectInput)
+    .mutation(({ ctx, input }) => deleteProject(ctx.db, ctx.orgId, input.id, input.confirmName)),
 });

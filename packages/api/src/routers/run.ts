@@ -1,4 +1,16 @@
-import { createLaunchedRun, getRun, getRunSeries, listRuns, NotFoundError, requestCancel } from "@benchboard/db";
+import {
+  createLaunchedRuns,
+  getRun,
+  getRunChart,
+  getRunExport,
+  getRunSeries,
+  getRunView,
+  listRuns,
+  NotFoundError,
+  RUN_LIST_SORTS,
+  requestCancel,
+  updateRunMeta,
+} from "@benchboard/db";
 import { enqueue, JOBS } from "@benchboard/jobs";
 import { z } from "zod";
 import { memberProcedure, orgProcedure, router } from "../trpc";
@@ -7,9 +19,41 @@ export const ZLaunchRunInput = z.object({
   targetId: z.string().min(1, "target is required"),
   scenarioId: z.string().min(1, "scenario is required"),
   instanceConfigId: z.string().nullish(),
-  tags: z.array(z.string().trim().min(1).max(64)).max(20).default([]),
+  tags: z
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1, "tags cannot be empty")
+        .max(64, "a tag is at most 64 characters")
+        .regex(/^[^,\s][^,]*$/, "tags cannot contain commas"),
+    )
+    .max(20, "at most 20 tags")
+    .default([]),
   notes: z.string().max(10_000).optional(),
+  /** Runs launched back to back as one group, e.g. 3 to judge noise. */
+  repetitions: z
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "at least 1")
+    .max(50, "at most 50 repetitions")
+    .default(1),
 });
+export type TLaunchRunInput = z.infer<typeof ZLaunchRunInput>;
+
+export const ZUpdateRunInput = z
+  .object({
+    id: z.string().min(1),
+    notes: z.string().max(10_000, "notes are at most 10,000 characters").optional(),
+    tags: ZLaunchRunInput.shape.tags.unwrap().optional(),
+    excluded: z.boolean().optional(),
+    excludedReason: z.string().trim().max(500, "a reason is at most 500 characters").nullish(),
+  })
+  .refine((v) => v.excluded !== true || (v.excludedReason ?? "").length > 0, {
+    message: "say why the run is excluded from sweeps and trends",
+    path: ["excludedReason"],
+  });
+export type TUpdateRunInput = z.infer<typeof ZUpdateRunInput>;
 
 const ZRunStatus = z.enum(["queued", "running", "succeeded", "failed", "canceled"]);
 
@@ -19,13 +63,22 @@ export const runRouter = router({
       z
         .object({
           projectId: z.string().optional(),
-          status: ZRunStatus.optional(),
+          targetId: z.string().optional(),
+          scenarioId: z.string().optional(),
+          instanceConfigId: z.string().optional(),
+          status: z.union([ZRunStatus, z.array(ZRunStatus).max(5)]).optional(),
+          branch: z.string().max(200).optional(),
+          tag: z.string().max(64).optional(),
+          from: z.date().optional(),
+          to: z.date().optional(),
+          search: z.string().max(200).optional(),
+          sort: z.enum(RUN_LIST_SORTS).default("newest"),
           limit: z.number().int().min(1).max(200).default(50),
-          cursor: z.string().optional(),
+          cursor: z.string().nullish(),
         })
         .optional(),
     )
-    .query(({ ctx, input }) => listRuns(ctx.db, ctx.orgId, input ?? {})),
+    .query(({ ctx, input }) => listRuns(ctx.db, ctx.orgId, { ...input, cursor: input?.cursor ?? undefined })),
   byId: orgProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
     const run = await getRun(ctx.db, ctx.orgId, input.id);
     if (!run) throw new NotFoundError("id", "run not found");
@@ -35,20 +88,41 @@ export const runRouter = router({
     .input(z.object({ id: z.string() }))
     .query(({ ctx, input }) => getRunSeries(ctx.db, ctx.orgId, input.id)),
   launch: memberProcedure.input(ZLaunchRunInput).mutation(async ({ ctx, input }) => {
-    const run = await createLaunchedRun(ctx.db, ctx.orgId, { ...input, createdById: ctx.userId });
+    const runs = await createLaunchedRuns(ctx.db, ctx.orgId, { ...input, createdById: ctx.userId });
+    const run = runs[0]!;
     try {
+      // Repetitions run back to back: the worker queues the next one when this one ends.
       await enqueue(ctx.queue, JOBS.runExecute, { runId: run.id }, { jobId: run.id });
     } catch (err) {
-      // The run must not wait forever for a job that was never queued.
-      await ctx.db.run.update({
-        where: { id: run.id },
+      // The runs must not wait forever for a job that was never queued.
+      await ctx.db.run.updateMany({
+        where: { id: { in: runs.map((r) => r.id) } },
         data: { status: "failed", error: `could not queue the run: ${(err as Error).message}`, endedAt: new Date() },
       });
       throw err;
     }
-    return run;
+    return { ...run, groupRunIds: runs.map((r) => r.id) };
   }),
   cancel: memberProcedure
     .input(z.object({ id: z.string() }))
     .mutation(({ ctx, input }) => requestCancel(ctx.db, ctx.orgId, input.id)),
+  /** The run page's results: summary with derived metrics, histogram, breakdowns, verdicts, snapshots. */
+  view: orgProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
+    const view = await getRunView(ctx.db, ctx.orgId, input.id);
+    if (!view) throw new NotFoundError("id", "run not found");
+    return view;
+  }),
+  /** Per-second series on one shared time axis, reduced for charting. */
+  chart: orgProcedure
+    .input(z.object({ id: z.string(), maxPoints: z.number().int().min(10).max(5_000).default(900) }))
+    .query(({ ctx, input }) => getRunChart(ctx.db, ctx.orgId, input.id, input.maxPoints)),
+  update: memberProcedure
+    .input(ZUpdateRunInput)
+    .mutation(({ ctx, input: { id, ...meta } }) => updateRunMeta(ctx.db, ctx.orgId, id, meta)),
+  /** Everything stored about the run, for the JSON and CSV downloads. */
+  export: orgProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
+    const data = await getRunExport(ctx.db, ctx.orgId, input.id);
+    if (!data) throw new NotFoundError("id", "run not found");
+    return data;
+  }),
 });

@@ -30,6 +30,7 @@ const FORMAT_LABELS: Record<string, string> = {
   ab: "ab output",
   vegeta: "vegeta JSON report",
   bifrost: "bifrost-benchmarking results",
+  native: "Benchboard run JSON",
 };
 
 function describeFormat(format: string): string {

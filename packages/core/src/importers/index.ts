@@ -16,6 +16,7 @@ export { parseDrill } from "./drill";
 export { parseHey } from "./hey";
 export { ImportError, type ImportErrorLocation } from "./import-error";
 export { type K6SummaryShape, parseK6 } from "./k6";
+export { looksLikeNativeRun, parseNativeRun } from "./native";
 export * from "./normalized-run";
 export { parseVegeta } from "./vegeta";
 export { parseWrk } from "./wrk";

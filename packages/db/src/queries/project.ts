@@ -1,4 +1,5 @@
 import type { Db } from "../client";
+import { ConflictError, NotFoundError } from "../errors";
 
 export function slugify(name: string): string {
   return (
@@ -11,13 +12,10 @@ export function slugify(name: string): string {
   );
 }
 
+const counts = { _count: { select: { runs: true, targets: true, scenarios: true, instanceConfigs: true } } } as const;
+
 export async function listProjects(db: Db, orgId: string) {
-  const projects = await db.project.findMany({
-    where: { orgId },
-    orderBy: { createdAt: "asc" },
-    include: { _count: { select: { runs: true, targets: true, scenarios: true } } },
-  });
-  return projects;
+  return db.project.findMany({ where: { orgId }, orderBy: { createdAt: "asc" }, include: counts });
 }
 
 export async function createProject(db: Db, orgId: string, input: { name: string; description?: string }) {
@@ -28,5 +26,33 @@ export async function createProject(db: Db, orgId: string, input: { name: string
 }
 
 export async function getProject(db: Db, orgId: string, id: string) {
-  return db.project.findFirst({ where: { orgId, id } });
+  return db.project.findFirst({ where: { orgId, id }, include: counts });
+}
+
+/** Renaming keeps the slug: links and API tokens scoped by it keep working. */
+export async function updateProject(db: Db, orgId: string, id: string, input: { name: string; description?: string }) {
+  const { count } = await db.project.updateMany({
+    where: { orgId, id },
+    data: { name: input.name, ...(input.description !== undefined ? { description: input.description } : {}) },
+  });
+  if (count === 0) throw new NotFoundError("id", "project not found");
+  return db.project.findUniqueOrThrow({ where: { id }, include: counts });
+}
+
+/**
+ * Deleting a project deletes its targets, configs, scenarios and every run with its results, so
+ * the caller must type the project's name, as a guard against deleting the wrong one.
+ */
+export async function deleteProject(db: Db, orgId: string, id: string, confirmName: string) {
+  const project = await db.project.findFirst({ where: { orgId, id }, select: { id: true, name: true } });
+  if (!project) throw new NotFoundError("id", "project not found");
+  if (confirmName.trim() !== project.name) {
+    throw new ConflictError("confirmName", `type the project's name (${project.name}) to delete it`);
+  }
+  const active = await db.run.count({ where: { projectId: id, status: { in: ["queued", "running"] } } });
+  if (active > 0) {
+    throw new ConflictError("confirmName", `${active} run(s) of this project are queued or running; cancel them first`);
+  }
+  await db.project.delete({ where: { id } });
+  return { id };
 }

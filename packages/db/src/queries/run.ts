@@ -1,15 +1,20 @@
 import {
+  checkScenarioCaps,
+  derivedContext,
   type EngineProgress,
   evaluateThresholds,
+  resolveOrgCaps,
   type ThresholdVerdict,
   type TRunResultData,
   type TThreshold,
+  withDerivedMetrics,
+  ZScenarioSpec,
   ZThreshold,
 } from "@benchboard/core";
 import { z } from "zod";
 import type { Db } from "../client";
-import { NotFoundError } from "../errors";
-import type { Prisma, RunStatus } from "../generated/prisma/client";
+import { ConflictError, NotFoundError } from "../errors";
+import { Prisma, type RunStatus } from "../generated/prisma/client";
 import { publicTargetSelect } from "./target";
 
 const ZThresholdList = z.array(ZThreshold).catch([]);
@@ -23,13 +28,24 @@ export interface LaunchInput {
   sweepId?: string | null;
   sweepValue?: Prisma.InputJsonValue | null;
   createdById?: string | null;
+  /** Runs launched together back to back (1 = a single run). They share a group. */
+  repetitions?: number;
 }
 
 /**
  * Create a queued run with immutable snapshots of its target, scenario and instance config.
- * Everything referenced must belong to the organization and to one project.
+ * Everything referenced must belong to the organization and to one project. With repetitions
+ * the runs share a group (`groupId` = the first run's id) and only the first should be enqueued:
+ * the worker queues the next when one ends.
  */
 export async function createLaunchedRun(db: Db, orgId: string, input: LaunchInput) {
+  const [first] = await createLaunchedRuns(db, orgId, input);
+  return first!;
+}
+
+/** Like createLaunchedRun, returning every run of the group in order. */
+export async function createLaunchedRuns(db: Db, orgId: string, input: LaunchInput) {
+  const repetitions = Math.max(1, Math.floor(input.repetitions ?? 1));
   return db.$transaction(async (tx) => {
     const target = await tx.target.findFirst({ where: { orgId, id: input.targetId }, select: publicTargetSelect });
     if (!target) throw new NotFoundError("targetId", "target not found");
@@ -42,38 +58,91 @@ export async function createLaunchedRun(db: Db, orgId: string, input: LaunchInpu
       ? await tx.instanceConfig.findFirst({ where: { orgId, id: input.instanceConfigId } })
       : null;
     if (input.instanceConfigId && !config) throw new NotFoundError("instanceConfigId", "instance config not found");
+    if (config && config.projectId !== target.projectId) {
+      throw new NotFoundError("instanceConfigId", "instance config belongs to another project than the target");
+    }
+    await checkLaunchCaps(tx, orgId, scenario, { countsAsNewChain: !input.sweepId });
     const project = await tx.project.update({
       where: { id: target.projectId },
-      data: { runCounter: { increment: 1 } },
+      data: { runCounter: { increment: repetitions } },
     });
-    return tx.run.create({
-      data: {
-        orgId,
-        projectId: project.id,
-        number: project.runCounter,
-        targetId: target.id,
-        scenarioId: scenario.id,
-        instanceConfigId: config?.id ?? null,
-        sweepId: input.sweepId ?? null,
-        sweepValue: input.sweepValue ?? undefined,
-        status: "queued",
-        source: "launched",
-        targetSnapshot: jsonSnapshot(target),
-        scenarioSnapshot: jsonSnapshot({
-          id: scenario.id,
-          name: scenario.name,
-          engine: scenario.engine,
-          spec: scenario.spec,
-          thresholds: scenario.thresholds,
-        }),
-        configSnapshot: config ? jsonSnapshot(config) : undefined,
-        scenarioName: scenario.name,
-        tags: input.tags ?? [],
-        notes: input.notes ?? "",
-        createdById: input.createdById ?? null,
-      },
-    });
+    const firstNumber = project.runCounter - repetitions + 1;
+    const runs: Awaited<ReturnType<typeof tx.run.create>>[] = [];
+    for (let index = 0; index < repetitions; index++) {
+      const run = await tx.run.create({
+        data: {
+          orgId,
+          projectId: project.id,
+          number: firstNumber + index,
+          targetId: target.id,
+          scenarioId: scenario.id,
+          instanceConfigId: config?.id ?? null,
+          sweepId: input.sweepId ?? null,
+          sweepValue: input.sweepValue ?? undefined,
+          groupId: repetitions > 1 ? (runs[0]?.id ?? null) : null,
+          groupIndex: repetitions > 1 ? index : null,
+          status: "queued",
+          source: "launched",
+          targetSnapshot: jsonSnapshot(target),
+          scenarioSnapshot: jsonSnapshot({
+            id: scenario.id,
+            name: scenario.name,
+            engine: scenario.engine,
+            spec: scenario.spec,
+            thresholds: scenario.thresholds,
+          }),
+          configSnapshot: config ? jsonSnapshot(config) : undefined,
+          scenarioName: scenario.name,
+          tags: input.tags ?? [],
+          notes: input.notes ?? "",
+          createdById: input.createdById ?? null,
+        },
+      });
+      runs.push(run);
+    }
+    if (repetitions > 1) {
+      // The group is named after its first run, which only has an id once created.
+      runs[0] = await tx.run.update({ where: { id: runs[0]!.id }, data: { groupId: runs[0]!.id } });
+    }
+    return runs;
   });
+}
+
+/**
+ * Refuse a launch over the organization's caps, naming the input to change. A scenario the
+ * engines would reject anyway is left to fail in the worker with its own reason.
+ */
+async function checkLaunchCaps(
+  tx: Prisma.TransactionClient,
+  orgId: string,
+  scenario: { name: string; spec: Prisma.JsonValue },
+  options: { countsAsNewChain: boolean },
+) {
+  const org = await tx.organization.findUniqueOrThrow({ where: { id: orgId }, select: { caps: true } });
+  const caps = resolveOrgCaps(org.caps);
+  const spec = ZScenarioSpec.safeParse(scenario.spec);
+  if (spec.success) {
+    const violation = checkScenarioCaps(spec.data, caps)[0];
+    if (violation) throw new ConflictError("scenarioId", `scenario "${scenario.name}" ${violation.message}`);
+  }
+  if (!options.countsAsNewChain) return;
+  // Serialize launches per organization so two at once cannot both take the last slot.
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`launch:${orgId}`}))`;
+  const active = await countActiveRunChains(tx, orgId);
+  if (active + 1 > caps.maxConcurrentRuns) {
+    throw new ConflictError(
+      "maxConcurrentRuns",
+      `${active} run${active === 1 ? " is" : "s are"} already queued or running; the organization allows ${caps.maxConcurrentRuns} at a time`,
+    );
+  }
+}
+
+/** Runs queued or running, counting a group of repetitions (which runs back to back) once. */
+export async function countActiveRunChains(db: Db | Prisma.TransactionClient, orgId: string): Promise<number> {
+  const rows = await db.$queryRaw<{ n: bigint }[]>`
+    SELECT count(DISTINCT coalesce("groupId", id)) AS n FROM "Run"
+    WHERE "orgId" = ${orgId} AND status IN ('queued', 'running')`;
+  return Number(rows[0]?.n ?? 0);
 }
 
 function jsonSnapshot(value: unknown): Prisma.InputJsonValue {
@@ -94,24 +163,113 @@ export async function getRunSeries(db: Db, orgId: string, runId: string) {
   return db.series.findMany({ where: { runId, run: { orgId } }, orderBy: { metric: "asc" } });
 }
 
+export const RUN_LIST_SORTS = ["newest", "oldest", "rps", "p99"] as const;
+export type RunListSort = (typeof RUN_LIST_SORTS)[number];
+
 export interface ListRunsParams {
   projectId?: string;
-  status?: RunStatus;
+  targetId?: string;
+  scenarioId?: string;
+  instanceConfigId?: string;
+  status?: RunStatus | RunStatus[];
+  branch?: string;
+  tag?: string;
+  /** Created at or after. */
+  from?: Date;
+  /** Created before. */
+  to?: Date;
+  /** Case-insensitive substring of the scenario name, the notes or a tag. */
+  search?: string;
+  /** newest / oldest by creation; rps highest first; p99 lowest first. Runs without the metric come last. */
+  sort?: RunListSort;
   limit?: number;
   cursor?: string;
 }
 
+/** Position after the last row of a page: the sort value and the id that breaks ties. */
+const ZRunCursor = z.object({ v: z.union([z.string(), z.number(), z.null()]), id: z.string() });
+
+function encodeCursor(v: string | number | null, id: string): string {
+  return Buffer.from(JSON.stringify({ v, id })).toString("base64url");
+}
+
+function decodeCursor(cursor: string) {
+  try {
+    return ZRunCursor.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
+  } catch {
+    throw new ConflictError("cursor", "this page link is no longer valid; start from the first page");
+  }
+}
+
+const metricSql = (key: string) =>
+  Prisma.sql`(CASE WHEN jsonb_typeof(rr.metrics -> ${key}) = 'number' THEN (rr.metrics ->> ${key})::float8 END)`;
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * A page of runs, filtered and sorted, with keyset pagination: each page continues after the
+ * previous page's last (sort value, id), so page 100 costs what page 1 does.
+ */
 export async function listRuns(db: Db, orgId: string, params: ListRunsParams = {}) {
-  const limit = Math.min(params.limit ?? 50, 200);
+  const limit = Math.min(Math.max(params.limit ?? 50, 1), 200);
+  const sort: RunListSort = params.sort ?? "newest";
+  const where: Prisma.Sql[] = [Prisma.sql`r."orgId" = ${orgId}`];
+  if (params.projectId) where.push(Prisma.sql`r."projectId" = ${params.projectId}`);
+  if (params.targetId) where.push(Prisma.sql`r."targetId" = ${params.targetId}`);
+  if (params.scenarioId) where.push(Prisma.sql`r."scenarioId" = ${params.scenarioId}`);
+  if (params.instanceConfigId) where.push(Prisma.sql`r."instanceConfigId" = ${params.instanceConfigId}`);
+  const statuses = params.status === undefined ? [] : [params.status].flat();
+  if (statuses.length > 0) where.push(Prisma.sql`r.status::text IN (${Prisma.join(statuses)})`);
+  if (params.branch) where.push(Prisma.sql`r.branch = ${params.branch}`);
+  if (params.tag) where.push(Prisma.sql`r.tags @> ARRAY[${params.tag}]::text[]`);
+  if (params.from) where.push(Prisma.sql`r."createdAt" >= ${params.from.toISOString()}::timestamp`);
+  if (params.to) where.push(Prisma.sql`r."createdAt" < ${params.to.toISOString()}::timestamp`);
+  const search = params.search?.trim();
+  if (search) {
+    const like = `%${escapeLike(search)}%`;
+    where.push(
+      Prisma.sql`(r."scenarioName" ILIKE ${like} OR r.notes ILIKE ${like} OR array_to_string(r.tags, ' ') ILIKE ${like})`,
+    );
+  }
+
+  const byMetric = sort === "rps" || sort === "p99";
+  const sortValue =
+    sort === "rps" ? metricSql("rps") : sort === "p99" ? metricSql("latency_p99") : Prisma.sql`r."createdAt"`;
+  const after = params.cursor ? decodeCursor(params.cursor) : null;
+  if (after) {
+    if (sort === "newest" || sort === "oldest") {
+      const op = sort === "newest" ? Prisma.raw("<") : Prisma.raw(">");
+      const at = Prisma.sql`${String(after.v)}::timestamp`;
+      where.push(Prisma.sql`(r."createdAt" ${op} ${at} OR (r."createdAt" = ${at} AND r.id ${op} ${after.id}))`);
+    } else {
+      // Runs without the metric sort last (NULLS LAST); ties on the value continue by id.
+      const better = Prisma.raw(sort === "rps" ? "<" : ">");
+      where.push(
+        after.v === null
+          ? Prisma.sql`(${sortValue} IS NULL AND r.id < ${after.id})`
+          : Prisma.sql`(${sortValue} ${better} ${Number(after.v)} OR (${sortValue} = ${Number(after.v)} AND r.id < ${after.id}) OR ${sortValue} IS NULL)`,
+      );
+    }
+  }
+  const order =
+    sort === "newest"
+      ? Prisma.sql`r."createdAt" DESC, r.id DESC`
+      : sort === "oldest"
+        ? Prisma.sql`r."createdAt" ASC, r.id ASC`
+        : sort === "rps"
+          ? Prisma.sql`${sortValue} DESC NULLS LAST, r.id DESC`
+          : Prisma.sql`${sortValue} ASC NULLS LAST, r.id DESC`;
+  const join = byMetric ? Prisma.sql`LEFT JOIN "RunResult" rr ON rr."runId" = r.id` : Prisma.empty;
+  const page = await db.$queryRaw<{ id: string; v: Date | number | null }[]>`
+    SELECT r.id, ${sortValue} AS v FROM "Run" r ${join}
+    WHERE ${Prisma.join(where, " AND ")}
+    ORDER BY ${order}
+    LIMIT ${limit + 1}`;
+
+  const hasMore = page.length > limit;
+  const ids = page.slice(0, limit).map((p) => p.id);
   const rows = await db.run.findMany({
-    where: {
-      orgId,
-      ...(params.projectId ? { projectId: params.projectId } : {}),
-      ...(params.status ? { status: params.status } : {}),
-    },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: limit + 1,
-    ...(params.cursor ? { cursor: { id: params.cursor }, skip: 1 } : {}),
+    where: { id: { in: ids } },
     select: {
       id: true,
       number: true,
@@ -120,8 +278,14 @@ export async function listRuns(db: Db, orgId: string, params: ListRunsParams = {
       scenarioName: true,
       projectId: true,
       targetId: true,
+      scenarioId: true,
+      instanceConfigId: true,
+      groupId: true,
+      groupIndex: true,
       tags: true,
+      notes: true,
       branch: true,
+      commit: true,
       excluded: true,
       error: true,
       createdAt: true,
@@ -130,12 +294,19 @@ export async function listRuns(db: Db, orgId: string, params: ListRunsParams = {
       progress: true,
       project: { select: { name: true } },
       target: { select: { name: true } },
+      instanceConfig: { select: { name: true } },
       result: { select: { metrics: true, valid: true } },
     },
   });
-  const hasMore = rows.length > limit;
-  const items = hasMore ? rows.slice(0, limit) : rows;
-  return { items, nextCursor: hasMore ? items[items.length - 1]?.id : undefined };
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const items = ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [row] : [];
+  });
+  const last = page[limit - 1];
+  const nextCursor =
+    hasMore && last ? encodeCursor(last.v instanceof Date ? last.v.toISOString() : last.v, last.id) : undefined;
+  return { items, nextCursor };
 }
 
 // ---- worker-side transitions (by run id: the worker is trusted and carries no org) ----
@@ -151,6 +322,22 @@ export async function claimRun(db: Db, runId: string, workerId: string) {
   return db.run.findUniqueOrThrow({ where: { id: runId }, include: { target: true } });
 }
 
+/**
+ * The run of the same group to start after `runId` ended: the lowest-index run still queued
+ * (repetitions canceled while waiting are skipped). Null when the run is not in a group.
+ */
+export async function nextQueuedRunInGroup(db: Db, runId: string): Promise<{ id: string; groupId: string } | null> {
+  const run = await db.run.findUnique({ where: { id: runId }, select: { groupId: true, status: true } });
+  // Only an ended run hands over: a duplicate delivery of a running run's job must not start another.
+  if (!run?.groupId || run.status === "queued" || run.status === "running") return null;
+  const next = await db.run.findFirst({
+    where: { groupId: run.groupId, status: "queued", id: { not: runId } },
+    orderBy: { groupIndex: "asc" },
+    select: { id: true },
+  });
+  return next ? { id: next.id, groupId: run.groupId } : null;
+}
+
 export async function recordProgress(db: Db, runId: string, progress: EngineProgress) {
   await db.run.updateMany({
     where: { id: runId, status: "running" },
@@ -164,7 +351,7 @@ export async function isCancelRequested(db: Db, runId: string): Promise<boolean>
 }
 
 /** Thresholds that apply to a run: its project's and its scenario snapshot's. */
-export async function thresholdsForRun(db: Db, runId: string) {
+export async function thresholdsForRun(db: Db | Prisma.TransactionClient, runId: string) {
   const run = await db.run.findUniqueOrThrow({
     where: { id: runId },
     select: { scenarioSnapshot: true, project: { select: { thresholds: true } } },
@@ -179,55 +366,86 @@ export async function thresholdsForRun(db: Db, runId: string) {
   ];
 }
 
+/** A run's metrics with the derived ones (req/s per vCPU, overhead, …) that targets may name. */
+export async function withRunDerivedMetrics(
+  db: Db | Prisma.TransactionClient,
+  runId: string,
+  metrics: Record<string, number>,
+): Promise<Record<string, number>> {
+  const run = await db.run.findUniqueOrThrow({
+    where: { id: runId },
+    select: { configSnapshot: true, scenarioSnapshot: true },
+  });
+  return withDerivedMetrics(metrics, derivedContext(run.configSnapshot, run.scenarioSnapshot));
+}
+
+export interface RunOutcome {
+  status: Extract<RunStatus, "succeeded" | "failed" | "canceled">;
+  error?: string | null;
+  result?: TRunResultData | null;
+  /** When the run ended; now unless the result says otherwise (an uploaded run's own end). */
+  endedAt?: Date | null;
+}
+
 /**
  * Store a result and end the run in one transaction. `status` is succeeded, canceled or failed
  * (failed keeps the partial result with the reason).
  */
-export async function finishRun(
-  db: Db,
-  runId: string,
-  outcome: {
-    status: Extract<RunStatus, "succeeded" | "failed" | "canceled">;
-    error?: string | null;
-    result?: TRunResultData | null;
-  },
-) {
+export async function finishRun(db: Db, runId: string, outcome: RunOutcome) {
   const verdicts: ThresholdVerdict[] = outcome.result
-    ? evaluateThresholds(outcome.result.metrics, await thresholdsForRun(db, runId))
+    ? evaluateThresholds(
+        await withRunDerivedMetrics(db, runId, outcome.result.metrics),
+        await thresholdsForRun(db, runId),
+      )
     : [];
-  await db.$transaction(async (tx) => {
-    const result = outcome.result;
-    if (result) {
-      const data = {
-        metrics: result.metrics,
-        histogram: result.histogram ?? null,
-        statusCounts: result.statusCounts,
-        errors: result.errors as unknown as Prisma.InputJsonValue,
-        stages: result.stages as unknown as Prisma.InputJsonValue,
-        valid: result.valid,
-        invalidReasons: result.invalidReasons,
-        thresholdResults: verdicts as unknown as Prisma.InputJsonValue,
-        extra: (result.extra as Prisma.InputJsonValue | undefined) ?? undefined,
-      };
-      await tx.runResult.upsert({ where: { runId }, create: { runId, ...data }, update: data });
-      await tx.series.deleteMany({ where: { runId } });
-      const series = Object.entries(result.series);
-      if (series.length) {
-        await tx.series.createMany({
-          data: series.map(([metric, s]) => ({
-            runId,
-            metric,
-            start: new Date(s.start),
-            intervalMs: s.intervalMs,
-            values: s.values,
-          })),
-        });
-      }
+  await db.$transaction((tx) => writeRunOutcome(tx, runId, outcome, verdicts));
+}
+
+/**
+ * The writes of finishRun inside a caller's transaction, for runs created and ended at once
+ * (uploads). The tool's own threshold verdicts are kept in `extra.toolThresholds`.
+ */
+export async function writeRunOutcome(
+  tx: Prisma.TransactionClient,
+  runId: string,
+  outcome: RunOutcome,
+  verdicts: ThresholdVerdict[],
+) {
+  const result = outcome.result;
+  if (result) {
+    const extra = result.toolThresholds?.length
+      ? { ...result.extra, toolThresholds: result.toolThresholds }
+      : result.extra;
+    const data = {
+      metrics: result.metrics,
+      histogram: result.histogram ?? null,
+      statusCounts: result.statusCounts,
+      errors: result.errors as unknown as Prisma.InputJsonValue,
+      stages: result.stages as unknown as Prisma.InputJsonValue,
+      valid: result.valid,
+      invalidReasons: result.invalidReasons,
+      thresholdResults: verdicts as unknown as Prisma.InputJsonValue,
+      extra: (extra as Prisma.InputJsonValue | undefined) ?? undefined,
+    };
+    await tx.runResult.upsert({ where: { runId }, create: { runId, ...data }, update: data });
+    await tx.series.deleteMany({ where: { runId } });
+    const series = Object.entries(result.series);
+    if (series.length) {
+      await tx.series.createMany({
+        data: series.map(([metric, s]) => ({
+          runId,
+          metric,
+          start: new Date(s.start),
+          intervalMs: s.intervalMs,
+          values: s.values,
+        })),
+      });
     }
-    await tx.run.update({
-      where: { id: runId },
-      data: { status: outcome.status, error: outcome.error ?? null, endedAt: new Date(), heartbeatAt: new Date() },
-    });
+  }
+  const now = new Date();
+  await tx.run.update({
+    where: { id: runId },
+    data: { status: outcome.status, error: outcome.error ?? null, endedAt: outcome.endedAt ?? now, heartbeatAt: now },
   });
 }
 
@@ -244,4 +462,43 @@ export async function requestCancel(db: Db, orgId: string, runId: string) {
     await db.run.update({ where: { id: runId }, data: { cancelRequested: true } });
   }
   return db.run.findUniqueOrThrow({ where: { id: runId }, select: { id: true, status: true, cancelRequested: true } });
+}
+
+/** A running run whose worker has not written a heartbeat for this long is considered lost. */
+export const RUN_HEARTBEAT_TIMEOUT_MS = 20_000;
+
+/**
+ * End runs whose worker stopped heartbeating (killed, host lost, Redis gone for good): they end
+ * `failed` with the reason, keeping whatever result was checkpointed. Safe to call from any
+ * process at any time (conditional updates), so workers and the web app both call it.
+ */
+export async function failStaleRuns(db: Db, now = new Date(), timeoutMs = RUN_HEARTBEAT_TIMEOUT_MS): Promise<number> {
+  const cutoff = new Date(now.getTime() - timeoutMs);
+  const stale = await db.run.findMany({
+    where: {
+      status: "running",
+      OR: [{ heartbeatAt: { lt: cutoff } }, { heartbeatAt: null, startedAt: { lt: cutoff } }],
+    },
+    select: { id: true, workerIds: true, heartbeatAt: true },
+  });
+  let ended = 0;
+  for (const run of stale) {
+    const seconds = Math.round((now.getTime() - (run.heartbeatAt?.getTime() ?? cutoff.getTime())) / 1000);
+    const worker = run.workerIds.at(-1) ?? "unknown";
+    const { count } = await db.run.updateMany({
+      where: { id: run.id, status: "running", heartbeatAt: run.heartbeatAt },
+      data: {
+        status: "failed",
+        endedAt: now,
+        error: `worker ${worker} stopped responding (no heartbeat for ${seconds} s); results measured until its last checkpoint are kept`,
+      },
+    });
+    ended += count;
+  }
+  return ended;
+}
+
+/** Keep a running run's heartbeat fresh while its worker is alive. */
+export async function touchRun(db: Db, runId: string): Promise<void> {
+  await db.run.updateMany({ where: { id: runId, status: "running" }, data: { heartbeatAt: new Date() } });
 }

@@ -1,28 +1,80 @@
 import type { TScenarioSpec, TThreshold } from "@benchboard/core";
 import type { Db } from "../client";
+import { ConflictError, NotFoundError } from "../errors";
+import { Prisma } from "../generated/prisma/client";
 
-export async function listScenarios(db: Db, orgId: string, projectId?: string) {
-  return db.scenario.findMany({ where: { orgId, ...(projectId ? { projectId } : {}) }, orderBy: { createdAt: "asc" } });
+export interface ScenarioInput {
+  projectId: string;
+  name: string;
+  spec: TScenarioSpec;
+  thresholds?: TThreshold[];
+  description?: string;
 }
 
-export async function createScenario(
-  db: Db,
-  orgId: string,
-  input: { projectId: string; name: string; spec: TScenarioSpec; thresholds?: TThreshold[]; description?: string },
-) {
-  return db.scenario.create({
-    data: {
-      orgId,
-      projectId: input.projectId,
-      name: input.name,
-      engine: input.spec.engine,
-      spec: input.spec as object,
-      thresholds: (input.thresholds ?? []) as object[],
-      description: input.description ?? "",
-    },
+function typed<T extends { spec: Prisma.JsonValue; thresholds: Prisma.JsonValue }>(row: T) {
+  return { ...row, spec: row.spec as unknown as TScenarioSpec, thresholds: row.thresholds as unknown as TThreshold[] };
+}
+
+export async function listScenarios(db: Db, orgId: string, projectId?: string) {
+  const rows = await db.scenario.findMany({
+    where: { orgId, ...(projectId ? { projectId } : {}) },
+    orderBy: { createdAt: "asc" },
+    include: { _count: { select: { runs: true } } },
   });
+  return rows.map(({ _count, ...row }) => ({ ...typed(row), runCount: _count.runs }));
 }
 
 export async function getScenario(db: Db, orgId: string, id: string) {
-  return db.scenario.findFirst({ where: { orgId, id } });
+  const row = await db.scenario.findFirst({ where: { orgId, id } });
+  return row ? typed(row) : null;
+}
+
+async function assertNameFree(db: Db, projectId: string, name: string, exceptId?: string) {
+  const clash = await db.scenario.findFirst({
+    where: { projectId, name, ...(exceptId ? { NOT: { id: exceptId } } : {}) },
+    select: { id: true },
+  });
+  if (clash) throw new ConflictError("name", `a scenario named "${name}" already exists in this project`);
+}
+
+function rethrowUnique(err: unknown, name: string): never {
+  if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002") {
+    throw new ConflictError("name", `a scenario named "${name}" already exists in this project`);
+  }
+  throw err;
+}
+
+const fields = (input: Omit<ScenarioInput, "projectId">) => ({
+  name: input.name,
+  engine: input.spec.engine,
+  spec: input.spec as Prisma.InputJsonValue,
+  thresholds: (input.thresholds ?? []) as unknown as Prisma.InputJsonValue,
+  description: input.description ?? "",
+});
+
+export async function createScenario(db: Db, orgId: string, input: ScenarioInput) {
+  await assertNameFree(db, input.projectId, input.name);
+  try {
+    return typed(await db.scenario.create({ data: { orgId, projectId: input.projectId, ...fields(input) } }));
+  } catch (err) {
+    rethrowUnique(err, input.name);
+  }
+}
+
+/** Runs keep the snapshot they were launched with, so editing a scenario never changes a stored run. */
+export async function updateScenario(db: Db, orgId: string, id: string, input: Omit<ScenarioInput, "projectId">) {
+  const current = await db.scenario.findFirst({ where: { orgId, id }, select: { projectId: true } });
+  if (!current) throw new NotFoundError("id", "scenario not found");
+  await assertNameFree(db, current.projectId, input.name, id);
+  try {
+    return typed(await db.scenario.update({ where: { id }, data: fields(input) }));
+  } catch (err) {
+    rethrowUnique(err, input.name);
+  }
+}
+
+export async function deleteScenario(db: Db, orgId: string, id: string) {
+  const { count } = await db.scenario.deleteMany({ where: { orgId, id } });
+  if (count === 0) throw new NotFoundError("id", "scenario not found");
+  return { id };
 }

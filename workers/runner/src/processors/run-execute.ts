@@ -1,15 +1,30 @@
 import { type EngineProgress, type TRunResultData, ZScenarioSpec } from "@benchboard/core";
-import { claimRun, type Db, finishRun, isCancelRequested, recordProgress } from "@benchboard/db";
+import {
+  claimRun,
+  type Db,
+  finishRun,
+  isCancelRequested,
+  nextQueuedRunInGroup,
+  recordProgress,
+  runHeaders,
+  touchRun,
+} from "@benchboard/db";
 import type { TRunExecutePayload } from "@benchboard/jobs";
 import { EngineConfigError, type EngineResult, runScenario } from "@benchboard/loadgen";
+import { assessUrl } from "@benchboard/loadgen/target-safety";
 
 export interface ProcessorDeps {
   db: Db;
   workerId: string;
   log: (line: string) => void;
+  /** Decrypts the target's secret header values; null when the worker has no key. */
+  secretKey?: Buffer | null;
+  /** Queues a run; used to start the next repetition of a group when one ends. */
+  enqueueRun?: (runId: string) => Promise<void>;
 }
 
 const CANCEL_POLL_MS = 250;
+const RUN_HEARTBEAT_MS = 2_000;
 
 interface TargetSnapshot {
   baseUrl: string;
@@ -30,11 +45,15 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
   const run = await claimRun(db, payload.runId, deps.workerId);
   if (!run) {
     log(`run ${payload.runId} is no longer queued; skipped`);
+    // A repetition canceled while queued must not stall the rest of its group.
+    await startNextInGroup(deps, payload.runId);
     return;
   }
   log(`run ${run.id} (#${run.number}) started`);
   const abort = new AbortController();
   let lastProgressWrite = 0;
+  // The run's own heartbeat: the watchdog fails runs whose worker stops writing it.
+  const heartbeat = setInterval(() => touchRun(db, run.id).catch(() => {}), RUN_HEARTBEAT_MS);
   const cancelPoll = setInterval(() => {
     isCancelRequested(db, run.id)
       .then((cancel) => {
@@ -52,11 +71,11 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
       const issue = spec.error.issues[0];
       throw new EngineConfigError(`scenario.${issue?.path.join(".")}`, issue?.message ?? "invalid");
     }
+    await assertAddressesAllowed(db, run.orgId, [target.baseUrl, run.target?.configApplyUrl]);
+    // Secret values come from the target row (decrypted here), never from the snapshot; resolved
+    // before the config is applied so a run that cannot send its headers changes nothing.
+    const headers = runHeaders(target.headers, run.target, deps.secretKey);
     await applyInstanceConfig(run.target?.configApplyUrl ?? null, run.configSnapshot as ConfigSnapshot | null);
-
-    const headers = Object.fromEntries(
-      (target.headers ?? []).filter((h) => typeof h.value === "string").map((h) => [h.name, h.value as string]),
-    );
     const result = await runScenario(spec.data, {
       baseUrl: target.baseUrl,
       headers,
@@ -77,6 +96,35 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
     await finishRun(db, run.id, { status: "failed", error: reason, result: null });
   } finally {
     clearInterval(cancelPoll);
+    clearInterval(heartbeat);
+  }
+  await startNextInGroup(deps, run.id);
+}
+
+/**
+ * Repetitions run back to back: when a run of a group has ended, queue the group's next queued
+ * run. If that cannot be queued, the rest of the group fails with the reason instead of waiting
+ * for a job that will never come.
+ */
+export async function startNextInGroup(deps: ProcessorDeps, runId: string): Promise<void> {
+  if (!deps.enqueueRun) return;
+  const next = await nextQueuedRunInGroup(deps.db, runId).catch((err: Error) => {
+    deps.log(`could not look up the next run after ${runId}: ${err.message}`);
+    return null;
+  });
+  if (!next) return;
+  try {
+    await deps.enqueueRun(next.id);
+    deps.log(`run ${next.id} queued (next repetition after ${runId})`);
+  } catch (err) {
+    const reason = `could not queue the run: ${describeError(err)}`;
+    deps.log(`run ${next.id}: ${reason}`);
+    await deps.db.run
+      .updateMany({
+        where: { groupId: next.groupId, status: "queued" },
+        data: { status: "failed", error: reason, endedAt: new Date() },
+      })
+      .catch(() => {});
   }
 }
 
@@ -85,9 +133,10 @@ function judge(result: EngineResult): { status: "succeeded" | "failed" | "cancel
   if (result.canceled) return { status: "canceled", error: "canceled by request" };
   const requests = result.metrics.requests ?? 0;
   const success = result.metrics.success ?? 0;
+  const failed = result.metrics.failed ?? 0;
+  const top = [...result.errors].sort((a, b) => b.count - a.count)[0];
+  const what = top ? `${top.message || top.kind}` : "every request failed";
   if (requests > 0 && success === 0) {
-    const top = [...result.errors].sort((a, b) => b.count - a.count)[0];
-    const what = top ? `${top.message || top.kind}` : "every request failed";
     return {
       status: "failed",
       error: `target unreachable or failing: ${what} (${requests} of ${requests} requests failed)`,
@@ -96,12 +145,53 @@ function judge(result: EngineResult): { status: "succeeded" | "failed" | "cancel
   if (requests === 0 && result.metrics.messages === undefined) {
     return { status: "failed", error: "no requests were completed" };
   }
+  const downFor = trailingOutageSeconds(result);
+  if (downFor >= TARGET_DOWN_AFTER_S) {
+    const runtimeS = Math.round((result.metrics.runtime_ms ?? 0) / 1000);
+    return {
+      status: "failed",
+      error: `target stopped answering for the last ${downFor} s of ${runtimeS} s: ${what} (${failed} of ${requests} requests failed; results until then are kept)`,
+    };
+  }
   return { status: "succeeded", error: null };
+}
+
+/** Seconds at the end of the run in which requests were sent and every one of them failed. */
+const TARGET_DOWN_AFTER_S = 3;
+function trailingOutageSeconds(result: EngineResult): number {
+  const sent = result.series.rps?.values ?? [];
+  const errors = result.series.errors?.values ?? [];
+  let seconds = 0;
+  for (let i = sent.length - 1; i >= 0; i--) {
+    const n = sent[i] ?? 0;
+    if (n === 0) {
+      // A final partial second with nothing sent neither proves nor disproves an outage.
+      if (seconds === 0 && i === sent.length - 1) continue;
+      break;
+    }
+    if ((errors[i] ?? 0) < n) break;
+    seconds++;
+  }
+  return seconds;
 }
 
 function toResultData(result: EngineResult): TRunResultData {
   const { startedAt: _s, endedAt: _e, canceled: _c, ...data } = result;
   return data;
+}
+
+/**
+ * Checked again right before load is sent: a name that resolved to an allowed address when the
+ * target was registered may resolve to a metadata address now.
+ */
+async function assertAddressesAllowed(db: Db, orgId: string, urls: (string | null | undefined)[]): Promise<void> {
+  const org = await db.organization.findUnique({ where: { id: orgId }, select: { allowPrivateTargets: true } });
+  if (org?.allowPrivateTargets) return;
+  for (const url of urls) {
+    if (!url) continue;
+    const verdict = await assessUrl(url);
+    if (!verdict.allowed) throw new Error(`refused to send load: ${verdict.reason}`);
+  }
 }
 
 async function applyInstanceConfig(url: string | null, config: ConfigSnapshot | null): Promise<void> {

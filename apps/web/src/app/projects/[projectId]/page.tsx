@@ -1,6 +1,6 @@
-import { ProjectWorkspace } from "./_components/project-workspace";
+import { ProjectOverview } from "./_components/project-overview";
 
 export default async function ProjectPage({ params }: { params: Promise<{ projectId: string }> }) {
   const { projectId } = await params;
-  return <ProjectWorkspace projectId={projectId} />;
+  return <ProjectOverview projectId={projectId} />;
 }

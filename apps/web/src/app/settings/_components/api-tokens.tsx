@@ -67,9 +67,9 @@ export function ApiTokens() {
       {shown && (
         <div className="mt-3 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm">
           <p className="font-medium text-emerald-900">Copy this token now: it won't be shown again.</p>
-          <code className="mt-1 block break-all text-xs" aria-label="New API token">
+          <output className="mt-1 block break-all font-mono text-xs" aria-label="New API token">
             {shown}
-          </code>
+          </output>
         </div>
       )}
       <div className="mt-4">

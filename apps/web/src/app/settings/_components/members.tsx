@@ -144,9 +144,9 @@ export function Members() {
               <p className="font-medium text-emerald-900">
                 Send this link; it is shown only once and expires in 7 days.
               </p>
-              <code className="mt-1 block break-all text-xs" aria-label="Invitation link">
+              <output className="mt-1 block break-all font-mono text-xs" aria-label="Invitation link">
                 {link}
-              </code>
+              </output>
             </div>
           )}
           {invitations.data && invitations.data.length > 0 && (

@@ -1,30 +1,32 @@
 "use client";
 
-import { type EngineProgress, formatMetric, metricDef, type TErrorEntry } from "@benchboard/core";
-import { Button, Card, ErrorState, ProgressBar, Skeleton, StatCard, StatusBadge } from "@benchboard/ui";
+import { type EngineProgress, formatMetric } from "@benchboard/core";
+import { Button, Card, ErrorState, ProgressBar, Skeleton, StatusBadge } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { PageHeader } from "~/app/_components/page-header";
+import { SharePanel } from "~/app/_components/share-panel";
+import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
+import { RunMetaEditor } from "./run-meta-editor";
+import { RunReport, Snapshots } from "./run-report";
 
 const TERMINAL = new Set(["succeeded", "failed", "canceled"]);
-const PERCENTILES = [
-  "latency_min",
-  "latency_mean",
-  "latency_p50",
-  "latency_p90",
-  "latency_p95",
-  "latency_p99",
-  "latency_p999",
-  "latency_max",
-  "latency_stddev",
-];
 
 export function RunView({ runId }: { runId: string }) {
   const trpc = useTRPC();
+  const canEdit = useCanEdit();
+  // While the run is queued or running the page polls each second for status and progress.
   const run = useQuery({
     ...trpc.run.byId.queryOptions({ id: runId }),
     refetchInterval: (q) => (q.state.data && TERMINAL.has(q.state.data.status) ? false : 1_000),
+  });
+  const ended = run.data ? TERMINAL.has(run.data.status) : false;
+  // Results are read once the run has ended: the stored summary, histogram and series.
+  const view = useQuery({ ...trpc.run.view.queryOptions({ id: runId }), enabled: ended });
+  const chart = useQuery({
+    ...trpc.run.chart.queryOptions({ id: runId }),
+    enabled: ended && Boolean(run.data?.result),
   });
   const cancel = useMutation(trpc.run.cancel.mutationOptions({ onSuccess: () => run.refetch() }));
 
@@ -40,13 +42,8 @@ export function RunView({ runId }: { runId: string }) {
     return <ErrorState title="Run not available" message={run.error.message} onRetry={() => run.refetch()} />;
 
   const r = run.data;
-  const m = (r.result?.metrics ?? {}) as Record<string, number>;
   const progress = r.progress as EngineProgress | null;
-  const live = !TERMINAL.has(r.status);
-  const spec = (r.scenarioSnapshot as { spec?: Record<string, unknown> } | null)?.spec;
-  const target = r.targetSnapshot as { name?: string; baseUrl?: string } | null;
-  const errors = (r.result?.errors ?? []) as TErrorEntry[];
-  const statusCounts = (r.result?.statusCounts ?? {}) as Record<string, number>;
+  const live = !ended;
 
   return (
     <div className="space-y-6">
@@ -61,22 +58,52 @@ export function RunView({ runId }: { runId: string }) {
             <Link href={`/projects/${r.project.id}`} className="text-sky-700 hover:underline">
               {r.project.name}
             </Link>
-            {target?.name && ` · ${target.name} (${target.baseUrl})`}
+            {view.data?.target &&
+              ` · ${view.data.target.name}${view.data.target.baseUrl ? ` (${view.data.target.baseUrl})` : ""}`}
+            {r.source !== "launched" && ` · ${r.source}`}
+            {r.branch && ` · ${r.branch}${r.commit ? `@${r.commit.slice(0, 8)}` : ""}`}
             {r.startedAt && ` · started ${new Date(r.startedAt).toLocaleString()}`}
             {r.endedAt &&
               r.startedAt &&
               ` · took ${formatMetric("runtime_ms", new Date(r.endedAt).getTime() - new Date(r.startedAt).getTime())}`}
+            {view.data?.run.sweep && (
+              <>
+                {" · sweep "}
+                <Link href={`/sweeps/${view.data.run.sweep.id}`} className="text-sky-700 hover:underline">
+                  {view.data.run.sweep.name}
+                </Link>
+              </>
+            )}
           </>
         }
         actions={
-          live && (
+          live ? (
             <Button
               variant="danger"
               onClick={() => cancel.mutate({ id: r.id })}
-              disabled={cancel.isPending || r.cancelRequested}
+              disabled={cancel.isPending || r.cancelRequested || !canEdit}
             >
               {r.cancelRequested || cancel.isPending ? "Canceling…" : "Cancel run"}
             </Button>
+          ) : (
+            <div className="flex shrink-0 items-center gap-2 whitespace-nowrap text-sm">
+              <Link
+                href={`/compare?runs=${r.id}`}
+                className="rounded-md border border-slate-300 bg-white px-3 py-1.5 font-medium text-slate-800 shadow-sm hover:bg-slate-50"
+              >
+                Compare…
+              </Link>
+              <span className="text-slate-500">Export</span>
+              <a className="text-sky-700 hover:underline" href={`/runs/${r.id}/export?format=json`}>
+                JSON
+              </a>
+              <a className="text-sky-700 hover:underline" href={`/runs/${r.id}/export?format=csv`}>
+                CSV
+              </a>
+              <a className="text-sky-700 hover:underline" href={`/runs/${r.id}/export?format=series-csv`}>
+                series CSV
+              </a>
+            </div>
           )
         }
       />
@@ -88,6 +115,12 @@ export function RunView({ runId }: { runId: string }) {
         >
           <span className="font-semibold">{r.status === "failed" ? "Failed: " : "Note: "}</span>
           {r.error}
+        </div>
+      )}
+      {r.excluded && (
+        <div className="rounded-lg border border-slate-300 bg-slate-100 px-4 py-3 text-sm text-slate-700">
+          <span className="font-semibold">Excluded from sweeps and trends: </span>
+          {r.excludedReason}
         </div>
       )}
 
@@ -112,72 +145,31 @@ export function RunView({ runId }: { runId: string }) {
         </Card>
       )}
 
-      {r.result && (
-        <>
-          <section className="grid grid-cols-2 gap-4 md:grid-cols-3 xl:grid-cols-6" aria-label="Summary">
-            <StatCard label="Requests" value={formatMetric("requests", m.requests)} />
-            <StatCard
-              label="Success rate"
-              value={formatMetric("success_rate", m.success_rate)}
-              tone={m.failed ? "bad" : "good"}
-            />
-            <StatCard label="Failed" value={formatMetric("failed", m.failed)} tone={m.failed ? "bad" : "neutral"} />
-            <StatCard label="Achieved rate" value={formatMetric("rps", m.rps)} />
-            <StatCard label="Latency p50" value={formatMetric("latency_p50", m.latency_p50)} />
-            <StatCard label="Latency p99" value={formatMetric("latency_p99", m.latency_p99)} />
-          </section>
-          <div className="grid gap-6 lg:grid-cols-2">
-            <Card title="Latency percentiles">
-              <table className="w-full text-sm" aria-label="Latency percentiles">
-                <tbody>
-                  {PERCENTILES.map((key) => (
-                    <tr key={key} className="border-t border-slate-100 first:border-0">
-                      <th scope="row" className="py-1.5 text-left font-normal text-slate-600">
-                        {metricDef(key).label}
-                      </th>
-                      <td className="py-1.5 text-right font-medium tabular-nums">{formatMetric(key, m[key])}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </Card>
-            <Card title="Responses and errors">
-              <table className="w-full text-sm" aria-label="Status codes">
-                <thead className="text-left text-xs uppercase text-slate-500">
-                  <tr>
-                    <th className="py-1">Status</th>
-                    <th className="py-1 text-right">Count</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {Object.entries(statusCounts).map(([code, count]) => (
-                    <tr key={code} className="border-t border-slate-100">
-                      <td className="py-1.5">{code}</td>
-                      <td className="py-1.5 text-right tabular-nums">{count.toLocaleString("en-US")}</td>
-                    </tr>
-                  ))}
-                  {errors
-                    .filter((e) => e.kind !== "status")
-                    .map((e) => (
-                      <tr key={`${e.kind}-${e.message}`} className="border-t border-slate-100 text-rose-700">
-                        <td className="py-1.5">
-                          {e.kind}: {e.message}
-                        </td>
-                        <td className="py-1.5 text-right tabular-nums">{e.count.toLocaleString("en-US")}</td>
-                      </tr>
-                    ))}
-                </tbody>
-              </table>
-            </Card>
-          </div>
-        </>
+      {ended && view.isPending && <Skeleton className="h-64" label="Loading results" />}
+      {view.isError && (
+        <ErrorState title="Results not available" message={view.error.message} onRetry={() => view.refetch()} />
       )}
+      {view.data && <RunReport view={view.data} chart={chart.data} />}
 
-      <Card title="Scenario snapshot">
-        <pre className="overflow-x-auto rounded bg-slate-50 p-3 text-xs text-slate-700">
-          {JSON.stringify(spec ?? {}, null, 2)}
-        </pre>
-      </Card>
+      {view.data && (
+        <div className="grid gap-6 lg:grid-cols-2">
+          <Card title="Notes, tags and exclusion">
+            <RunMetaEditor
+              key={`${view.data.run.notes}|${view.data.run.tags.join(",")}|${view.data.run.excluded}`}
+              runId={r.id}
+              notes={view.data.run.notes}
+              tags={view.data.run.tags}
+              excluded={view.data.run.excluded}
+              excludedReason={view.data.run.excludedReason}
+              canEdit={canEdit}
+            />
+          </Card>
+          <Card title="Share">
+            <SharePanel runId={r.id} canEdit={canEdit} />
+          </Card>
+        </div>
+      )}
+      {view.data && <Snapshots view={view.data} />}
     </div>
   );
 }

@@ -1,0 +1,77 @@
+import { z } from "zod";
+
+/**
+ * The parts of REST /api/v1's answers the CLI reads (the server's OpenAPI document at
+ * /api/v1/openapi.json has the full shapes). Unknown fields are ignored, so the server can grow.
+ */
+
+export const ZThresholds = z.object({
+  passed: z.boolean(),
+  verdicts: z.array(
+    z.object({
+      metric: z.string(),
+      op: z.string(),
+      value: z.number(),
+      actual: z.number().nullable(),
+      passed: z.boolean(),
+      source: z.string(),
+    }),
+  ),
+  tool: z.array(z.object({ metric: z.string(), expression: z.string(), passed: z.boolean() })),
+});
+export type TThresholds = z.infer<typeof ZThresholds>;
+
+const ZGit = z.object({ branch: z.string().nullable(), commit: z.string().nullable(), ciUrl: z.string().nullable() });
+
+export const ZRun = z.object({
+  id: z.string(),
+  number: z.number(),
+  url: z.string(),
+  project: z.object({ id: z.string(), slug: z.string(), name: z.string() }),
+  status: z.enum(["queued", "running", "succeeded", "failed", "canceled"]),
+  source: z.string(),
+  scenario: z.object({ id: z.string().nullable(), name: z.string() }),
+  git: ZGit,
+  error: z.string().nullable(),
+  progress: z.record(z.string(), z.unknown()).nullable(),
+  result: z.object({ metrics: z.record(z.string(), z.number()) }).nullable(),
+  thresholds: ZThresholds.nullable(),
+});
+export type TRun = z.infer<typeof ZRun>;
+
+export const ZUploadResult = z.object({ created: z.boolean(), run: ZRun });
+export const ZLaunchResult = z.object({ run: ZRun, groupRunIds: z.array(z.string()) });
+
+const ZRunSummary = ZRun.pick({
+  id: true,
+  number: true,
+  url: true,
+  status: true,
+  scenario: true,
+  git: true,
+  project: true,
+});
+
+export const ZCompareResult = z.object({
+  base: ZRunSummary,
+  head: ZRunSummary,
+  tolerancePct: z.number(),
+  metrics: z.array(
+    z.object({
+      key: z.string(),
+      label: z.string(),
+      base: z.number().nullable(),
+      head: z.number().nullable(),
+      delta: z.number().nullable(),
+      verdict: z.enum(["regressed", "improved", "unchanged", "incomparable"]),
+    }),
+  ),
+  regressed: z.array(z.string()),
+  improved: z.array(z.string()),
+  thresholds: ZThresholds,
+  passed: z.boolean(),
+  reasons: z.array(z.string()),
+});
+export type TCompareResult = z.infer<typeof ZCompareResult>;
+
+export const TERMINAL_STATUSES: ReadonlySet<TRun["status"]> = new Set(["succeeded", "failed", "canceled"]);

@@ -1,0 +1,101 @@
+import { type Command, InvalidArgumentError } from "commander";
+import { ZCompareResult, ZRun } from "../api-types";
+import { ApiClient, ApiError, addServerOptions, type ServerOptions, serverConfig } from "../client";
+import { CliError, EXIT } from "../exit-codes";
+import { type CliIo, writeJson } from "../io";
+import { lastRunId } from "../state";
+import { compareMarkdown, runMarkdown, runPasses } from "../summary";
+import { appendStepSummary } from "./run";
+
+interface CompareOptions extends ServerOptions {
+  baseline: string;
+  head?: string;
+  tolerance: number;
+  metrics?: string;
+  allowNoBaseline?: boolean;
+  json?: boolean;
+}
+
+/** Run ids are cuids: a `c` and 24 lowercase letters or digits. */
+const RUN_ID = /^c[a-z0-9]{20,31}$/;
+
+/**
+ * `--baseline main` is a branch, `--baseline <run id>` a run; `branch:` and `run:` say which
+ * when a branch name could pass for a run id.
+ */
+export function baselineRef(value: string): string {
+  const trimmed = value.trim();
+  if (trimmed.startsWith("branch:")) return trimmed;
+  if (trimmed.startsWith("run:")) return trimmed.slice(4);
+  return RUN_ID.test(trimmed) ? trimmed : `branch:${trimmed}`;
+}
+
+function tolerance(value: string): number {
+  const n = Number(value.replace(/%$/, ""));
+  if (!Number.isFinite(n) || n < 0 || n > 1000) throw new InvalidArgumentError("expected a percentage from 0 to 1000.");
+  return n;
+}
+
+export function registerCompare(program: Command, io: CliIo): void {
+  addServerOptions(
+    program
+      .command("compare")
+      .description(
+        "compare a run against a baseline; exit 1 on a regression beyond the tolerance or a failed threshold, with a Markdown summary",
+      )
+      .requiredOption("--baseline <branch|run>", "a branch (its latest succeeded run of the same scenario) or a run id")
+      .option("--head <run>", "the run to judge (default: the last run uploaded or launched from this directory)")
+      .option("--tolerance <percent>", "how much a metric may worsen before it counts as a regression", tolerance, 5)
+      .option(
+        "--metrics <keys>",
+        "comma-separated metrics to judge, e.g. rps,latency_p99 (default: the usual gate metrics)",
+      )
+      .option("--allow-no-baseline", "when the baseline branch has no run yet, gate on the head run's thresholds alone")
+      .option("--json", "print the comparison as JSON instead of Markdown"),
+  ).action(async (options: CompareOptions) => {
+    const client = new ApiClient(serverConfig(options, io));
+    const head = options.head ?? (await lastRunId(io));
+    if (!head) {
+      throw new CliError("no --head given and no run uploaded or launched from this directory: pass --head <run id>");
+    }
+    const query = new URLSearchParams({
+      base: baselineRef(options.baseline),
+      head,
+      tolerance: String(options.tolerance),
+    });
+    if (options.metrics) query.set("metrics", options.metrics);
+    let markdown: string;
+    let passed: boolean;
+    try {
+      const { body, raw } = await client.request({
+        method: "GET",
+        path: `/compare?${query}`,
+        retry: true,
+        schema: ZCompareResult,
+        what: "compare",
+      });
+      if (options.json) writeJson(io, raw, false);
+      markdown = compareMarkdown(body);
+      passed = body.passed;
+    } catch (err) {
+      const noBaseline = err instanceof ApiError && err.status === 404 && err.field === "base";
+      if (!noBaseline || !options.allowNoBaseline) throw err;
+      const { body: run, raw } = await client.request({
+        method: "GET",
+        path: `/runs/${encodeURIComponent(head)}`,
+        retry: true,
+        schema: ZRun,
+        what: "run",
+      });
+      if (options.json) writeJson(io, raw, false);
+      markdown = runMarkdown(
+        run,
+        `No baseline yet (${err.message.replace(/^.*?: base: /, "")}); judged by its thresholds alone.`,
+      );
+      passed = runPasses(run);
+    }
+    if (!options.json) io.stdout(markdown);
+    await appendStepSummary(io, markdown);
+    if (!passed) throw new CliError("the comparison failed the gate (see the summary above)", EXIT.gateFailed);
+  });
+}

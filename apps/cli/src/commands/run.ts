@@ -1,0 +1,151 @@
+import { appendFile } from "node:fs/promises";
+import { type Command, InvalidArgumentError } from "commander";
+import { TERMINAL_STATUSES, type TRun, ZLaunchResult, ZRun } from "../api-types";
+import { ApiClient, addServerOptions, type ServerOptions, serverConfig } from "../client";
+import { CliError, EXIT } from "../exit-codes";
+import { type CliIo, writeJson } from "../io";
+import { ProgressReporter } from "../progress";
+import { rememberRun } from "../state";
+import { runMarkdown, runPasses } from "../summary";
+import { collect } from "./upload";
+
+interface RunOptions extends ServerOptions {
+  project?: string;
+  target: string;
+  config?: string;
+  tag: string[];
+  notes?: string;
+  repetitions?: number;
+  wait?: boolean;
+  pollInterval: number;
+  timeout: number;
+  json?: boolean;
+}
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("expected a positive number.");
+  return n;
+}
+
+function positiveInteger(value: string): number {
+  const n = positiveNumber(value);
+  if (!Number.isInteger(n)) throw new InvalidArgumentError("expected a whole number.");
+  return n;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Poll a run until it ends, drawing progress on stderr. */
+export async function waitForRun(
+  client: ApiClient,
+  io: CliIo,
+  runId: string,
+  options: { pollIntervalS: number; timeoutS: number },
+): Promise<TRun> {
+  const progress = new ProgressReporter(io);
+  const deadline = Date.now() + options.timeoutS * 1000;
+  try {
+    for (;;) {
+      const { body: run } = await client.request({
+        method: "GET",
+        path: `/runs/${encodeURIComponent(runId)}`,
+        retry: true,
+        schema: ZRun,
+        what: "run status",
+      });
+      progress.update(run);
+      if (TERMINAL_STATUSES.has(run.status)) return run;
+      if (Date.now() > deadline) {
+        throw new CliError(
+          `run #${run.number} is still ${run.status} after ${options.timeoutS} s; it goes on on the server: ${run.url}`,
+        );
+      }
+      await sleep(options.pollIntervalS * 1000);
+    }
+  } finally {
+    progress.done();
+  }
+}
+
+/** Append to the CI job page's summary when the CI offers one (GitHub's GITHUB_STEP_SUMMARY). */
+export async function appendStepSummary(io: CliIo, markdown: string): Promise<void> {
+  const file = io.env.GITHUB_STEP_SUMMARY;
+  if (!file) return;
+  try {
+    await appendFile(file, `${markdown}\n`);
+  } catch (err) {
+    io.stderr(`benchboard: note: could not write the step summary to ${file}: ${(err as Error).message}\n`);
+  }
+}
+
+export function registerRun(program: Command, io: CliIo): void {
+  addServerOptions(
+    program
+      .command("run")
+      .description("launch a stored scenario on a target; with --wait, follow it and gate on the outcome")
+      .argument("<scenario>", "the scenario's name (with --project) or id")
+      .option("--project <slug>", "the project's slug or id (env BENCHBOARD_PROJECT)")
+      .requiredOption("--target <name>", "the target's name or id in the scenario's project")
+      .option("--config <name>", "an instance config's name or id to run on")
+      .option("--tag <tag>", "a tag for the run; repeat for several", collect, [])
+      .option("--notes <text>", "free text shown on the run")
+      .option("--repetitions <n>", "runs back to back, to judge noise", positiveInteger)
+      .option("--wait", "follow the run until it ends; exit 1 if it fails or fails its thresholds")
+      .option("--poll-interval <seconds>", "how often to check on the run with --wait", positiveNumber, 1)
+      .option("--timeout <seconds>", "give up waiting after this long (the run goes on)", positiveNumber, 3600)
+      .option("--json", "print the server's answer (with --wait: the finished run) as JSON"),
+  ).action(async (scenario: string, options: RunOptions) => {
+    const client = new ApiClient(serverConfig(options, io));
+    const project = (options.project ?? io.env.BENCHBOARD_PROJECT ?? "").trim();
+    const { body, raw } = await client.request({
+      method: "POST",
+      path: "/runs/launch",
+      body: {
+        ...(project ? { project } : {}),
+        scenario,
+        target: options.target,
+        ...(options.config ? { instanceConfig: options.config } : {}),
+        ...(options.tag.length ? { tags: options.tag } : {}),
+        ...(options.notes ? { notes: options.notes } : {}),
+        ...(options.repetitions ? { repetitions: options.repetitions } : {}),
+      },
+      // A launch is not idempotent: sending it twice would start two runs.
+      retry: false,
+      schema: ZLaunchResult,
+      what: "launch",
+    });
+    const launched = body.run;
+    await rememberRun(io, launched);
+    if (!options.wait) {
+      if (options.json) writeJson(io, raw, false);
+      else io.stdout(`Queued run #${launched.number} (${launched.scenario.name}): ${launched.url}\n`);
+      return;
+    }
+    io.stderr(`Queued run #${launched.number} (${launched.scenario.name}): ${launched.url}\n`);
+    const finished: TRun[] = [];
+    for (const id of body.groupRunIds) {
+      finished.push(
+        await waitForRun(client, io, id, { pollIntervalS: options.pollInterval, timeoutS: options.timeout }),
+      );
+    }
+    const last = finished.at(-1)!;
+    await rememberRun(io, last);
+    if (options.json) {
+      writeJson(io, finished.length === 1 ? last : finished, false);
+    } else {
+      const markdown = finished.map((run) => runMarkdown(run)).join("\n");
+      io.stdout(markdown);
+      await appendStepSummary(io, markdown);
+    }
+    const failing = finished.filter((run) => !runPasses(run));
+    if (failing.length) {
+      const reasons = failing.map((run) =>
+        run.status !== "succeeded"
+          ? `run #${run.number} ${run.status}${run.error ? `: ${run.error}` : ""}`
+          : `run #${run.number} failed its thresholds`,
+      );
+      throw new CliError(reasons.join("; "), EXIT.gateFailed);
+    }
+  });
+}

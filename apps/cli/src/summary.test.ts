@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import type { TCompareResult, TRun } from "./api-types";
+import { baselineRef } from "./commands/compare";
+import { progressLine } from "./progress";
+import { compareMarkdown, runMarkdown, runPasses } from "./summary";
+
+const summary = (number: number, branch: string, commit: string) => ({
+  id: `run${number}`,
+  number,
+  url: `https://bench.example.com/runs/run${number}`,
+  status: "succeeded" as const,
+  scenario: { id: null, name: "checkout" },
+  git: { branch, commit, ciUrl: null },
+  project: { id: "p", slug: "gw", name: "LLM gateway" },
+});
+
+const regression: TCompareResult = {
+  base: summary(10, "main", "0123456789abcdef"),
+  head: summary(12, "feature|x", "fedcba9876543210"),
+  tolerancePct: 5,
+  metrics: [
+    { key: "rps", label: "Achieved rate", base: 1000, head: 900, delta: -0.1, verdict: "regressed" },
+    { key: "latency_p99", label: "Latency p99", base: 10, head: 10.2, delta: 0.02, verdict: "unchanged" },
+    { key: "ttft_p50", label: "Time to first token p50", base: null, head: 3, delta: null, verdict: "incomparable" },
+  ],
+  regressed: ["rps"],
+  improved: [],
+  thresholds: {
+    passed: false,
+    verdicts: [{ metric: "latency_p99", op: "<", value: 50, actual: 10.2, passed: true, source: "project" }],
+    tool: [{ metric: "http_req_failed", expression: "rate<0.01", passed: false }],
+  },
+  passed: false,
+  reasons: ["Achieved rate regressed −10.0% (tolerance 5%)", "tool threshold http_req_failed: rate<0.01 failed"],
+};
+
+describe("compareMarkdown", () => {
+  it("leads with the verdict, then the table, thresholds and reasons", () => {
+    const md = compareMarkdown(regression);
+    expect(md.split("\n")[0]).toBe("## ❌ Benchboard: 1 regression, 1 failed threshold");
+    expect(md).toContain(
+      "**checkout** in LLM gateway: head [#12](https://bench.example.com/runs/run12) `feature|x` @ `fedcba9876` against base [#10](https://bench.example.com/runs/run10) `main` @ `0123456789`, tolerance ±5%.",
+    );
+    expect(md).toContain("| Achieved rate | 1,000 req/s | 900 req/s | −10.0% | ❌ regressed |");
+    expect(md).toContain("| Latency p99 | 10 ms | 10.2 ms | +2.0% | unchanged |");
+    expect(md).toContain("| Time to first token p50 | — | 3 ms | — | not comparable |");
+    expect(md).toContain("- ✅ Latency p99 < 50 (10.2 ms; project)");
+    expect(md).toContain("- ❌ `http_req_failed` `rate<0.01` (the load tool's own threshold)");
+    expect(md).toContain("**Why the gate failed**\n\n- Achieved rate regressed −10.0% (tolerance 5%)");
+  });
+
+  it("says so plainly when the gate passes", () => {
+    const md = compareMarkdown({
+      ...regression,
+      regressed: [],
+      passed: true,
+      reasons: [],
+      thresholds: { passed: true, verdicts: [], tool: [] },
+    });
+    expect(md.split("\n")[0]).toBe("## ✅ Benchboard: no regression beyond ±5%");
+    expect(md).not.toContain("Why the gate failed");
+  });
+
+  it("keeps table cells intact when a label holds a pipe", () => {
+    const md = compareMarkdown({
+      ...regression,
+      metrics: [{ key: "custom.a|b", label: "A|b", base: 1, head: 1, delta: 0, verdict: "unchanged" }],
+    });
+    expect(md).toContain("| A\\|b | 1 | 1 | 0.0% | unchanged |");
+  });
+});
+
+describe("runMarkdown and runPasses", () => {
+  const run: TRun = {
+    ...summary(7, "main", "abc1234"),
+    source: "launched",
+    error: null,
+    progress: null,
+    result: { metrics: { requests: 400, rps: 199.5, latency_p99: 12.5 } },
+    thresholds: {
+      passed: false,
+      verdicts: [{ metric: "latency_p99", op: "<", value: 10, actual: 12.5, passed: false, source: "scenario" }],
+      tool: [],
+    },
+  };
+
+  it("shows a failed threshold and fails the gate", () => {
+    const md = runMarkdown(run);
+    expect(md.split("\n")[0]).toBe("## ❌ Benchboard: 1 failed threshold");
+    expect(md).toContain("| Requests | 400 |");
+    expect(md).toContain("- ❌ Latency p99 < 10 (12.5 ms; scenario)");
+    expect(runPasses(run)).toBe(false);
+  });
+
+  it("fails a run that did not succeed even without thresholds", () => {
+    const failed = { ...run, status: "failed" as const, error: "target refused every request", thresholds: null };
+    expect(runPasses(failed)).toBe(false);
+    expect(runMarkdown(failed)).toContain("> target refused every request");
+    expect(runPasses({ ...run, thresholds: { passed: true, verdicts: [], tool: [] } })).toBe(true);
+  });
+});
+
+describe("baselineRef", () => {
+  it("tells a branch from a run id, and honours explicit prefixes", () => {
+    expect(baselineRef("main")).toBe("branch:main");
+    expect(baselineRef("release/1.2")).toBe("branch:release/1.2");
+    expect(baselineRef("cmif8x2ra0001pq5sbk3w0m9z")).toBe("cmif8x2ra0001pq5sbk3w0m9z");
+    expect(baselineRef("run:abc")).toBe("abc");
+    expect(baselineRef("branch:cmif8x2ra0001pq5sbk3w0m9z")).toBe("branch:cmif8x2ra0001pq5sbk3w0m9z");
+  });
+});
+
+describe("progressLine", () => {
+  it("draws the fraction done with the counts", () => {
+    expect(
+      progressLine({
+        number: 3,
+        status: "running",
+        progress: { fraction: 0.5, requests: 1234, errors: 2, rps: 987.4 },
+      }),
+    ).toBe("run #3 running [############------------] 50% 1,234 req 2 err 987 req/s");
+    expect(progressLine({ number: 3, status: "queued", progress: null })).toBe(`run #3 queued [${"·".repeat(24)}]`);
+  });
+});

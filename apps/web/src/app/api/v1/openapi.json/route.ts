@@ -1,0 +1,5 @@
+import { openApiHandler, toFetchResponse } from "@benchboard/api/rest/index";
+
+export function GET() {
+  return toFetchResponse(openApiHandler());
+}

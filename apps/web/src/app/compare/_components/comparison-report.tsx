@@ -1,0 +1,242 @@
+"use client";
+
+import type { RouterOutputs } from "@benchboard/api";
+import { formatBytes, formatDeltaPct, formatDurationMs, formatMetric } from "@benchboard/core";
+import { Card, cx, EmptyState, StatusBadge } from "@benchboard/ui";
+import { colorAt } from "@benchboard/ui/charts/palette";
+import { TimeSeriesChart } from "@benchboard/ui/charts/time-series-chart";
+import { PublishedFigures } from "@benchboard/ui/published-figures";
+import Link from "next/link";
+import type { ReactNode } from "react";
+
+type View = RouterOutputs["comparison"]["view"];
+type Check = NonNullable<View["published"]>["checks"][number];
+
+const VERDICT_STYLE: Record<string, string> = {
+  better: "text-emerald-700",
+  worse: "text-rose-700",
+  noise: "text-slate-500 italic",
+  neutral: "text-slate-600",
+  same: "text-slate-600",
+  none: "text-slate-400",
+};
+
+const CHARTS: { metric: string; title: string; format: (v: number) => string }[] = [
+  { metric: "latency_p50", title: "Latency p50", format: formatDurationMs },
+  { metric: "latency_p99", title: "Latency p99", format: formatDurationMs },
+  {
+    metric: "rps",
+    title: "Achieved rate (req/s)",
+    format: (v) => v.toLocaleString("en-US", { maximumFractionDigits: 1 }),
+  },
+  { metric: "mem_bytes", title: "Target memory", format: formatBytes },
+  {
+    metric: "queue_depth",
+    title: "Queue depth",
+    format: (v) => v.toLocaleString("en-US", { maximumFractionDigits: 1 }),
+  },
+];
+
+function Annotation({ check }: { check: Check | undefined }) {
+  if (!check) return null;
+  const ok = check.status === "match";
+  return (
+    <div
+      className={cx(
+        "text-[11px] leading-tight",
+        ok ? "text-emerald-700" : check.status === "rounded" ? "text-sky-700" : "font-semibold text-amber-800",
+      )}
+      title={[check.detail, check.figure.note].filter(Boolean).join(" — ") || undefined}
+      data-published-status={check.status}
+    >
+      {ok ? "✓" : check.status === "rounded" ? "≈" : "⚠"} published {check.figure.text}
+    </div>
+  );
+}
+
+/**
+ * Runs side by side: absolute values, deltas `(b − a) / a` against the baseline colored by each
+ * metric's direction, configuration differences, overlaid timelines and published figures.
+ * `runHref` links runs into the app; a share page passes none so nothing links out.
+ */
+export function ComparisonReport({ view, runHref }: { view: View; runHref?: (runId: string) => string }) {
+  const { runs, baselineRunId } = view;
+  if (runs.length === 0) return <EmptyState title="None of these runs can be shown" />;
+  const checks = new Map<string, Check>();
+  for (const c of view.published?.checks ?? []) {
+    const f = c.figure;
+    if (f.kind === "value") checks.set(`value:${f.runId}:${f.metric}`, c);
+    if ((f.kind === "delta" || f.kind === "ratio") && f.baseRunId === baselineRunId)
+      checks.set(`delta:${f.runId}:${f.metric}`, c);
+  }
+  const label = (runId: string): ReactNode => {
+    const run = runs.find((r) => r.id === runId);
+    if (!run) return runId;
+    return runHref ? (
+      <Link href={runHref(run.id)} className="text-sky-700 hover:underline">
+        {run.label}
+      </Link>
+    ) : (
+      run.label
+    );
+  };
+
+  return (
+    <div className="space-y-6">
+      {view.missing.length > 0 && (
+        <div role="alert" className="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
+          {view.missing.length} run{view.missing.length === 1 ? " was" : "s were"} not found in this organization and
+          {view.missing.length === 1 ? " is" : " are"} left out.
+        </div>
+      )}
+      <Card title="Metrics">
+        <div className="overflow-x-auto">
+          <table className="w-full text-sm" aria-label="Comparison">
+            <thead>
+              <tr className="text-left align-bottom">
+                <th className="py-2 pr-4 text-xs font-medium uppercase text-slate-500">Metric</th>
+                {runs.map((run, i) => (
+                  <th key={run.id} className="min-w-36 py-2 pr-4 text-right font-normal" scope="col">
+                    <div className="flex items-center justify-end gap-1.5 font-semibold text-slate-900">
+                      <span
+                        className="inline-block h-2.5 w-2.5 rounded-full"
+                        style={{ background: colorAt(i) }}
+                        aria-hidden
+                      />
+                      {label(run.id)}
+                    </div>
+                    <div className="text-xs text-slate-500">{run.configName ?? run.scenarioName}</div>
+                    <div className="mt-0.5 flex items-center justify-end gap-1 text-xs">
+                      {run.id === baselineRunId ? (
+                        <span className="rounded bg-slate-800 px-1.5 py-0.5 font-medium text-white">baseline</span>
+                      ) : null}
+                      {run.status !== "succeeded" && <StatusBadge status={run.status} />}
+                      {run.excluded && (
+                        <span className="rounded bg-slate-200 px-1.5 py-0.5 text-slate-700">excluded</span>
+                      )}
+                      {run.meetsTargets !== null && (
+                        <span className={run.meetsTargets ? "text-emerald-700" : "text-rose-700"}>
+                          {run.meetsTargets ? "meets targets" : "misses a target"}
+                        </span>
+                      )}
+                    </div>
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {view.table.map((row) => (
+                <tr key={row.key} className="border-t border-slate-100 align-top" data-metric={row.key}>
+                  <th scope="row" className="py-1.5 pr-4 text-left font-normal">
+                    <span className="text-slate-800">{row.label}</span>{" "}
+                    {/* Values carry their unit; counts have none, so it is named here. */}
+                    <span className="text-xs text-slate-500">
+                      {[row.unit === "count" ? "count" : null, row.derived ? "derived" : null]
+                        .filter(Boolean)
+                        .join(" · ")}
+                    </span>
+                  </th>
+                  {row.cells.map((cell, i) => {
+                    const runId = runs[i]!.id;
+                    return (
+                      <td key={runId} className="py-1.5 pr-4 text-right tabular-nums">
+                        <div className="text-slate-900">{formatMetric(row.key, cell.value)}</div>
+                        {runId !== baselineRunId && cell.delta !== null && (
+                          <div className={cx("text-xs", VERDICT_STYLE[cell.verdict])} data-verdict={cell.verdict}>
+                            {formatDeltaPct(cell.delta)}
+                            {cell.verdict === "noise" && " · within noise"}
+                            {cell.pValue !== null && cell.verdict !== "noise" && ` · p=${cell.pValue.toFixed(3)}`}
+                          </div>
+                        )}
+                        <Annotation check={checks.get(`value:${runId}:${row.key}`)} />
+                        <Annotation check={checks.get(`delta:${runId}:${row.key}`)} />
+                      </td>
+                    );
+                  })}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <p className="mt-3 text-xs text-slate-500">
+          Deltas are (run − baseline) ÷ baseline; green is better and red worse for that metric's direction. "Within
+          noise" means both runs were repeated and Welch's t-test finds no significant difference (p ≥ 0.05).
+        </p>
+      </Card>
+
+      <Card title="Configuration differences">
+        {view.configDiff.length === 0 ? (
+          <p className="text-sm text-slate-500">The runs share their target, instance config and scenario.</p>
+        ) : (
+          <div className="overflow-x-auto">
+            <table className="w-full text-sm" aria-label="Configuration differences">
+              <thead className="text-left text-xs uppercase text-slate-500">
+                <tr>
+                  <th className="py-1.5 pr-4">Field</th>
+                  {runs.map((run) => (
+                    <th key={run.id} className="py-1.5 pr-4 text-right">
+                      {run.label}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {view.configDiff.map((d) => (
+                  <tr key={d.path} className="border-t border-slate-100">
+                    <th scope="row" className="py-1 pr-4 text-left font-mono text-xs font-normal text-slate-700">
+                      {d.path}
+                    </th>
+                    {d.values.map((v, i) => (
+                      <td
+                        key={runs[i]!.id}
+                        className={cx(
+                          "py-1 pr-4 text-right font-mono text-xs",
+                          v !== d.values[0] && "font-semibold text-slate-900",
+                        )}
+                      >
+                        {v ?? "—"}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Card>
+
+      <Card title="Over time">
+        {Object.keys(view.charts).length === 0 ? (
+          <p className="text-sm text-slate-500">
+            None of these runs stored per-second series (imported summaries carry totals only).
+          </p>
+        ) : (
+          <div className="grid gap-4 xl:grid-cols-2">
+            {CHARTS.filter((c) => view.charts[c.metric]).map((c) => (
+              <TimeSeriesChart
+                key={c.metric}
+                title={c.title}
+                data={view.charts[c.metric]!}
+                format={c.format}
+                lines={runs.map((run, i) => ({ key: run.id, label: run.label, color: colorAt(i) }))}
+                syncId="compare"
+              />
+            ))}
+          </div>
+        )}
+      </Card>
+
+      {view.published && (
+        <Card title="Published figures">
+          <PublishedFigures
+            source={view.published.reference.source}
+            table={view.published.reference.table}
+            note={view.published.reference.note}
+            checks={view.published.checks}
+            runLabel={label}
+          />
+        </Card>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,82 @@
+"use client";
+
+import { formatMetric } from "@benchboard/core";
+import { Button, inputClass, Skeleton, StatusBadge } from "@benchboard/ui";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "~/trpc/client";
+
+/** Find finished runs to add to a comparison (searches scenario, tags, branch and notes). */
+export function RunPicker({
+  chosen,
+  onAdd,
+  full,
+}: {
+  chosen: readonly string[];
+  onAdd: (id: string) => void;
+  full: boolean;
+}) {
+  const trpc = useTRPC();
+  const [search, setSearch] = useState("");
+  const runs = useQuery(
+    trpc.run.list.queryOptions({ search: search.trim() || undefined, status: "succeeded", limit: 25, sort: "newest" }),
+  );
+  return (
+    <div>
+      <label htmlFor="run-picker-search" className="text-sm font-medium text-slate-700">
+        Add runs
+      </label>
+      <input
+        id="run-picker-search"
+        className={`${inputClass} mt-1 w-full`}
+        placeholder="Search scenario, tag, branch…"
+        value={search}
+        onChange={(e) => setSearch(e.target.value)}
+      />
+      <div className="mt-2 max-h-72 overflow-y-auto rounded border border-slate-200">
+        {runs.isPending ? (
+          <Skeleton className="h-24" label="Loading runs" />
+        ) : runs.isError ? (
+          <p className="p-3 text-sm text-rose-700">{runs.error.message}</p>
+        ) : runs.data.items.length === 0 ? (
+          <p className="p-3 text-sm text-slate-500">No finished runs match.</p>
+        ) : (
+          <table className="w-full text-sm" aria-label="Runs to add">
+            <tbody>
+              {runs.data.items.map((r) => {
+                const m = (r.result?.metrics ?? {}) as Record<string, number>;
+                const added = chosen.includes(r.id);
+                return (
+                  <tr key={r.id} className="border-t border-slate-100 first:border-0">
+                    <td className="px-2 py-1.5 font-medium">#{r.number}</td>
+                    <td className="px-2 py-1.5 text-slate-700">
+                      {r.project.name} · {r.scenarioName}
+                      {r.tags.length > 0 && <span className="text-xs text-slate-500"> · {r.tags.join(", ")}</span>}
+                    </td>
+                    <td className="px-2 py-1.5">
+                      <StatusBadge status={r.status} />
+                    </td>
+                    <td className="px-2 py-1.5 text-right tabular-nums text-slate-600">
+                      {m.rps !== undefined ? formatMetric("rps", m.rps) : formatMetric("throughput", m.throughput)}
+                    </td>
+                    <td className="px-2 py-1.5 text-right">
+                      <Button
+                        variant="secondary"
+                        className="px-2 py-0.5 text-xs"
+                        disabled={added || full}
+                        aria-label={`Add run #${r.number} of ${r.project.name}`}
+                        onClick={() => onAdd(r.id)}
+                      >
+                        {added ? "Added" : "Add"}
+                      </Button>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </div>
+  );
+}

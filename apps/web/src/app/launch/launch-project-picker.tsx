@@ -1,0 +1,51 @@
+"use client";
+
+import { EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useTRPC } from "~/trpc/client";
+
+export function LaunchProjectPicker() {
+  const trpc = useTRPC();
+  const projects = useQuery(trpc.project.list.queryOptions());
+  if (projects.isPending) return <Skeleton className="h-24" label="Loading projects" />;
+  if (projects.isError) return <ErrorState message={projects.error.message} onRetry={() => projects.refetch()} />;
+  if (projects.data.length === 0) {
+    return (
+      <EmptyState title="No projects yet">
+        <Link href="/" className="text-sky-700 hover:underline">
+          Create a project
+        </Link>{" "}
+        with a target and a scenario first.
+      </EmptyState>
+    );
+  }
+  return (
+    <ul className="grid gap-3 md:grid-cols-2 xl:grid-cols-3" aria-label="Projects to launch in">
+      {projects.data.map((p) => {
+        const ready = p._count.targets > 0 && p._count.scenarios > 0;
+        return (
+          <li key={p.id}>
+            <Link
+              href={ready ? `/projects/${p.id}/launch` : `/projects/${p.id}`}
+              className="block rounded-lg border border-slate-200 bg-white px-4 py-3 shadow-sm hover:border-sky-300"
+            >
+              <div className="font-medium text-slate-900">{p.name}</div>
+              <div className="mt-0.5 text-xs text-slate-500">
+                {ready
+                  ? [
+                      plural(p._count.targets, "target"),
+                      plural(p._count.scenarios, "scenario"),
+                      plural(p._count.instanceConfigs, "config"),
+                    ].join(" · ")
+                  : "needs a target and a scenario first"}
+              </div>
+            </Link>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;

@@ -1,0 +1,13 @@
+import { PageHeader } from "../_components/page-header";
+import { LaunchProjectPicker } from "./launch-project-picker";
+
+export const metadata = { title: "Launch a run" };
+
+export default function LaunchPickerPage() {
+  return (
+    <>
+      <PageHeader title="Launch a run" subtitle="Choose the project whose target and scenario you want to run." />
+      <LaunchProjectPicker />
+    </>
+  );
+}

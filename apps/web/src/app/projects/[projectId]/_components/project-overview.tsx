@@ -1,0 +1,128 @@
+"use client";
+
+import { formatMetric } from "@benchboard/core";
+import { Card, EmptyState, ErrorState, Skeleton, StatCard, StatusBadge } from "@benchboard/ui";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useTRPC } from "~/trpc/client";
+
+/** What a project has and what happened last, with the next step when something is missing. */
+export function ProjectOverview({ projectId }: { projectId: string }) {
+  const trpc = useTRPC();
+  const project = useQuery(trpc.project.byId.queryOptions({ id: projectId }));
+  const runs = useQuery(trpc.run.list.queryOptions({ projectId, limit: 8 }));
+  const base = `/projects/${projectId}`;
+  const counts = project.data?._count;
+
+  const steps = counts
+    ? [
+        { done: counts.targets > 0, href: `${base}/targets/new`, label: "Register a target (the service to load)" },
+        {
+          done: counts.instanceConfigs > 0,
+          href: `${base}/configs/new`,
+          label: "Describe where it runs (instance config, optional)",
+        },
+        { done: counts.scenarios > 0, href: `${base}/scenarios/new`, label: "Define a scenario (the load)" },
+        { done: counts.runs > 0, href: `${base}/launch`, label: "Launch a run" },
+      ]
+    : [];
+
+  return (
+    <div className="space-y-6">
+      <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+        {counts ? (
+          <>
+            <StatCard label="Targets" value={counts.targets} />
+            <StatCard label="Instance configs" value={counts.instanceConfigs} />
+            <StatCard label="Scenarios" value={counts.scenarios} />
+            <StatCard label="Runs" value={counts.runs} />
+          </>
+        ) : (
+          [0, 1, 2, 3].map((i) => <Skeleton key={i} className="h-20" label={i === 0 ? "Loading counts" : undefined} />)
+        )}
+      </div>
+      {steps.some((s) => !s.done) && (
+        <Card title="Getting started">
+          <ol className="space-y-1.5 text-sm">
+            {steps.map((s, i) => (
+              <li key={s.href} className="flex items-center gap-2">
+                <span
+                  aria-hidden
+                  className={`flex h-5 w-5 items-center justify-center rounded-full text-xs ${
+                    s.done ? "bg-emerald-100 text-emerald-800" : "bg-slate-100 text-slate-600"
+                  }`}
+                >
+                  {s.done ? "✓" : i + 1}
+                </span>
+                {s.done ? (
+                  <span className="text-slate-500 line-through">{s.label}</span>
+                ) : (
+                  <Link href={s.href} className="text-sky-700 hover:underline">
+                    {s.label}
+                  </Link>
+                )}
+              </li>
+            ))}
+          </ol>
+        </Card>
+      )}
+      <Card
+        title="Recent runs"
+        actions={
+          <div className="flex gap-3 text-sm">
+            <Link href={`${base}/launch`} className="font-medium text-sky-700 hover:underline">
+              Launch a run
+            </Link>
+            <Link href={`/runs?projectId=${projectId}`} className="text-sky-700 hover:underline">
+              All runs →
+            </Link>
+          </div>
+        }
+      >
+        {runs.isPending ? (
+          <Skeleton className="h-24" label="Loading recent runs" />
+        ) : runs.isError ? (
+          <ErrorState message={runs.error.message} onRetry={() => runs.refetch()} />
+        ) : runs.data.items.length === 0 ? (
+          <EmptyState title="No runs yet">Launch one once the project has a target and a scenario.</EmptyState>
+        ) : (
+          <table className="w-full text-sm" aria-label="Recent runs">
+            <thead className="text-left text-xs uppercase text-slate-500">
+              <tr>
+                <th className="py-1">Run</th>
+                <th>Status</th>
+                <th>Scenario</th>
+                <th>Target</th>
+                <th className="text-right">Req/s</th>
+                <th className="text-right">p99</th>
+                <th className="pl-4">Started</th>
+              </tr>
+            </thead>
+            <tbody>
+              {runs.data.items.map((r) => {
+                const m = (r.result?.metrics ?? {}) as Record<string, number>;
+                return (
+                  <tr key={r.id} className="border-t border-slate-100">
+                    <td className="py-1.5">
+                      <Link href={`/runs/${r.id}`} className="font-medium text-sky-700 hover:underline">
+                        #{r.number}
+                      </Link>
+                    </td>
+                    <td>
+                      <StatusBadge status={r.status} />
+                    </td>
+                    <td>{r.scenarioName}</td>
+                    <td>{r.target?.name ?? "—"}</td>
+                    <td className="text-right tabular-nums">{m.rps !== undefined ? m.rps.toFixed(1) : "—"}</td>
+                    <td className="text-right tabular-nums">{formatMetric("latency_p99", m.latency_p99)}</td>
+                    <td className="pl-4 text-slate-600">{new Date(r.startedAt ?? r.createdAt).toLocaleString()}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,142 @@
+"use client";
+
+import type { RouterOutputs } from "@benchboard/api";
+import { describeScenarioSpec, describeThreshold, ENGINE_LABEL, ZScenarioSpec } from "@benchboard/core";
+import { Card, EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { useCanEdit } from "~/app/_components/use-can-edit";
+import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
+import { ConfirmDialog } from "../../_components/confirm-dialog";
+
+type Scenario = RouterOutputs["scenario"]["list"][number];
+
+export function describeStoredSpec(spec: unknown): string {
+  const parsed = ZScenarioSpec.safeParse(spec);
+  return parsed.success ? describeScenarioSpec(parsed.data) : "invalid spec";
+}
+
+export function ScenarioList({ projectId }: { projectId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const scenarios = useQuery(trpc.scenario.list.queryOptions({ projectId }));
+  const canEdit = useCanEdit();
+  const [doomed, setDoomed] = useState<Scenario | null>(null);
+  const remove = useMutation(
+    trpc.scenario.delete.mutationOptions({
+      onSuccess: async () => {
+        setDoomed(null);
+        await queryClient.invalidateQueries({ queryKey: trpc.scenario.pathKey() });
+        await queryClient.invalidateQueries({ queryKey: trpc.project.pathKey() });
+      },
+    }),
+  );
+  const base = `/projects/${projectId}/scenarios`;
+
+  return (
+    <Card
+      title="Scenarios"
+      actions={
+        canEdit && (
+          <Link
+            href={`${base}/new`}
+            className="rounded-md bg-sky-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-sky-700"
+          >
+            New scenario
+          </Link>
+        )
+      }
+    >
+      {scenarios.isPending ? (
+        <Skeleton className="h-24" label="Loading scenarios" />
+      ) : scenarios.isError ? (
+        <ErrorState message={scenarios.error.message} onRetry={() => scenarios.refetch()} />
+      ) : scenarios.data.length === 0 ? (
+        <EmptyState title="No scenarios yet">
+          A scenario is the load: an engine with its rate or concurrency, duration and thresholds.{" "}
+          <Link href={`${base}/new`} className="text-sky-700 hover:underline">
+            Define one
+          </Link>{" "}
+          or import a drill plan.
+        </EmptyState>
+      ) : (
+        <table className="w-full text-sm" aria-label="Scenarios">
+          <thead className="text-left text-xs uppercase text-slate-500">
+            <tr>
+              <th className="py-1">Name</th>
+              <th>Engine</th>
+              <th>Load</th>
+              <th>Thresholds</th>
+              <th className="text-right">Runs</th>
+              <th className="text-right">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {scenarios.data.map((s) => (
+              <tr key={s.id} className="border-t border-slate-100 align-top">
+                <td className="py-2">
+                  <Link href={`${base}/${s.id}`} className="font-medium text-sky-700 hover:underline">
+                    {s.name}
+                  </Link>
+                  {s.description && <div className="text-xs text-slate-500">{s.description}</div>}
+                </td>
+                <td className="py-2">{ENGINE_LABEL[s.spec.engine] ?? s.engine}</td>
+                <td className="py-2 text-slate-700">{describeStoredSpec(s.spec)}</td>
+                <td className="py-2 text-xs text-slate-600">
+                  {s.thresholds.length === 0 ? "—" : s.thresholds.map((t) => describeThreshold(t)).join(", ")}
+                </td>
+                <td className="py-2 text-right tabular-nums">{s.runCount}</td>
+                <td className="py-2 text-right whitespace-nowrap">
+                  {canEdit && (
+                    <Link
+                      href={`/projects/${projectId}/launch?scenarioId=${s.id}`}
+                      className="font-medium text-sky-700 hover:underline"
+                      aria-label={`Launch ${s.name}`}
+                    >
+                      Launch
+                    </Link>
+                  )}
+                  <Link
+                    href={`${base}/${s.id}`}
+                    className="ml-3 text-sky-700 hover:underline"
+                    aria-label={`${canEdit ? "Edit" : "View"} ${s.name}`}
+                  >
+                    {canEdit ? "Edit" : "View"}
+                  </Link>
+                  {canEdit && (
+                    <button
+                      type="button"
+                      className="ml-3 text-rose-700 hover:underline"
+                      aria-label={`Delete ${s.name}`}
+                      onClick={() => {
+                        remove.reset();
+                        setDoomed(s);
+                      }}
+                    >
+                      Delete
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <ConfirmDialog
+        open={doomed !== null}
+        title={`Delete scenario "${doomed?.name ?? ""}"?`}
+        confirmLabel="Delete scenario"
+        pending={remove.isPending}
+        error={remove.error ? errorMessage(remove.error) : null}
+        onCancel={() => setDoomed(null)}
+        onConfirm={() => doomed && remove.mutate({ id: doomed.id })}
+      >
+        <p>Its {doomed?.runCount ?? 0} runs keep the snapshot of the scenario they ran.</p>
+      </ConfirmDialog>
+    </Card>
+  );
+}

@@ -1,0 +1,670 @@
+"use client";
+
+import type { RouterInputs, RouterOutputs } from "@benchboard/api";
+import { formatBytes } from "@benchboard/core";
+import { Button, Card, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
+import {
+  FormAlert,
+  generalError,
+  InlineError,
+  mergeErrors,
+  numberOrEmpty,
+  numText,
+  smallInputClass,
+  unshownErrors,
+} from "../../_components/form";
+import { TARGET_KIND_LABEL } from "./target-list";
+
+type Target = RouterOutputs["target"]["byId"];
+type TargetInput = RouterInputs["target"]["create"];
+type MonitorInput = NonNullable<TargetInput["monitors"]>[number];
+type ProbeResults = RouterOutputs["target"]["testMonitors"];
+
+interface HeaderRow {
+  key: number;
+  name: string;
+  value: string;
+  secret: boolean;
+  /** Name under which a secret value is stored (set for stored secrets). */
+  storedAs: string | null;
+  /** The user chose to type a new value for a stored secret. */
+  replacing: boolean;
+}
+
+type MonitorKind = "prometheus" | "rabbitmq" | "process";
+
+interface MonitorRow {
+  key: number;
+  id: string | null;
+  kind: MonitorKind;
+  url: string;
+  memoryMetric: string;
+  cpuMetric: string;
+  /** `name=metric` per line. */
+  gauges: string;
+  vhost: string;
+  queues: string;
+  username: string;
+  password: string;
+  hasPassword: boolean;
+  replacingPassword: boolean;
+  clearPassword: boolean;
+  pid: string;
+  port: string;
+}
+
+let nextKey = 1;
+const key = () => nextKey++;
+
+function emptyMonitor(kind: MonitorKind): MonitorRow {
+  return {
+    key: key(),
+    id: null,
+    kind,
+    url: kind === "rabbitmq" ? "http://127.0.0.1:15672" : "",
+    memoryMetric: "process_resident_memory_bytes",
+    cpuMetric: "process_cpu_seconds_total",
+    gauges: "",
+    vhost: "/",
+    queues: "",
+    username: "guest",
+    password: "",
+    hasPassword: false,
+    replacingPassword: false,
+    clearPassword: false,
+    pid: "",
+    port: "",
+  };
+}
+
+function rowsFromTarget(target: Target) {
+  const headers: HeaderRow[] = target.headers.map((h) => ({
+    key: key(),
+    name: h.name,
+    value: "value" in h ? h.value : "",
+    secret: "secret" in h,
+    storedAs: "secret" in h ? h.name : null,
+    replacing: false,
+  }));
+  const monitors: MonitorRow[] = target.monitors.map((m) => {
+    const row = emptyMonitor(m.kind);
+    row.id = m.id;
+    if (m.kind === "prometheus") {
+      row.url = m.url;
+      row.memoryMetric = m.memoryMetric;
+      row.cpuMetric = m.cpuMetric;
+      row.gauges = m.gauges.map((g) => `${g.name}=${g.metric}`).join("\n");
+    } else if (m.kind === "rabbitmq") {
+      row.url = m.url;
+      row.vhost = m.vhost;
+      row.queues = m.queues.join(", ");
+      row.username = m.username;
+      row.hasPassword = m.hasPassword === true;
+    } else {
+      row.pid = numText(m.pid);
+      row.port = numText(m.port);
+    }
+    return row;
+  });
+  return { headers, monitors };
+}
+
+/** Monitor rows as the API takes them; problems the form can see itself go to `errors`. */
+function monitorInputs(rows: MonitorRow[], errors: Record<string, string>): MonitorInput[] {
+  return rows.map((m, i) => {
+    const path = `monitors.${i}`;
+    const common = { id: m.id };
+    if (m.kind === "prometheus") {
+      const gauges = m.gauges
+        .split("\n")
+        .map((line) => line.trim())
+        .filter(Boolean)
+        .map((line) => {
+          const [name = "", metric = ""] = line.split("=").map((p) => p.trim());
+          if (!name || !metric) errors[`${path}.config.gauges`] = "one gauge per line: name=metric";
+          return { name, metric };
+        });
+      return {
+        ...common,
+        config: { kind: "prometheus", url: m.url.trim(), memoryMetric: m.memoryMetric, cpuMetric: m.cpuMetric, gauges },
+      };
+    }
+    if (m.kind === "rabbitmq") {
+      return {
+        ...common,
+        config: {
+          kind: "rabbitmq",
+          url: m.url.trim(),
+          vhost: m.vhost || "/",
+          queues: m.queues
+            .split(",")
+            .map((q) => q.trim())
+            .filter(Boolean),
+          username: m.username,
+        },
+        password: m.password || null,
+        clearPassword: m.clearPassword,
+      } as MonitorInput;
+    }
+    const pid = numberOrEmpty(m.pid);
+    const port = numberOrEmpty(m.port);
+    if (pid !== undefined && !Number.isInteger(pid)) errors[`${path}.config.pid`] = "must be a whole number";
+    if (port !== undefined && !Number.isInteger(port)) errors[`${path}.config.port`] = "must be a whole number";
+    return { ...common, config: { kind: "process", pid, port } };
+  });
+}
+
+export function TargetEditor({ projectId, targetId }: { projectId: string; targetId?: string }) {
+  const trpc = useTRPC();
+  const existing = useQuery({ ...trpc.target.byId.queryOptions({ id: targetId ?? "" }), enabled: !!targetId });
+  if (targetId && existing.isPending) return <Skeleton className="h-96" label="Loading target" />;
+  if (targetId && existing.isError) {
+    return (
+      <ErrorState title="Target not available" message={existing.error.message} onRetry={() => existing.refetch()} />
+    );
+  }
+  return <TargetForm key={existing.data?.updatedAt.toString() ?? "new"} projectId={projectId} target={existing.data} />;
+}
+
+function TargetForm({ projectId, target }: { projectId: string; target?: Target }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const initial = target ? rowsFromTarget(target) : { headers: [], monitors: [] };
+  const [name, setName] = useState(target?.name ?? "");
+  const [kind, setKind] = useState<TargetInput["kind"]>(target?.kind ?? "http");
+  const [baseUrl, setBaseUrl] = useState(target?.baseUrl ?? "http://127.0.0.1:");
+  const [configApplyUrl, setConfigApplyUrl] = useState(target?.configApplyUrl ?? "");
+  const [headers, setHeaders] = useState<HeaderRow[]>(initial.headers);
+  const [monitors, setMonitors] = useState<MonitorRow[]>(initial.monitors);
+  const [clientErrors, setClientErrors] = useState<Record<string, string>>({});
+  const [probe, setProbe] = useState<ProbeResults | null>(null);
+  const listUrl = `/projects/${projectId}/targets`;
+
+  const onSaved = async () => {
+    await queryClient.invalidateQueries({ queryKey: trpc.target.pathKey() });
+    await queryClient.invalidateQueries({ queryKey: trpc.project.pathKey() });
+    router.push(listUrl);
+  };
+  const create = useMutation(trpc.target.create.mutationOptions({ onSuccess: onSaved }));
+  const update = useMutation(trpc.target.update.mutationOptions({ onSuccess: onSaved }));
+  const test = useMutation(trpc.target.testMonitors.mutationOptions({ onSuccess: setProbe }));
+  const save = target ? update : create;
+  const errors = mergeErrors(clientErrors, save.error ?? test.error);
+
+  const patchHeader = (k: number, patch: Partial<HeaderRow>) =>
+    setHeaders((rows) => rows.map((r) => (r.key === k ? { ...r, ...patch } : r)));
+  const patchMonitor = (k: number, patch: Partial<MonitorRow>) =>
+    setMonitors((rows) => rows.map((r) => (r.key === k ? { ...r, ...patch } : r)));
+
+  const collect = () => {
+    const found: Record<string, string> = {};
+    const monitorList = monitorInputs(monitors, found);
+    const headerList = headers.map((h) => ({
+      name: h.name.trim(),
+      secret: h.secret,
+      value: h.secret && h.storedAs && !h.replacing ? null : h.value,
+      from: h.storedAs,
+    }));
+    return { found, monitorList, headerList };
+  };
+
+  const submit = () => {
+    const { found, monitorList, headerList } = collect();
+    setClientErrors(found);
+    if (Object.keys(found).length > 0) return;
+    const fields = {
+      name,
+      kind,
+      baseUrl,
+      configApplyUrl: configApplyUrl.trim() || null,
+      headers: headerList,
+      monitors: monitorList,
+    };
+    if (target) update.mutate({ id: target.id, ...fields });
+    else create.mutate({ projectId, ...fields });
+  };
+
+  const runProbe = () => {
+    const { found, monitorList } = collect();
+    setClientErrors(found);
+    setProbe(null);
+    if (Object.keys(found).length > 0) return;
+    test.mutate({ targetId: target?.id ?? null, monitors: monitorList });
+  };
+
+  const shown = (path: string) =>
+    ["name", "kind", "baseUrl", "configApplyUrl"].includes(path) ||
+    /^headers\.\d+\.(name|value)$/.test(path) ||
+    /^monitors\.\d+\.(password|config\.(url|queues|pid|port|gauges|memoryMetric|cpuMetric|vhost|username))/.test(path);
+  const unshown = unshownErrors(errors, shown);
+
+  return (
+    <form
+      aria-label={target ? "Edit target" : "New target"}
+      className="max-w-4xl space-y-6"
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+      onChange={() => {
+        // Messages describe what was submitted; once the user edits, they no longer apply.
+        if (save.isError) save.reset();
+        if (Object.keys(clientErrors).length > 0) setClientErrors({});
+      }}
+    >
+      <Card title={target ? `Edit target ${target.name}` : "New target"}>
+        <div className="grid gap-4 md:grid-cols-2">
+          <Field label="Target name" htmlFor="target-name" error={errors.name}>
+            <input
+              id="target-name"
+              className={inputClass}
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              aria-invalid={!!errors.name}
+              placeholder="gateway on t3.medium"
+            />
+          </Field>
+          <Field label="Kind" htmlFor="target-kind" error={errors.kind}>
+            <select
+              id="target-kind"
+              className={inputClass}
+              value={kind}
+              onChange={(e) => setKind(e.target.value as TargetInput["kind"])}
+            >
+              {(Object.keys(TARGET_KIND_LABEL) as TargetInput["kind"][]).map((k) => (
+                <option key={k} value={k}>
+                  {TARGET_KIND_LABEL[k]}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Base URL" htmlFor="target-url" error={errors.baseUrl} hint="Scenario paths are relative to it">
+            <input
+              id="target-url"
+              className={`${inputClass} font-mono`}
+              value={baseUrl}
+              onChange={(e) => setBaseUrl(e.target.value)}
+              aria-invalid={!!errors.baseUrl}
+            />
+          </Field>
+          <Field
+            label="Config-apply URL (optional)"
+            htmlFor="target-apply-url"
+            error={errors.configApplyUrl}
+            hint="Receives PUT of the instance config's knobs before each run"
+          >
+            <input
+              id="target-apply-url"
+              className={`${inputClass} font-mono`}
+              value={configApplyUrl}
+              onChange={(e) => setConfigApplyUrl(e.target.value)}
+              aria-invalid={!!errors.configApplyUrl}
+              placeholder="http://127.0.0.1:4100/admin/config"
+            />
+          </Field>
+        </div>
+      </Card>
+
+      <Card
+        title="Headers"
+        actions={
+          <Button
+            variant="secondary"
+            onClick={() =>
+              setHeaders((rows) => [
+                ...rows,
+                { key: key(), name: "", value: "", secret: false, storedAs: null, replacing: false },
+              ])
+            }
+          >
+            Add header
+          </Button>
+        }
+      >
+        {headers.length === 0 ? (
+          <p className="text-sm text-slate-500">
+            Sent with every request. Mark a header secret (e.g. an API key) to store its value encrypted; it is never
+            shown again.
+          </p>
+        ) : (
+          <div className="space-y-3" role="list" aria-label="Headers">
+            {headers.map((h, i) => {
+              const n = i + 1;
+              const nameErr = errors[`headers.${i}.name`];
+              const valueErr = errors[`headers.${i}.value`];
+              const storedSecret = h.secret && h.storedAs !== null && !h.replacing;
+              return (
+                <div key={h.key} role="listitem" className="grid grid-cols-[1fr_1.4fr_auto_auto] items-start gap-3">
+                  <div>
+                    <label htmlFor={`header-${h.key}-name`} className="sr-only">
+                      Header {n} name
+                    </label>
+                    <input
+                      id={`header-${h.key}-name`}
+                      className={`${smallInputClass} font-mono`}
+                      placeholder="Authorization"
+                      value={h.name}
+                      onChange={(e) => patchHeader(h.key, { name: e.target.value })}
+                      aria-invalid={!!nameErr}
+                      aria-describedby={nameErr ? `header-${h.key}-name-error` : undefined}
+                    />
+                    <InlineError id={`header-${h.key}-name-error`} message={nameErr} />
+                  </div>
+                  <div>
+                    {storedSecret ? (
+                      <div className="flex items-center gap-2 py-1 text-sm">
+                        <span className="font-mono text-slate-700">
+                          •••• (set)<span className="sr-only"> header {n} value is stored</span>
+                        </span>
+                        <button
+                          type="button"
+                          className="text-xs font-medium text-sky-700 hover:underline"
+                          onClick={() => patchHeader(h.key, { replacing: true, value: "" })}
+                        >
+                          Replace
+                        </button>
+                      </div>
+                    ) : (
+                      <>
+                        <label htmlFor={`header-${h.key}-value`} className="sr-only">
+                          Header {n} value
+                        </label>
+                        <input
+                          id={`header-${h.key}-value`}
+                          type={h.secret ? "password" : "text"}
+                          autoComplete="off"
+                          className={`${smallInputClass} font-mono`}
+                          placeholder={h.secret ? (h.storedAs ? "new value" : "secret value") : "value"}
+                          value={h.value}
+                          onChange={(e) => patchHeader(h.key, { value: e.target.value })}
+                          aria-invalid={!!valueErr}
+                          aria-describedby={valueErr ? `header-${h.key}-value-error` : undefined}
+                        />
+                        {h.replacing && (
+                          <button
+                            type="button"
+                            className="mt-0.5 text-xs text-sky-700 hover:underline"
+                            onClick={() => patchHeader(h.key, { replacing: false, value: "" })}
+                          >
+                            Keep the stored value
+                          </button>
+                        )}
+                      </>
+                    )}
+                    <InlineError id={`header-${h.key}-value-error`} message={valueErr} />
+                  </div>
+                  <label className="flex items-center gap-1.5 py-1 text-sm text-slate-700">
+                    <input
+                      type="checkbox"
+                      checked={h.secret}
+                      onChange={(e) =>
+                        patchHeader(h.key, {
+                          secret: e.target.checked,
+                          // Turning a stored secret into a plain header needs its value typed in.
+                          replacing: h.storedAs !== null && !e.target.checked ? false : h.replacing,
+                          value: h.storedAs !== null ? "" : h.value,
+                          storedAs: e.target.checked ? h.storedAs : null,
+                        })
+                      }
+                    />
+                    Secret
+                    <span className="sr-only"> (header {n})</span>
+                  </label>
+                  <button
+                    type="button"
+                    className="py-1 text-sm text-rose-700 hover:underline"
+                    aria-label={`Remove header ${n}`}
+                    onClick={() => setHeaders((rows) => rows.filter((r) => r.key !== h.key))}
+                  >
+                    Remove
+                  </button>
+                </div>
+              );
+            })}
+          </div>
+        )}
+      </Card>
+
+      <Card
+        title="Monitors"
+        actions={
+          <div className="flex gap-2">
+            <select
+              aria-label="Monitor kind to add"
+              className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
+              value=""
+              onChange={(e) => {
+                if (e.target.value) setMonitors((rows) => [...rows, emptyMonitor(e.target.value as MonitorKind)]);
+              }}
+            >
+              <option value="">Add monitor…</option>
+              <option value="prometheus">Prometheus metrics</option>
+              <option value="rabbitmq">RabbitMQ queues</option>
+              <option value="process">Local process</option>
+            </select>
+            <Button variant="secondary" onClick={runProbe} disabled={monitors.length === 0 || test.isPending}>
+              {test.isPending ? "Testing…" : "Test connection"}
+            </Button>
+          </div>
+        }
+      >
+        {monitors.length === 0 ? (
+          <p className="text-sm text-slate-500">
+            Sampled every second during a run, on the same timeline as latency: memory and CPU from a Prometheus
+            endpoint or a local process, queue depth from RabbitMQ.
+          </p>
+        ) : (
+          <div className="space-y-4">
+            {monitors.map((m, i) => (
+              <MonitorFields
+                key={m.key}
+                index={i}
+                row={m}
+                errors={errors}
+                result={probe?.find((r) => r.index === i)}
+                onChange={(patch) => patchMonitor(m.key, patch)}
+                onRemove={() => {
+                  setMonitors((rows) => rows.filter((r) => r.key !== m.key));
+                  setProbe(null);
+                }}
+              />
+            ))}
+          </div>
+        )}
+        {test.isError && <FormAlert>{errorMessage(test.error)}</FormAlert>}
+      </Card>
+
+      <FormAlert>{unshown}</FormAlert>
+      <FormAlert>{generalError(save.error)}</FormAlert>
+      <div className="flex items-center gap-3">
+        <Button type="submit" disabled={save.isPending}>
+          {save.isPending ? "Saving…" : target ? "Save target" : "Create target"}
+        </Button>
+        <Link href={listUrl} className="text-sm text-slate-600 hover:underline">
+          Cancel
+        </Link>
+      </div>
+    </form>
+  );
+}
+
+const MONITOR_LABEL: Record<MonitorKind, string> = {
+  prometheus: "Prometheus metrics",
+  rabbitmq: "RabbitMQ queues",
+  process: "Local process",
+};
+
+function formatReading(key: string, value: number | null): string {
+  if (value === null) return "no value yet";
+  if (key.startsWith("mem_")) return formatBytes(value);
+  if (key.startsWith("cpu_")) return `${value.toFixed(2)} cores`;
+  return value.toLocaleString("en-US", { maximumFractionDigits: 2 });
+}
+
+function MonitorFields({
+  index,
+  row,
+  errors,
+  result,
+  onChange,
+  onRemove,
+}: {
+  index: number;
+  row: MonitorRow;
+  errors: Record<string, string>;
+  result?: ProbeResults[number];
+  onChange: (patch: Partial<MonitorRow>) => void;
+  onRemove: () => void;
+}) {
+  const id = (field: string) => `monitor-${row.key}-${field}`;
+  const err = (field: string) => errors[`monitors.${index}.${field}`];
+  const text = (
+    field: keyof MonitorRow,
+    label: string,
+    errPath: string,
+    props: { mono?: boolean; placeholder?: string } = {},
+  ) => (
+    <Field label={label} htmlFor={id(field)} error={err(errPath)}>
+      <input
+        id={id(field)}
+        className={`${inputClass} ${props.mono ? "font-mono" : ""}`}
+        value={row[field] as string}
+        placeholder={props.placeholder}
+        onChange={(e) => onChange({ [field]: e.target.value })}
+        aria-invalid={!!err(errPath)}
+      />
+    </Field>
+  );
+  return (
+    <fieldset className="rounded-md border border-slate-200 p-3">
+      <legend className="px-1 text-sm font-semibold text-slate-800">
+        Monitor {index + 1}: {MONITOR_LABEL[row.kind]}
+      </legend>
+      <div className="grid gap-3 md:grid-cols-2">
+        {row.kind === "prometheus" && (
+          <>
+            {text("url", "Metrics URL", "config.url", { mono: true, placeholder: "http://127.0.0.1:4100/metrics" })}
+            {text("memoryMetric", "Memory metric", "config.memoryMetric", { mono: true })}
+            {text("cpuMetric", "CPU seconds metric", "config.cpuMetric", { mono: true })}
+            <Field label="Extra gauges (name=metric per line)" htmlFor={id("gauges")} error={err("config.gauges")}>
+              <textarea
+                id={id("gauges")}
+                className={`${inputClass} font-mono`}
+                rows={2}
+                value={row.gauges}
+                placeholder="queue_depth=gateway_queue_depth"
+                onChange={(e) => onChange({ gauges: e.target.value })}
+              />
+            </Field>
+          </>
+        )}
+        {row.kind === "rabbitmq" && (
+          <>
+            {text("url", "Management API URL", "config.url", { mono: true })}
+            {text("queues", "Queue names (comma separated)", "config.queues", { mono: true })}
+            {text("vhost", "Virtual host", "config.vhost", { mono: true })}
+            {text("username", "Username", "config.username")}
+            <Field
+              label="Password"
+              htmlFor={id("password")}
+              error={err("password")}
+              hint={row.hasPassword ? undefined : "Stored encrypted; defaults to guest when empty"}
+            >
+              {row.hasPassword && !row.replacingPassword && !row.clearPassword ? (
+                <div className="flex items-center gap-3 py-1 text-sm">
+                  <span id={id("password")} className="font-mono text-slate-700">
+                    •••• (set)
+                  </span>
+                  <button
+                    type="button"
+                    className="text-xs font-medium text-sky-700 hover:underline"
+                    onClick={() => onChange({ replacingPassword: true, password: "" })}
+                  >
+                    Replace
+                  </button>
+                  <button
+                    type="button"
+                    className="text-xs font-medium text-rose-700 hover:underline"
+                    onClick={() => onChange({ clearPassword: true, password: "" })}
+                  >
+                    Remove
+                  </button>
+                </div>
+              ) : (
+                <input
+                  id={id("password")}
+                  type="password"
+                  autoComplete="off"
+                  className={inputClass}
+                  value={row.password}
+                  placeholder={row.clearPassword ? "removed (guest)" : row.hasPassword ? "new password" : ""}
+                  onChange={(e) => onChange({ password: e.target.value, clearPassword: false })}
+                />
+              )}
+            </Field>
+          </>
+        )}
+        {row.kind === "process" && (
+          <>
+            {text("port", "Listening port", "config.port", { placeholder: "4100" })}
+            {text("pid", "or process id", "config.pid")}
+          </>
+        )}
+      </div>
+      <div className="mt-3 flex items-start justify-between gap-4">
+        <ProbeResult result={result} />
+        <button
+          type="button"
+          className="text-sm text-rose-700 hover:underline"
+          aria-label={`Remove monitor ${index + 1}`}
+          onClick={onRemove}
+        >
+          Remove monitor
+        </button>
+      </div>
+    </fieldset>
+  );
+}
+
+function ProbeResult({ result }: { result?: ProbeResults[number] }) {
+  if (!result) return <span />;
+  const details = result.details as { pid?: number; name?: string; metricCount?: number; missing?: string[] };
+  return (
+    <div
+      role="status"
+      aria-label={`Monitor ${result.index + 1} reading`}
+      className={`rounded-md px-3 py-2 text-sm ${result.ok ? "bg-emerald-50 text-emerald-900" : "bg-rose-50 text-rose-900"}`}
+    >
+      <div className="font-medium">
+        {result.ok ? "Connected" : "Failed"} <span className="font-normal text-slate-500">({result.tookMs} ms)</span>
+      </div>
+      {result.error && <div>{result.error}</div>}
+      {result.ok && (
+        <ul className="mt-1 space-y-0.5">
+          {Object.entries(result.readings).map(([k, v]) => (
+            <li key={k}>
+              <span className="font-mono text-xs">{k}</span>: {formatReading(k, v)}
+            </li>
+          ))}
+          {details.pid !== undefined && (
+            <li>
+              process {details.pid}
+              {details.name ? ` (${details.name})` : ""}
+            </li>
+          )}
+          {details.metricCount !== undefined && <li>{details.metricCount} metrics exposed</li>}
+          {details.missing && details.missing.length > 0 && (
+            <li className="text-amber-800">not found: {details.missing.join(", ")}</li>
+          )}
+        </ul>
+      )}
+    </div>
+  );
+}

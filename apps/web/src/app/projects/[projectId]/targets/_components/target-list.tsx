@@ -1,0 +1,142 @@
+"use client";
+
+import type { RouterOutputs } from "@benchboard/api";
+import { Card, EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { useCanEdit } from "~/app/_components/use-can-edit";
+import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
+import { ConfirmDialog } from "../../_components/confirm-dialog";
+
+type Target = RouterOutputs["target"]["list"][number];
+
+export const TARGET_KIND_LABEL: Record<Target["kind"], string> = {
+  http: "HTTP",
+  llm: "LLM (OpenAI-compatible)",
+  ws_chat: "WebSocket chat",
+};
+
+export function TargetList({ projectId }: { projectId: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const targets = useQuery(trpc.target.list.queryOptions({ projectId }));
+  const canEdit = useCanEdit();
+  const [doomed, setDoomed] = useState<Target | null>(null);
+  const remove = useMutation(
+    trpc.target.delete.mutationOptions({
+      onSuccess: async () => {
+        setDoomed(null);
+        await queryClient.invalidateQueries({ queryKey: trpc.target.pathKey() });
+        await queryClient.invalidateQueries({ queryKey: trpc.project.pathKey() });
+      },
+    }),
+  );
+  const base = `/projects/${projectId}/targets`;
+
+  return (
+    <Card
+      title="Targets"
+      actions={
+        canEdit && (
+          <Link
+            href={`${base}/new`}
+            className="rounded-md bg-sky-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-sky-700"
+          >
+            New target
+          </Link>
+        )
+      }
+    >
+      {targets.isPending ? (
+        <Skeleton className="h-24" label="Loading targets" />
+      ) : targets.isError ? (
+        <ErrorState message={targets.error.message} onRetry={() => targets.refetch()} />
+      ) : targets.data.length === 0 ? (
+        <EmptyState title="No targets yet">
+          A target is the service endpoint you load: its base URL, headers and what to monitor on it.{" "}
+          <Link href={`${base}/new`} className="text-sky-700 hover:underline">
+            Register one
+          </Link>
+          .
+        </EmptyState>
+      ) : (
+        <table className="w-full text-sm" aria-label="Targets">
+          <thead className="text-left text-xs uppercase text-slate-500">
+            <tr>
+              <th className="py-1">Name</th>
+              <th>Kind</th>
+              <th>Base URL</th>
+              <th>Headers</th>
+              <th>Monitors</th>
+              <th className="text-right">Runs</th>
+              <th className="text-right">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {targets.data.map((t) => {
+              const secrets = t.headers.filter((h) => "secret" in h).length;
+              return (
+                <tr key={t.id} className="border-t border-slate-100 align-top">
+                  <td className="py-2 font-medium">
+                    <Link href={`${base}/${t.id}`} className="text-sky-700 hover:underline">
+                      {t.name}
+                    </Link>
+                  </td>
+                  <td className="py-2">{TARGET_KIND_LABEL[t.kind]}</td>
+                  <td className="py-2 font-mono text-[13px] text-slate-700">{t.baseUrl}</td>
+                  <td className="py-2 text-slate-600">
+                    {t.headers.length === 0 ? "—" : `${t.headers.length}${secrets ? ` (${secrets} secret)` : ""}`}
+                  </td>
+                  <td className="py-2 text-slate-600">
+                    {t.monitors.length === 0 ? "—" : t.monitors.map((m) => m.kind).join(", ")}
+                  </td>
+                  <td className="py-2 text-right tabular-nums">{t.runCount}</td>
+                  <td className="py-2 text-right whitespace-nowrap">
+                    <Link
+                      href={`${base}/${t.id}`}
+                      className="text-sky-700 hover:underline"
+                      aria-label={`${canEdit ? "Edit" : "View"} ${t.name}`}
+                    >
+                      {canEdit ? "Edit" : "View"}
+                    </Link>
+                    {canEdit && (
+                      <button
+                        type="button"
+                        className="ml-3 text-rose-700 hover:underline"
+                        aria-label={`Delete ${t.name}`}
+                        onClick={() => {
+                          remove.reset();
+                          setDoomed(t);
+                        }}
+                      >
+                        Delete
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      <ConfirmDialog
+        open={doomed !== null}
+        title={`Delete target "${doomed?.name ?? ""}"?`}
+        confirmLabel="Delete target"
+        pending={remove.isPending}
+        error={remove.error ? errorMessage(remove.error) : null}
+        onCancel={() => setDoomed(null)}
+        onConfirm={() => doomed && remove.mutate({ id: doomed.id })}
+      >
+        <p>
+          Its {doomed?.runCount ?? 0} runs stay, with the snapshot of the target they ran against. Runs of it still
+          queued are canceled. Its stored secrets are deleted.
+        </p>
+      </ConfirmDialog>
+    </Card>
+  );
+}

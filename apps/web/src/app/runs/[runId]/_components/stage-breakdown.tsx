@@ -1,0 +1,97 @@
+"use client";
+
+import { formatDurationMs, type TStageStat } from "@benchboard/core";
+import { EmptyState } from "@benchboard/ui";
+import { useState } from "react";
+
+const ACRONYMS = new Set(["json", "http", "https", "tls", "dns", "tcp", "db", "io", "sql", "api", "llm"]);
+
+function title(name: string): string {
+  const words = name.split(/[_\-\s]+/).map((w) => (ACRONYMS.has(w.toLowerCase()) ? w.toUpperCase() : w));
+  const text = words.join(" ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * Server-timing stages of a run. The gateway overhead is the sum of the stages ticked: the
+ * snapshot's choice to start with, changeable here to see what a different choice gives.
+ */
+export function StageBreakdown({
+  stages,
+  overheadStages,
+}: {
+  stages: Record<string, TStageStat>;
+  overheadStages: readonly string[] | null;
+}) {
+  // Slowest first: where the time goes.
+  const names = Object.keys(stages).sort((a, b) => (stages[b]?.meanMs ?? 0) - (stages[a]?.meanMs ?? 0));
+  const [chosen, setChosen] = useState<string[]>(() => (overheadStages ?? []).filter((s) => s in stages));
+  if (names.length === 0) {
+    return <EmptyState title="No stage timings">The target sent no Server-Timing header.</EmptyState>;
+  }
+  const total = names.reduce((sum, n) => sum + (stages[n]?.meanMs ?? 0), 0);
+  const overhead = chosen.reduce((sum, n) => sum + (stages[n]?.meanMs ?? 0), 0);
+  const hasPercentiles = names.some((n) => stages[n]?.p99Ms !== undefined);
+  return (
+    <div>
+      <table className="w-full text-sm" aria-label="Stage breakdown">
+        <thead className="text-left text-xs uppercase text-slate-500">
+          <tr>
+            <th className="py-1.5">Stage</th>
+            <th className="py-1.5 text-right">Mean</th>
+            {hasPercentiles && <th className="py-1.5 text-right">p50</th>}
+            {hasPercentiles && <th className="py-1.5 text-right">p99</th>}
+            <th className="py-1.5 pl-3">Share of mean</th>
+            <th className="py-1.5 text-center">In overhead</th>
+          </tr>
+        </thead>
+        <tbody>
+          {names.map((name) => {
+            const s = stages[name]!;
+            const share = total > 0 ? s.meanMs / total : 0;
+            return (
+              <tr key={name} className="border-t border-slate-100">
+                <th scope="row" className="py-1.5 text-left font-normal">
+                  {title(name)}
+                </th>
+                <td className="py-1.5 text-right tabular-nums">{formatDurationMs(s.meanMs)}</td>
+                {hasPercentiles && (
+                  <td className="py-1.5 text-right tabular-nums">
+                    {s.p50Ms === undefined ? "—" : formatDurationMs(s.p50Ms)}
+                  </td>
+                )}
+                {hasPercentiles && (
+                  <td className="py-1.5 text-right tabular-nums">
+                    {s.p99Ms === undefined ? "—" : formatDurationMs(s.p99Ms)}
+                  </td>
+                )}
+                <td className="py-1.5 pl-3">
+                  <div className="h-2 w-32 rounded bg-slate-100" title={`${(share * 100).toFixed(2)}%`}>
+                    <div
+                      className="h-2 rounded bg-sky-500"
+                      style={{ width: `${Math.max(share * 100, share > 0 ? 1 : 0)}%` }}
+                    />
+                  </div>
+                </td>
+                <td className="py-1.5 text-center">
+                  <input
+                    type="checkbox"
+                    aria-label={`Count ${title(name)} in the gateway overhead`}
+                    checked={chosen.includes(name)}
+                    onChange={(e) => setChosen((c) => (e.target.checked ? [...c, name] : c.filter((x) => x !== name)))}
+                  />
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <p className="mt-3 text-sm" aria-live="polite">
+        Gateway overhead (sum of {chosen.length} ticked stage{chosen.length === 1 ? "" : "s"}):{" "}
+        <span className="font-semibold tabular-nums" data-testid="overhead-sum">
+          {chosen.length ? formatDurationMs(overhead) : "—"}
+        </span>
+      </p>
+    </div>
+  );
+}

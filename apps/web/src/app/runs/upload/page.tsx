@@ -1,0 +1,16 @@
+import { PageHeader } from "../../_components/page-header";
+import { UploadForm } from "./_components/upload-form";
+
+export const metadata = { title: "Upload results" };
+
+export default function UploadPage() {
+  return (
+    <>
+      <PageHeader
+        title="Upload results"
+        subtitle="Store a run measured elsewhere: Benchboard run JSON, or the output of k6, wrk/wrk2, hey, ab, drill, vegeta or bifrost-benchmarking."
+      />
+      <UploadForm />
+    </>
+  );
+}

@@ -1,0 +1,272 @@
+"use client";
+
+import type { RouterOutputs } from "@benchboard/api";
+import {
+  formatDeltaPct,
+  formatMetric,
+  formatSweepValue,
+  metricDef,
+  metricOrder,
+  relativeDelta,
+  sweepPoints,
+} from "@benchboard/core";
+import { Card, cx, ErrorState, Skeleton, StatusBadge } from "@benchboard/ui";
+import { MetricByValueChart } from "@benchboard/ui/charts/metric-by-value-chart";
+import { PublishedFigures } from "@benchboard/ui/published-figures";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { PageHeader } from "~/app/_components/page-header";
+import { useTRPC } from "~/trpc/client";
+
+type View = RouterOutputs["sweep"]["byId"];
+type Check = NonNullable<View["published"]>["checks"][number];
+
+/** Columns shown beside the charted metric when any run has them. */
+const COLUMNS = [
+  "rps",
+  "rps_per_vcpu",
+  "throughput",
+  "runtime_ms",
+  "latency_mean",
+  "latency_p50",
+  "latency_p99",
+  "mem_peak_bytes",
+  "queue_depth_peak",
+  "failed",
+  "failed_connections",
+];
+
+/** Values carry their unit; counts have none, so their header says so. */
+function HeaderUnit({ metric }: { metric: string }) {
+  return metricDef(metric).unit === "count" ? <span className="normal-case"> (count)</span> : null;
+}
+
+function Mark({ check }: { check: Check | undefined }) {
+  if (!check) return null;
+  const ok = check.status === "match";
+  return (
+    <div
+      className={cx(
+        "text-[11px] leading-tight",
+        ok
+          ? "text-emerald-700"
+          : check.status === "rounded"
+            ? "text-sky-700"
+            : check.status === "unavailable"
+              ? "text-slate-400"
+              : "font-semibold text-amber-800",
+      )}
+      title={[check.detail, check.figure.note].filter(Boolean).join(" — ") || undefined}
+      data-published-status={check.status}
+    >
+      {ok ? "✓" : check.status === "rounded" ? "≈" : check.status === "unavailable" ? "—" : "⚠"} published{" "}
+      {check.figure.text}
+    </div>
+  );
+}
+
+export function SweepReport({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const sweep = useQuery({
+    ...trpc.sweep.byId.queryOptions({ id }),
+    refetchInterval: (q) => (q.state.data?.sweep.status === "running" ? 1_000 : false),
+  });
+  const [metric, setMetric] = useState<string | null>(null);
+  if (sweep.isPending) return <Skeleton className="h-64" label="Loading sweep" />;
+  if (sweep.isError)
+    return <ErrorState title="Sweep not available" message={sweep.error.message} onRetry={() => sweep.refetch()} />;
+  const view = sweep.data;
+  const chosen = metric ?? view.sweep.metric;
+  const rows = view.rows;
+  const present = new Set(rows.flatMap((r) => Object.keys(r.metrics)));
+  const metricOptions = [...new Set([view.sweep.metric, ...COLUMNS.filter((k) => present.has(k))])].sort(metricOrder);
+  const columns = COLUMNS.filter((k) => present.has(k) && k !== chosen);
+  const points = sweepPoints(rows, chosen);
+  const thresholds = view.thresholds
+    .filter((t) => t.metric === chosen)
+    .map((t) => ({ label: `target ${t.op} ${formatMetric(t.metric, t.value)}`, value: t.value }));
+  const firstRow = rows.find((r) => r.status === "succeeded" && !r.excluded);
+  const checks = new Map<string, Check>();
+  for (const c of view.published?.checks ?? []) {
+    const f = c.figure;
+    if (f.kind === "value") checks.set(`value:${f.runId}:${f.metric}`, c);
+    if (f.kind === "delta" && f.baseRunId === firstRow?.runId) checks.set(`delta:${f.runId}:${f.metric}`, c);
+    if (f.kind === "verdict") checks.set(`verdict:${f.runId}`, c);
+    if (f.kind === "best") checks.set(`best:${f.runId}`, c);
+    if (f.kind === "config") checks.set(`config:${f.runId}`, c);
+  }
+  const labelOf = (runId: string) => rows.find((r) => r.runId === runId)?.label ?? runId;
+  const hasTargets = view.thresholds.length > 0;
+  const best = rows.find((r) => r.best);
+
+  return (
+    <div className="space-y-6">
+      <PageHeader
+        title={
+          <span className="flex items-center gap-3">
+            {view.sweep.name} <StatusBadge status={view.sweep.status} />
+          </span>
+        }
+        subtitle={
+          <>
+            {view.sweep.project.name}
+            {view.sweep.targetName && ` · target ${view.sweep.targetName}`} · varies{" "}
+            <span className="font-mono text-xs">{view.sweep.parameter}</span> · {rows.length} runs
+            {view.sweep.repetitions > 1 && ` (${view.sweep.repetitions} per value)`}
+          </>
+        }
+      />
+
+      <Card
+        title={`${metricDef(chosen).label} (${metricDef(chosen).unit}) by ${view.sweep.parameter}`}
+        actions={
+          <label className="flex items-center gap-2 text-xs text-slate-600">
+            Metric
+            <select
+              aria-label="Chart metric"
+              className="rounded border border-slate-300 bg-white px-1.5 py-0.5 text-xs"
+              value={chosen}
+              onChange={(e) => setMetric(e.target.value)}
+            >
+              {metricOptions.map((k) => (
+                <option key={k} value={k}>
+                  {metricDef(k).label}
+                </option>
+              ))}
+            </select>
+          </label>
+        }
+      >
+        {points.length === 0 ? (
+          <p className="text-sm text-slate-500">
+            {view.sweep.status === "running"
+              ? "Waiting for the first run to finish…"
+              : "No finished run has this metric."}
+          </p>
+        ) : (
+          <MetricByValueChart
+            title={metricDef(chosen).label}
+            xLabel={view.sweep.parameter}
+            data={points.map((p) => ({
+              label: formatSweepValue(p.value),
+              value: p.mean,
+              best: p.best,
+              meetsTargets: p.meetsTargets,
+            }))}
+            format={(v) => formatMetric(chosen, v)}
+            thresholds={thresholds}
+          />
+        )}
+        <p className="mt-2 text-xs text-slate-500">
+          {best
+            ? `Best: ${view.sweep.parameter} = ${formatSweepValue(best.value)} (${best.label}), the best ${metricDef(view.sweep.metric).label.toLowerCase()} among runs that meet every target.`
+            : "No best value yet."}{" "}
+          Green marks the best value, red the values that miss a target; dashed lines are targets on this metric.
+        </p>
+      </Card>
+
+      <Card title="Summary">
+        <div className="overflow-x-auto">
+          <table className="w-full text-sm" aria-label="Sweep summary">
+            <thead className="text-left text-xs uppercase text-slate-500">
+              <tr>
+                <th className="py-1.5 pr-3">{view.sweep.parameter}</th>
+                <th className="py-1.5 pr-3">Run</th>
+                <th className="py-1.5 pr-3 text-right">
+                  {metricDef(chosen).label}
+                  <HeaderUnit metric={chosen} />
+                </th>
+                <th className="py-1.5 pr-3 text-right">Δ vs first</th>
+                {columns.map((k) => (
+                  <th key={k} className="py-1.5 pr-3 text-right">
+                    {metricDef(k).label}
+                    <HeaderUnit metric={k} />
+                  </th>
+                ))}
+                <th className="py-1.5 pr-3">Meets targets</th>
+                <th className="py-1.5">Best</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => {
+                const value = row.metrics[chosen];
+                const delta = row.runId === firstRow?.runId ? null : relativeDelta(firstRow?.metrics[chosen], value);
+                return (
+                  <tr
+                    key={row.runId}
+                    className={cx(
+                      "border-t border-slate-100 align-top",
+                      row.excluded && "bg-slate-50 text-slate-400",
+                      row.best && "bg-emerald-50",
+                    )}
+                    data-excluded={row.excluded || undefined}
+                  >
+                    <td className="py-1.5 pr-3 font-medium tabular-nums">
+                      {formatSweepValue(row.value)}
+                      <Mark check={checks.get(`config:${row.runId}`)} />
+                    </td>
+                    <td className="py-1.5 pr-3 whitespace-nowrap">
+                      <Link href={`/runs/${row.runId}`} className="text-sky-700 hover:underline">
+                        {row.label}
+                      </Link>{" "}
+                      {row.status !== "succeeded" && <StatusBadge status={row.status} />}
+                      {row.included && <div className="text-[11px] text-slate-500">shared with another sweep</div>}
+                      {row.excluded && <div className="max-w-56 text-[11px]">excluded: {row.excludedReason}</div>}
+                    </td>
+                    <td className="py-1.5 pr-3 text-right tabular-nums whitespace-nowrap">
+                      {formatMetric(chosen, value)}
+                      <Mark check={checks.get(`value:${row.runId}:${chosen}`)} />
+                    </td>
+                    <td className="py-1.5 pr-3 text-right tabular-nums whitespace-nowrap">
+                      {formatDeltaPct(delta)}
+                      <Mark check={checks.get(`delta:${row.runId}:${chosen}`)} />
+                    </td>
+                    {columns.map((k) => (
+                      <td key={k} className="py-1.5 pr-3 text-right tabular-nums whitespace-nowrap">
+                        {formatMetric(k, row.metrics[k])}
+                        <Mark check={checks.get(`value:${row.runId}:${k}`)} />
+                      </td>
+                    ))}
+                    <td className="min-w-40 py-1.5 pr-3" title={row.failedTargets.join(", ") || undefined}>
+                      {row.meetsTargets === null ? (
+                        <span className="text-slate-400">{hasTargets ? "—" : "no targets"}</span>
+                      ) : row.meetsTargets ? (
+                        <span className="font-semibold text-emerald-700">✓ yes</span>
+                      ) : (
+                        <span className="font-semibold text-rose-700">✗ {row.failedTargets.join(", ")}</span>
+                      )}
+                      <Mark check={checks.get(`verdict:${row.runId}`)} />
+                    </td>
+                    <td className="py-1.5">
+                      {row.best && <span className="whitespace-nowrap font-semibold text-emerald-700">★ best</span>}
+                      <Mark check={checks.get(`best:${row.runId}`)} />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+        <p className="mt-3 text-xs text-slate-500">
+          {hasTargets
+            ? `Targets: ${view.thresholds.map((t) => `${metricDef(t.metric).label} ${t.op} ${formatMetric(t.metric, t.value)}`).join(", ")} (the project's and scenario's current targets).`
+            : "The project has no targets; set them on the Trends page."}{" "}
+          Excluded runs stay listed but leave the chart and the best value.
+        </p>
+      </Card>
+
+      {view.published && (
+        <Card title="Published figures">
+          <PublishedFigures
+            source={view.published.reference.source}
+            table={view.published.reference.table}
+            note={view.published.reference.note}
+            checks={view.published.checks}
+            runLabel={labelOf}
+          />
+        </Card>
+      )}
+    </div>
+  );
+}

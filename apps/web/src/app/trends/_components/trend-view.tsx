@@ -1,0 +1,199 @@
+"use client";
+
+import { formatMetric, metricDef } from "@benchboard/core";
+import { Card, EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
+import { TrendChart, type TrendPoint } from "@benchboard/ui/charts/trend-chart";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useCanEdit } from "~/app/_components/use-can-edit";
+import { useTRPC } from "~/trpc/client";
+import { ThresholdsEditor } from "./thresholds-editor";
+
+const NO_BRANCH = "(no branch)";
+
+export function TrendView() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const pathname = usePathname();
+  const params = useSearchParams();
+  const canEdit = useCanEdit();
+  const options = useQuery(trpc.trend.options.queryOptions());
+  const projects = options.data ?? [];
+  const project =
+    projects.find((p) => p.id === params.get("projectId")) ?? projects.find((p) => p.runs > 0) ?? projects[0];
+  const scenario = project?.scenarios.includes(params.get("scenario") ?? "")
+    ? params.get("scenario")!
+    : project?.scenarios[0];
+  const branch = params.get("branch") || null;
+  const metric = params.get("metric") || "rps";
+  const trend = useQuery({
+    ...trpc.trend.view.queryOptions({ projectId: project?.id ?? "", scenarioName: scenario ?? "", metric, branch }),
+    enabled: Boolean(project && scenario),
+    placeholderData: (prev) => prev,
+  });
+  const go = (patch: Record<string, string | null>) => {
+    const next = new URLSearchParams(params);
+    for (const [k, v] of Object.entries(patch)) {
+      if (v) next.set(k, v);
+      else next.delete(k);
+    }
+    router.replace(`${pathname}?${next.toString()}`, { scroll: false });
+  };
+
+  if (options.isPending) return <Skeleton className="h-40" label="Loading trends" />;
+  if (options.isError) return <ErrorState message={options.error.message} onRetry={() => options.refetch()} />;
+  if (!project) return <EmptyState title="No projects yet" />;
+
+  const data = trend.data;
+  const branches = data ? [...new Set(data.points.map((p) => p.branch ?? NO_BRANCH))] : [];
+  const chartData: TrendPoint[] = (data?.points ?? []).map((p, index) => ({
+    index,
+    label: `#${p.number}`,
+    ...Object.fromEntries(branches.map((b) => [b, !p.excluded && (p.branch ?? NO_BRANCH) === b ? p.value : null])),
+    excluded: p.excluded ? p.value : null,
+  }));
+  const excluded = (data?.points ?? []).filter((p) => p.excluded);
+  const measured = (data?.points ?? []).filter((p) => p.value !== null);
+
+  return (
+    <div className="space-y-6">
+      <section
+        aria-label="Trend filters"
+        className="flex flex-wrap gap-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm"
+      >
+        <Select
+          label="Project"
+          id="trend-project"
+          value={project.id}
+          onChange={(v) => go({ projectId: v, scenario: null, branch: null })}
+        >
+          {projects.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+        </Select>
+        <Select
+          label="Scenario"
+          id="trend-scenario"
+          value={scenario ?? ""}
+          onChange={(v) => go({ projectId: project.id, scenario: v })}
+        >
+          {project.scenarios.length === 0 && <option value="">No finished runs</option>}
+          {project.scenarios.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </Select>
+        <Select
+          label="Metric"
+          id="trend-metric"
+          value={metric}
+          onChange={(v) => go({ projectId: project.id, metric: v })}
+        >
+          {[...new Set([metric, ...(data?.metrics ?? [])])].map((k) => (
+            <option key={k} value={k}>
+              {metricDef(k).label} ({metricDef(k).unit})
+            </option>
+          ))}
+        </Select>
+        <Select
+          label="Branch"
+          id="trend-branch"
+          value={branch ?? ""}
+          onChange={(v) => go({ projectId: project.id, branch: v })}
+        >
+          <option value="">All branches</option>
+          {project.branches.map((b) => (
+            <option key={b} value={b}>
+              {b}
+            </option>
+          ))}
+        </Select>
+      </section>
+
+      <Card title={`${metricDef(metric).label} (${metricDef(metric).unit}) over ${scenario ?? "—"}`}>
+        {!scenario ? (
+          <EmptyState title="This project has no finished runs yet" />
+        ) : trend.isPending ? (
+          <Skeleton className="h-72" label="Loading trend" />
+        ) : trend.isError ? (
+          <ErrorState message={trend.error.message} onRetry={() => trend.refetch()} />
+        ) : measured.length === 0 ? (
+          <EmptyState title={`No run of this scenario has ${metricDef(metric).label.toLowerCase()}`}>
+            Pick another metric.
+          </EmptyState>
+        ) : (
+          <>
+            <TrendChart
+              data={chartData}
+              branches={branches.map((b) => ({ key: b, label: b }))}
+              format={(v) => formatMetric(metric, v)}
+              thresholds={(data?.thresholds ?? []).map((t) => ({
+                label: `target ${t.op} ${formatMetric(metric, t.value)}`,
+                value: t.value,
+              }))}
+            />
+            <p className="mt-2 text-xs text-slate-500">
+              {data?.points.length} runs in run order, oldest first. Grey points are excluded runs, kept off the lines.
+            </p>
+          </>
+        )}
+      </Card>
+
+      <div className="grid gap-6 lg:grid-cols-2">
+        <Card title="Excluded runs">
+          {excluded.length === 0 ? (
+            <p className="text-sm text-slate-500">None of these runs is excluded.</p>
+          ) : (
+            <ul className="space-y-1 text-sm" aria-label="Excluded runs">
+              {excluded.map((p) => (
+                <li key={p.runId} className="text-slate-600">
+                  <Link href={`/runs/${p.runId}`} className="font-medium text-sky-700 hover:underline">
+                    #{p.number}
+                  </Link>{" "}
+                  {formatMetric(metric, p.value)} — {p.excludedReason}
+                </li>
+              ))}
+            </ul>
+          )}
+        </Card>
+        <Card title={`Targets for ${project.name}`}>
+          <ThresholdsEditor key={project.id} projectId={project.id} canEdit={canEdit} />
+        </Card>
+      </div>
+    </div>
+  );
+}
+
+function Select({
+  label,
+  id,
+  value,
+  onChange,
+  children,
+}: {
+  label: string;
+  id: string;
+  value: string;
+  onChange: (v: string) => void;
+  children: React.ReactNode;
+}) {
+  return (
+    <div className="flex flex-col gap-1">
+      <label htmlFor={id} className="text-xs font-medium text-slate-600">
+        {label}
+      </label>
+      <select
+        id={id}
+        className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      >
+        {children}
+      </select>
+    </div>
+  );
+}

@@ -1,0 +1,152 @@
+import { ImportError } from "@benchboard/core/importers";
+import { ConflictError, NotFoundError } from "@benchboard/db";
+import { TRPCError } from "@trpc/server";
+import { ZodError } from "zod";
+
+/** What a REST handler reads from a request: a fetch `Request` satisfies it. */
+export interface RestRequest {
+  method: string;
+  url: string;
+  headers: Headers;
+  body: ReadableStream<Uint8Array> | null;
+}
+
+export interface RestResponse {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Every error response: a message naming the field (or the line of a text upload). */
+export interface RestErrorBody {
+  error: { message: string; field?: string; line?: number };
+}
+
+/** A refusal with its HTTP status; handlers throw it and `restErrorResponse` renders it. */
+export class RestError extends Error {
+  override readonly name = "RestError";
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly location: { field?: string; line?: number } = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export function json(status: number, body: unknown, headers?: Record<string, string>): RestResponse {
+  return headers ? { status, body, headers } : { status, body };
+}
+
+function errorBody(message: string, location: { field?: string; line?: number }): RestErrorBody {
+  return {
+    error: {
+      message,
+      ...(location.field !== undefined ? { field: location.field } : {}),
+      ...(location.line !== undefined ? { line: location.line } : {}),
+    },
+  };
+}
+
+/** The first zod issue as `path: message`, with the path as the field. */
+export function zodFailure(error: ZodError, prefix = ""): RestError {
+  const issue = error.issues[0];
+  const path = issue?.path.map(String).join(".") ?? "";
+  const field = prefix && path ? `${prefix}.${path}` : prefix || path || undefined;
+  const message = issue?.message ?? "invalid input";
+  return new RestError(400, field ? `${field}: ${message}` : message, field ? { field } : {});
+}
+
+const TRPC_STATUS: Partial<Record<TRPCError["code"], number>> = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNPROCESSABLE_CONTENT: 422,
+  TOO_MANY_REQUESTS: 429,
+  SERVICE_UNAVAILABLE: 503,
+};
+
+/**
+ * Any error from a handler as a JSON response. Refusals keep their message and location;
+ * anything unexpected becomes a 500 whose message reveals nothing (it is logged without input).
+ */
+export function restErrorResponse(err: unknown, route: string): RestResponse {
+  if (err instanceof RestError) return json(err.status, errorBody(err.message, err.location), err.headers);
+  if (err instanceof ImportError) {
+    return json(400, errorBody(err.message, { field: err.field, line: err.line }));
+  }
+  if (err instanceof NotFoundError) return json(404, errorBody(`${err.field}: ${err.message}`, { field: err.field }));
+  if (err instanceof ConflictError) return json(409, errorBody(`${err.field}: ${err.message}`, { field: err.field }));
+  if (err instanceof ZodError) return restErrorResponse(zodFailure(err), route);
+  if (err instanceof TRPCError) {
+    const cause = err.cause;
+    if (cause instanceof ZodError) return restErrorResponse(zodFailure(cause), route);
+    if (cause instanceof ImportError) return restErrorResponse(cause, route);
+    const status = TRPC_STATUS[err.code];
+    if (status !== undefined) {
+      const field = cause instanceof NotFoundError || cause instanceof ConflictError ? cause.field : undefined;
+      return json(status, errorBody(err.message, { field }));
+    }
+  }
+  console.error(`[api/v1] ${route}: ${err instanceof Error ? err.message : String(err)}`);
+  return json(500, errorBody("internal error; the server log has the details", {}));
+}
+
+/**
+ * The request body as text, refusing more than `maxBytes` (413) before buffering it all: the
+ * declared length is checked first, then the bytes actually read.
+ */
+export async function readBodyText(req: RestRequest, maxBytes: number): Promise<string> {
+  const declared = Number(req.headers.get("content-length") ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+function tooLarge(maxBytes: number): RestError {
+  return new RestError(413, `the request body is larger than ${maxBytes} bytes (${formatMb(maxBytes)})`);
+}
+
+function formatMb(bytes: number): string {
+  return `${+(bytes / 1_000_000).toFixed(2)} MB`;
+}
+
+/** A JSON request body, or a 400 naming the line where it stops being JSON. */
+export function parseJsonBody(text: string): unknown {
+  if (text.trim() === "") throw new RestError(400, "the request body is empty");
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const position = /at position (\d+)/.exec(message);
+    const line = position ? text.slice(0, Number(position[1])).split("\n").length : undefined;
+    throw new RestError(400, `the request body is not valid JSON${line ? ` (line ${line})` : ""}: ${message}`, {
+      line,
+    });
+  }
+}
+
+/** Render a handler's result for a fetch-style server (Next.js route handlers). */
+export function toFetchResponse(result: RestResponse): Response {
+  return new Response(JSON.stringify(result.body), {
+    status: result.status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...result.headers },
+  });
+}

@@ -1,0 +1,25 @@
+import { normalizedRunJsonSchema } from "@benchboard/core/importers";
+import { json, type RestResponse } from "./http";
+import { openApiDocument } from "./openapi";
+
+export { type ApiCaller, DEFAULT_REST_LIMITS, ORG_HEADER, type RestDeps, type RestLimits } from "./auth";
+export { compareHandler } from "./compare";
+export { type RestErrorBody, type RestRequest, type RestResponse, toFetchResponse } from "./http";
+export { openApiDocument } from "./openapi";
+export { getRunHandler, launchRunHandler, uploadRunHandler } from "./runs";
+export * from "./schemas";
+
+let openApi: Record<string, unknown> | undefined;
+let runSchema: Record<string, unknown> | undefined;
+
+/** GET /api/v1/openapi.json: public, like any API description. */
+export function openApiHandler(): RestResponse {
+  openApi ??= openApiDocument();
+  return json(200, openApi, { "cache-control": "public, max-age=300" });
+}
+
+/** GET /api/v1/schema/run.json: the JSON Schema of a native upload. */
+export function runSchemaHandler(): RestResponse {
+  runSchema ??= normalizedRunJsonSchema();
+  return json(200, runSchema, { "cache-control": "public, max-age=300" });
+}

@@ -1,0 +1,815 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { ZScenarioSpec } from "@benchboard/core";
+import { importRun } from "@benchboard/core/importers";
+import {
+  type ApiTokenScope,
+  createApiToken,
+  createProject,
+  createScenario,
+  createTarget,
+  revokeApiToken,
+} from "@benchboard/db";
+import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import type { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRedisRateLimiter } from "../rate-limit";
+import type { RestDeps, RestLimits } from "./auth";
+import { compareHandler } from "./compare";
+import type { RestResponse } from "./http";
+import { openApiHandler, runSchemaHandler } from "./index";
+import type { openApiDocument } from "./openapi";
+import { getRunHandler, launchRunHandler, uploadRunHandler } from "./runs";
+import { ZRestCompareResult, ZRestError, ZRestLaunchResult, ZRestRun, ZRestUploadResult } from "./schemas";
+
+// REST /api/v1 against real PostgreSQL, a real BullMQ queue and a real Redis rate limiter.
+const FIXTURES = fileURLToPath(new URL("../../../core/src/importers/fixtures/", import.meta.url));
+const fixture = (path: string) => readFileSync(`${FIXTURES}${path}`, "utf8");
+
+let t: TestDatabase;
+let queue: Queue;
+let redis: Redis;
+const prefix = `bbrest-${randomBytes(4).toString("hex")}`;
+let limiterCount = 0;
+
+function deps(limits?: Partial<RestLimits>): RestDeps {
+  // A fresh key space per call keeps one test's counters out of another's.
+  limiterCount++;
+  return {
+    db: t.db,
+    queue,
+    rateLimit: createRedisRateLimiter(redis, `${prefix}:rl${limiterCount}:`),
+    ...(limits ? { limits } : {}),
+  };
+}
+
+let base: RestDeps;
+const org = { id: "", slug: "" };
+const other = { id: "", slug: "" };
+const project = { id: "", slug: "" };
+const second = { id: "", slug: "" };
+const foreign = { id: "", slug: "" };
+let writer = "";
+let reader = "";
+let launcher = "";
+let projectScoped = "";
+let otherOrgToken = "";
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
+  redis = new Redis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
+  base = deps();
+  Object.assign(org, await t.db.organization.create({ data: { name: "Acme", slug: "acme" } }));
+  Object.assign(other, await t.db.organization.create({ data: { name: "Other", slug: "other" } }));
+  Object.assign(project, await createProject(t.db, org.id, { name: "LLM gateway" }));
+  Object.assign(second, await createProject(t.db, org.id, { name: "Chat service" }));
+  Object.assign(foreign, await createProject(t.db, other.id, { name: "LLM gateway" }));
+  const token = async (orgId: string, scopes: ApiTokenScope[], projectId: string | null = null) =>
+    (await createApiToken(t.db, orgId, { name: scopes.join("+"), scopes, projectId, createdById: null })).token;
+  writer = await token(org.id, ["runs:read", "runs:write"]);
+  reader = await token(org.id, ["runs:read"]);
+  launcher = await token(org.id, ["runs:read", "runs:launch"]);
+  projectScoped = await token(org.id, ["runs:read", "runs:write", "runs:launch"], second.id);
+  otherOrgToken = await token(other.id, ["runs:read", "runs:write", "runs:launch"]);
+});
+
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+  await queue.obliterate({ force: true }).catch(() => {});
+  await queue.close();
+  await t.drop();
+});
+
+interface CallOptions {
+  token?: string | null;
+  body?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  deps?: RestDeps;
+}
+
+function request(method: string, path: string, options: CallOptions = {}): Request {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.contentType) headers["content-type"] = options.contentType;
+  return new Request(`http://bench.test/api/v1${path}`, { method, headers, body: options.body });
+}
+
+const upload = (query: string, options: CallOptions = {}) =>
+  uploadRunHandler(request("POST", `/runs${query}`, { token: writer, ...options }), options.deps ?? base);
+const getRun = (id: string, options: CallOptions = {}) =>
+  getRunHandler(request("GET", `/runs/${id}`, { token: reader, ...options }), options.deps ?? base, id);
+const compare = (query: string, options: CallOptions = {}) =>
+  compareHandler(request("GET", `/compare${query}`, { token: reader, ...options }), options.deps ?? base);
+const launch = (body: unknown, options: CallOptions = {}) =>
+  launchRunHandler(
+    request("POST", "/runs/launch", {
+      token: launcher,
+      body: JSON.stringify(body),
+      contentType: "application/json",
+      ...options,
+    }),
+    options.deps ?? base,
+  );
+
+function errorOf(res: RestResponse) {
+  return ZRestError.parse(res.body).error;
+}
+
+async function counts() {
+  return { runs: await t.db.run.count(), results: await t.db.runResult.count(), series: await t.db.series.count() };
+}
+
+function nativeRun(metrics: Record<string, number>, extra: Record<string, unknown> = {}) {
+  return JSON.stringify({ schemaVersion: 1, tool: { name: "custom" }, result: { metrics }, ...extra });
+}
+
+describe("POST /api/v1/runs", () => {
+  it("stores a native run sent as the body, timed by its data, with thresholds judged", async () => {
+    await t.db.project.update({
+      where: { id: project.id },
+      data: { thresholds: [{ metric: "latency_p99", op: "<", value: 5 }] },
+    });
+    await createScenario(t.db, org.id, {
+      projectId: project.id,
+      name: "chat 5k",
+      spec: ZScenarioSpec.parse({ engine: "http-open", rate: 5000, durationS: 60 }),
+      thresholds: [{ metric: "rps", op: ">=", value: 4900 }],
+    });
+    const body = nativeRun(
+      { requests: 300_000, rps: 4998.7, latency_p50: 1.5, latency_p99: 6.9 },
+      {
+        startedAt: "2026-11-20T10:00:00Z",
+        durationS: 60,
+        git: { branch: "main", commit: "abc1234" },
+        tags: ["nightly"],
+        result: {
+          metrics: { requests: 300_000, rps: 4998.7, latency_p50: 1.5, latency_p99: 6.9 },
+          toolThresholds: [{ metric: "http_req_duration", expression: "p(95)<500", passed: true }],
+          series: { rps: { start: 1_763_632_800_000, values: [4990, 5001, 5002] } },
+        },
+      },
+    );
+    const res = await upload(`?project=${project.slug}&scenario=${encodeURIComponent("chat 5k")}`, {
+      body,
+      contentType: "application/json",
+    });
+    expect(res.status).toBe(201);
+    const { created, run } = ZRestUploadResult.parse(res.body);
+    expect(created).toBe(true);
+    expect(res.headers?.location).toBe(run.url);
+    expect(run).toMatchObject({
+      number: 1,
+      status: "succeeded",
+      source: "upload",
+      project: { id: project.id, slug: project.slug },
+      scenario: { name: "chat 5k" },
+      git: { branch: "main", commit: "abc1234", ciUrl: null },
+      tags: ["nightly"],
+      startedAt: "2026-11-20T10:00:00.000Z",
+      endedAt: "2026-11-20T10:01:00.000Z",
+    });
+    expect(run.scenario.id).not.toBeNull();
+    expect(run.result?.metrics.rps).toBe(4998.7);
+    expect(run.thresholds?.verdicts).toEqual([
+      { metric: "latency_p99", op: "<", value: 5, actual: 6.9, passed: false, source: "project" },
+      { metric: "rps", op: ">=", value: 4900, actual: 4998.7, passed: true, source: "scenario" },
+    ]);
+    expect(run.thresholds?.tool).toEqual([{ metric: "http_req_duration", expression: "p(95)<500", passed: true }]);
+    expect(run.thresholds?.passed).toBe(false);
+    const series = await t.db.series.findMany({ where: { runId: run.id } });
+    expect(series.map((s) => [s.metric, s.values])).toEqual([["rps", [4990, 5001, 5002]]]);
+
+    const fetched = await getRun(run.id);
+    expect(fetched.status).toBe(200);
+    expect(ZRestRun.parse(fetched.body)).toEqual(run);
+    await t.db.project.update({ where: { id: project.id }, data: { thresholds: [] } });
+  });
+
+  const FOREIGN: [string, string, string, { provider?: string }?][] = [
+    ["k6", "k6/summary-export.json", "application/json"],
+    ["k6", "k6/handle-summary.json", "application/json"],
+    ["drill", "drill/stats.txt", "text/plain"],
+    ["wrk", "wrk/latency.txt", "text/plain"],
+    ["wrk", "wrk2/latency.txt", "text/plain"],
+    ["hey", "hey/mixed.txt", "text/plain"],
+    ["ab", "ab/basic.txt", "text/plain"],
+    ["vegeta", "vegeta/mixed.json", "application/json"],
+    ["bifrost", "bifrost/results.json", "application/json", { provider: "litellm" }],
+  ];
+
+  for (const [format, file, contentType, options] of FOREIGN) {
+    it(`imports ${file} as ${format}, detected from the content`, async () => {
+      const text = fixture(file);
+      const expected = importRun(format as "k6", text, options ?? {});
+      const provider = options?.provider ? `&provider=${options.provider}` : "";
+      const res = await upload(`?project=${project.id}&format=auto${provider}`, { body: text, contentType });
+      expect(res.status).toBe(201);
+      const { run } = ZRestUploadResult.parse(res.body);
+      expect(run.source).toBe(`import:${format}`);
+      expect(run.status).toBe("succeeded");
+      expect(run.result?.metrics).toEqual(expected.result.metrics);
+      expect(run.result?.statusCounts).toEqual(expected.result.statusCounts);
+      expect(run.scenario.name).toBe(expected.scenario?.name ?? expected.tool?.name);
+      expect(run.startedAt).toBe(expected.startedAt ? new Date(expected.startedAt).toISOString() : run.startedAt);
+      expect(run.thresholds?.tool).toEqual(expected.result.toolThresholds ?? []);
+    });
+  }
+
+  it("keeps the tool's own failed verdicts (k6 thresholds) and says the run did not pass", async () => {
+    const res = await upload(`?project=${project.slug}&format=k6`, {
+      body: fixture("k6/summary-export.json"),
+      contentType: "application/json",
+    });
+    const { run } = ZRestUploadResult.parse(res.body);
+    expect(run.thresholds?.tool).toContainEqual({ metric: "http_req_failed", expression: "rate<0.01", passed: false });
+    expect(run.thresholds?.passed).toBe(false);
+  });
+
+  it("takes a JSON envelope with the file as text and what only the uploader knows", async () => {
+    const res = await upload("", {
+      contentType: "application/json",
+      body: JSON.stringify({
+        project: project.slug,
+        scenario: "static files",
+        format: "wrk",
+        content: fixture("wrk/latency.txt"),
+        instanceConfig: {
+          instanceType: "t3.medium",
+          vcpu: 2,
+          memoryMb: 4096,
+          cpuLimit: 1.5,
+          replicas: 2,
+          knobs: { workers: 8 },
+        },
+        branch: "feature/pool",
+        commit: "0123456789abcdef",
+        ciUrl: "https://ci.example.com/jobs/42",
+        tags: ["pr", "wrk"],
+        notes: "pool size 8",
+      }),
+    });
+    expect(res.status).toBe(201);
+    const { run } = ZRestUploadResult.parse(res.body);
+    expect(run).toMatchObject({
+      source: "import:wrk",
+      scenario: { id: null, name: "static files" },
+      git: { branch: "feature/pool", commit: "0123456789abcdef", ciUrl: "https://ci.example.com/jobs/42" },
+      tags: ["pr", "wrk"],
+      notes: "pool size 8",
+      instanceConfig: {
+        instanceType: "t3.medium",
+        vcpu: 2,
+        memoryMb: 4096,
+        cpuLimit: 1.5,
+        replicas: 2,
+        knobs: { workers: 8 },
+      },
+    });
+  });
+
+  it("takes a native run inside the envelope, and a text body with fields as query parameters", async () => {
+    const enveloped = await upload("", {
+      contentType: "application/json",
+      body: JSON.stringify({ project: project.slug, run: JSON.parse(nativeRun({ rps: 10 })), tags: ["x"] }),
+    });
+    expect(enveloped.status).toBe(201);
+    expect(ZRestUploadResult.parse(enveloped.body).run).toMatchObject({ source: "upload", tags: ["x"] });
+
+    const query = `?project=${project.slug}&format=hey&branch=main&tag=a&tags=b,c&instanceConfig=${encodeURIComponent('{"vcpu":4}')}`;
+    const raw = await upload(query, { body: fixture("hey/mixed.txt"), contentType: "text/plain" });
+    expect(raw.status).toBe(201);
+    expect(ZRestUploadResult.parse(raw.body).run).toMatchObject({
+      source: "import:hey",
+      git: { branch: "main" },
+      tags: ["a", "b", "c"],
+      instanceConfig: { vcpu: 4 },
+    });
+  });
+
+  describe("Idempotency-Key", () => {
+    it("returns the run stored the first time, with 200, and stores one run", async () => {
+      const key = `ci-${randomBytes(6).toString("hex")}`;
+      const send = () =>
+        upload(`?project=${project.slug}`, {
+          body: nativeRun({ rps: 42 }),
+          contentType: "application/json",
+          headers: { "idempotency-key": key },
+        });
+      const first = await send();
+      const before = await counts();
+      const again = await send();
+      expect(first.status).toBe(201);
+      expect(again.status).toBe(200);
+      const a = ZRestUploadResult.parse(first.body);
+      const b = ZRestUploadResult.parse(again.body);
+      expect(b.created).toBe(false);
+      expect(b.run.id).toBe(a.run.id);
+      expect(await counts()).toEqual(before);
+    });
+
+    it("stores one run when two retries race", async () => {
+      const key = `race-${randomBytes(6).toString("hex")}`;
+      const results = await Promise.all(
+        [1, 2, 3].map(() =>
+          upload(`?project=${project.slug}&format=wrk`, {
+            body: fixture("wrk/latency.txt"),
+            contentType: "text/plain",
+            headers: { "idempotency-key": key },
+          }),
+        ),
+      );
+      expect(results.map((r) => r.status).sort()).toEqual([200, 200, 201]);
+      const ids = new Set(results.map((r) => ZRestUploadResult.parse(r.body).run.id));
+      expect(ids.size).toBe(1);
+      expect(await t.db.run.count({ where: { idempotencyKey: key } })).toBe(1);
+    });
+
+    it("is per organization", async () => {
+      const key = `shared-${randomBytes(6).toString("hex")}`;
+      const mine = await upload(`?project=${project.slug}`, {
+        body: nativeRun({ rps: 1 }),
+        contentType: "application/json",
+        headers: { "idempotency-key": key },
+      });
+      const theirs = await upload(`?project=${foreign.slug}`, {
+        token: otherOrgToken,
+        body: nativeRun({ rps: 1 }),
+        contentType: "application/json",
+        headers: { "idempotency-key": key },
+      });
+      expect([mine.status, theirs.status]).toEqual([201, 201]);
+    });
+
+    it("refuses a key that cannot be one, naming the header", async () => {
+      const res = await upload(`?project=${project.slug}`, {
+        body: nativeRun({ rps: 1 }),
+        contentType: "application/json",
+        headers: { "idempotency-key": "x".repeat(300) },
+      });
+      expect(res.status).toBe(400);
+      expect(errorOf(res)).toMatchObject({
+        field: "Idempotency-Key",
+        message: expect.stringMatching(/^Idempotency-Key: /),
+      });
+    });
+  });
+
+  describe("bad input gets a JSON error naming the field or line, and stores nothing", () => {
+    const cases: [string, string, CallOptions, { status: number; field?: string; line?: number; message: RegExp }][] = [
+      [
+        "a truncated wrk output",
+        `?project=acme-gw&format=wrk`,
+        { body: fixture("wrk/latency.txt").split("\n").slice(0, 11).join("\n"), contentType: "text/plain" },
+        { status: 400, line: 11, message: /^wrk output, line 11: no "Requests\/sec:" line/ },
+      ],
+      [
+        "the wrong format for the file",
+        `?project=acme-gw&format=vegeta`,
+        { body: fixture("ab/basic.txt"), contentType: "text/plain" },
+        { status: 400, line: 1, message: /^vegeta JSON report, line 1: not JSON/ },
+      ],
+      [
+        "a native run with a bad metric",
+        `?project=acme-gw`,
+        { body: nativeRun({ rps: "fast" } as never), contentType: "application/json" },
+        { status: 400, field: "result.metrics.rps", message: /field "result\.metrics\.rps"/ },
+      ],
+      [
+        "content no importer recognises",
+        `?project=acme-gw`,
+        { body: "just some text\n", contentType: "text/plain" },
+        { status: 400, field: "format", message: /could not tell the format/ },
+      ],
+      [
+        "a JSON body that is not JSON",
+        `?project=acme-gw`,
+        { body: '{"project": "x",\n oops}', contentType: "application/json" },
+        { status: 400, line: 2, message: /not valid JSON \(line 2\)/ },
+      ],
+      [
+        "a bad commit in the envelope",
+        "",
+        {
+          body: JSON.stringify({ project: "acme-gw", content: "x", commit: "not-a-sha" }),
+          contentType: "application/json",
+        },
+        { status: 400, field: "commit", message: /^commit: must be a hexadecimal commit id/ },
+      ],
+      [
+        "a tag with a comma",
+        "",
+        {
+          body: JSON.stringify({ project: "acme-gw", content: "x", tags: ["ok", "a,b"] }),
+          contentType: "application/json",
+        },
+        { status: 400, field: "tags.1", message: /^tags\.1: tags cannot contain commas/ },
+      ],
+      [
+        "an unknown format",
+        `?project=acme-gw&format=jmeter`,
+        { body: "x", contentType: "text/plain" },
+        { status: 400, field: "format", message: /^format: must be one of auto, native, k6/ },
+      ],
+      [
+        "no project",
+        "?format=wrk",
+        { body: fixture("wrk/latency.txt"), contentType: "text/plain" },
+        { status: 400, field: "project", message: /^project: required/ },
+      ],
+      [
+        "an unknown project",
+        "?project=nope",
+        { body: fixture("wrk/latency.txt"), contentType: "text/plain" },
+        { status: 404, field: "project", message: /^project: no project "nope"/ },
+      ],
+      [
+        "an empty body",
+        "?project=acme-gw",
+        { body: "", contentType: "text/plain" },
+        { status: 400, field: "content", message: /^content: the uploaded content is empty/ },
+      ],
+      [
+        "a form upload",
+        "?project=acme-gw",
+        { body: "a=b", contentType: "application/x-www-form-urlencoded" },
+        { status: 415, message: /send the file as the request body/ },
+      ],
+      [
+        "a bifrost file with several providers and no choice",
+        "?project=acme-gw",
+        { body: fixture("bifrost/results.json"), contentType: "application/json" },
+        { status: 400, field: "(document)", message: /holds results for 3 providers/ },
+      ],
+    ];
+    for (const [name, query, options, expected] of cases) {
+      it(name, async () => {
+        const before = await counts();
+        const res = await upload(query.replace("acme-gw", project.slug), {
+          ...options,
+          body: options.body?.replaceAll("acme-gw", project.slug),
+        });
+        expect(res.status).toBe(expected.status);
+        const error = errorOf(res);
+        expect(error.message).toMatch(expected.message);
+        if (expected.field !== undefined) expect(error.field).toBe(expected.field);
+        if (expected.line !== undefined) expect(error.line).toBe(expected.line);
+        expect(await counts()).toEqual(before);
+      });
+    }
+  });
+
+  it("refuses a body over the size limit with 413, by declared length or by bytes read", async () => {
+    const before = await counts();
+    const small = deps({ maxBodyBytes: 2_000 });
+    const text = fixture("wrk/latency.txt").repeat(6);
+    expect(text.length).toBeGreaterThan(2_000);
+    const streamed = await upload(`?project=${project.slug}&format=wrk`, {
+      body: text,
+      contentType: "text/plain",
+      deps: small,
+    });
+    expect(streamed.status).toBe(413);
+    expect(errorOf(streamed).message).toMatch(/larger than 2000 bytes/);
+    const declared = await upload(`?project=${project.slug}`, {
+      body: "{}",
+      contentType: "application/json",
+      headers: { "content-length": "10000001" },
+    });
+    expect(declared.status).toBe(413);
+    expect(errorOf(declared).message).toMatch(/larger than 10000000 bytes \(10 MB\)/);
+    expect(await counts()).toEqual(before);
+  });
+});
+
+describe("tokens", () => {
+  it("refuses a missing, malformed, unknown, revoked or expired token with 401 and stores nothing", async () => {
+    const revoked = await createApiToken(t.db, org.id, { name: "old", scopes: ["runs:write"], createdById: null });
+    await revokeApiToken(t.db, org.id, revoked.record.id);
+    const expired = await createApiToken(t.db, org.id, {
+      name: "expired",
+      scopes: ["runs:write"],
+      createdById: null,
+      expiresAt: new Date(Date.now() - 1000),
+    });
+    const before = await counts();
+    const body = { body: nativeRun({ rps: 1 }), contentType: "application/json" };
+    const missing = await upload(`?project=${project.slug}`, { ...body, token: null });
+    expect(missing.status).toBe(401);
+    expect(missing.headers?.["www-authenticate"]).toMatch(/^Bearer/);
+    expect(errorOf(missing).message).toMatch(/missing API token/);
+    const malformed = await upload(`?project=${project.slug}`, {
+      ...body,
+      token: null,
+      headers: { authorization: writer },
+    });
+    expect(errorOf(malformed).message).toMatch(/must be: Bearer <token>/);
+    for (const token of ["bb_notarealtoken", revoked.token, expired.token]) {
+      const res = await upload(`?project=${project.slug}`, { ...body, token });
+      expect(res.status).toBe(401);
+      expect(errorOf(res).message).toBe("the API token is invalid, revoked or expired");
+      // The token never comes back in a response.
+      expect(JSON.stringify(res.body)).not.toContain(token);
+    }
+    expect(await counts()).toEqual(before);
+  });
+
+  it("refuses a token of another organization than the one pinned with Benchboard-Org", async () => {
+    const wrong = await getRun("anything", { token: otherOrgToken, headers: { "benchboard-org": org.slug } });
+    expect(wrong.status).toBe(401);
+    expect(errorOf(wrong).message).toMatch(/does not belong to the organization "acme"/);
+    const res = await upload(`?project=${project.slug}`, {
+      body: nativeRun({ rps: 3 }),
+      contentType: "application/json",
+      headers: { "benchboard-org": org.slug },
+    });
+    expect(res.status).toBe(201);
+  });
+
+  it("never lets another organization's token reach this organization's runs or projects", async () => {
+    const mine = ZRestUploadResult.parse(
+      (await upload(`?project=${project.slug}`, { body: nativeRun({ rps: 5 }), contentType: "application/json" })).body,
+    ).run;
+    const read = await getRun(mine.id, { token: otherOrgToken });
+    expect(read.status).toBe(404);
+    expect(errorOf(read)).toEqual({ message: `id: run ${mine.id} not found`, field: "id" });
+    const before = await counts();
+    // The other organization has a project with the same slug: the upload lands there, never here.
+    const write = await upload(`?project=${project.id}`, {
+      token: otherOrgToken,
+      body: nativeRun({ rps: 5 }),
+      contentType: "application/json",
+    });
+    expect(write.status).toBe(404);
+    expect(errorOf(write).field).toBe("project");
+    expect(await counts()).toEqual(before);
+    const cmp = await compare(`?base=${mine.id}&head=${mine.id}`, { token: otherOrgToken });
+    expect(cmp.status).toBe(404);
+    expect(errorOf(cmp).field).toBe("head");
+  });
+
+  it("enforces scopes per route", async () => {
+    const readOnly = await upload(`?project=${project.slug}`, {
+      token: reader,
+      body: nativeRun({ rps: 1 }),
+      contentType: "application/json",
+    });
+    expect(readOnly.status).toBe(403);
+    expect(errorOf(readOnly).message).toBe("the API token lacks the runs:write scope (it has: runs:read)");
+    const writeOnly = (await createApiToken(t.db, org.id, { name: "w", scopes: ["runs:write"], createdById: null }))
+      .token;
+    expect((await getRun("x", { token: writeOnly })).status).toBe(403);
+    expect((await compare("?base=a&head=b", { token: writeOnly })).status).toBe(403);
+    const noLaunch = await launch({ project: project.slug, scenario: "chat 5k", target: "gw" }, { token: writer });
+    expect(noLaunch.status).toBe(403);
+    expect(errorOf(noLaunch).message).toMatch(/lacks the runs:launch scope/);
+  });
+
+  it("keeps a project-scoped token inside its project", async () => {
+    const elsewhere = await upload(`?project=${project.slug}`, {
+      token: projectScoped,
+      body: nativeRun({ rps: 1 }),
+      contentType: "application/json",
+    });
+    expect(elsewhere.status).toBe(403);
+    expect(errorOf(elsewhere)).toEqual({
+      message: "project: this API token is limited to another project",
+      field: "project",
+    });
+    const own = await upload(`?project=${second.slug}`, {
+      token: projectScoped,
+      body: nativeRun({ rps: 1 }),
+      contentType: "application/json",
+    });
+    expect(own.status).toBe(201);
+    const ownRun = ZRestUploadResult.parse(own.body).run;
+    expect((await getRun(ownRun.id, { token: projectScoped })).status).toBe(200);
+    const outside = ZRestUploadResult.parse(
+      (await upload(`?project=${project.slug}`, { body: nativeRun({ rps: 1 }), contentType: "application/json" })).body,
+    ).run;
+    expect((await getRun(outside.id, { token: projectScoped })).status).toBe(404);
+    expect((await compare(`?base=${outside.id}&head=${ownRun.id}`, { token: projectScoped })).status).toBe(404);
+  });
+
+  it("refuses with 503 while the rate limiter's Redis is down, storing nothing", async () => {
+    const down = new Redis("redis://127.0.0.1:1", {
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      lazyConnect: true,
+    });
+    down.on("error", () => {});
+    try {
+      const before = await counts();
+      const res = await upload(`?project=${project.slug}`, {
+        body: nativeRun({ rps: 1 }),
+        contentType: "application/json",
+        deps: { ...base, rateLimit: createRedisRateLimiter(down) },
+      });
+      expect(res.status).toBe(503);
+      expect(res.headers?.["retry-after"]).toBe("5");
+      expect(errorOf(res).message).toMatch(/rate limiter \(Redis\) is unavailable/);
+      expect(await counts()).toEqual(before);
+    } finally {
+      down.disconnect();
+    }
+  });
+
+  it("limits requests per token with 429 and Retry-After", async () => {
+    const limited = deps({ requestsPerWindow: 3, windowS: 60 });
+    const statuses: number[] = [];
+    let last: RestResponse | undefined;
+    for (let i = 0; i < 5; i++) {
+      last = await getRun("missing", { deps: limited });
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([404, 404, 404, 429, 429]);
+    expect(Number(last?.headers?.["retry-after"])).toBeGreaterThan(0);
+    expect(Number(last?.headers?.["retry-after"])).toBeLessThanOrEqual(60);
+    expect(errorOf(last!).message).toMatch(/too many requests with this token: at most 3 per 60 s/);
+    // Another token has its own window.
+    expect((await getRun("missing", { deps: limited, token: writer })).status).toBe(404);
+  });
+});
+
+describe("POST /api/v1/runs/launch", () => {
+  let targetPort = 0;
+  beforeAll(async () => {
+    targetPort = 40_000 + Math.floor(Math.random() * 1000);
+    await createTarget(t.db, org.id, {
+      projectId: project.id,
+      name: "gw",
+      kind: "http",
+      baseUrl: `http://127.0.0.1:${targetPort}`,
+    });
+  });
+
+  it("queues a stored scenario by project and name on a named target, through the same checks as the UI", async () => {
+    const res = await launch({ project: project.slug, scenario: "chat 5k", target: "gw", tags: ["ci"] });
+    expect(res.status).toBe(201);
+    const { run, groupRunIds } = ZRestLaunchResult.parse(res.body);
+    expect(run).toMatchObject({ status: "queued", source: "launched", scenario: { name: "chat 5k" }, tags: ["ci"] });
+    expect(groupRunIds).toEqual([run.id]);
+    const job = await queue.getJob(run.id);
+    expect(job?.data).toEqual({ runId: run.id });
+    const status = await getRun(run.id);
+    expect(ZRestRun.parse(status.body).status).toBe("queued");
+  });
+
+  it("names what it cannot find, and refuses over the organization's caps", async () => {
+    const scenario = await t.db.scenario.findFirstOrThrow({ where: { projectId: project.id, name: "chat 5k" } });
+    const noTarget = await launch({ scenario: scenario.id, target: "nope" });
+    expect(noTarget.status).toBe(404);
+    expect(errorOf(noTarget).field).toBe("target");
+    const noScenario = await launch({ project: project.slug, scenario: "nope", target: "gw" });
+    expect(errorOf(noScenario)).toMatchObject({ field: "scenario" });
+    const badBody = await launch({ project: project.slug, target: "gw" });
+    expect(badBody.status).toBe(400);
+    expect(errorOf(badBody).field).toBe("scenario");
+    const otherOrg = await launch({ scenario: scenario.id, target: "gw" }, { token: otherOrgToken });
+    expect(otherOrg.status).toBe(404);
+
+    await t.db.organization.update({ where: { id: org.id }, data: { caps: { maxRate: 100 } } });
+    const before = await t.db.run.count();
+    const capped = await launch({ scenario: scenario.id, target: "gw" });
+    expect(capped.status).toBe(409);
+    expect(errorOf(capped)).toMatchObject({ field: "scenarioId" });
+    expect(errorOf(capped).message).toMatch(/chat 5k/);
+    expect(await t.db.run.count()).toBe(before);
+    await t.db.organization.update({ where: { id: org.id }, data: { caps: {} } });
+  });
+});
+
+describe("GET /api/v1/compare", () => {
+  const ids: Record<string, string> = {};
+  const store = async (name: string, branch: string, metrics: Record<string, number>, scenario = "checkout") => {
+    const res = await upload(`?project=${project.slug}&scenario=${scenario}&branch=${branch}`, {
+      body: nativeRun(metrics),
+      contentType: "application/json",
+    });
+    ids[name] = ZRestUploadResult.parse(res.body).run.id;
+  };
+
+  beforeAll(async () => {
+    await store("oldMain", "main", { rps: 500, latency_p99: 20 });
+    await store("otherScenario", "main", { rps: 2000, latency_p99: 2 }, "login");
+    await store("main", "main", { rps: 1000, latency_p50: 4, latency_p99: 10, requests: 60_000 });
+    await store("slower", "feature", { rps: 900, latency_p50: 4.1, latency_p99: 10.2, requests: 54_000 });
+    await store("same", "feature", { rps: 990, latency_p50: 3.9, latency_p99: 10.3, requests: 59_400 });
+  });
+
+  it("finds the latest run of the branch for head's scenario and reports a regression beyond the tolerance", async () => {
+    const res = await compare(`?base=branch:main&head=${ids.slower}`);
+    expect(res.status).toBe(200);
+    const result = ZRestCompareResult.parse(res.body);
+    expect(result.base.id).toBe(ids.main);
+    expect(result.tolerancePct).toBe(5);
+    expect(result.regressed).toEqual(["rps"]);
+    expect(result.metrics.find((m) => m.key === "rps")).toMatchObject({
+      base: 1000,
+      head: 900,
+      delta: -0.1,
+      verdict: "regressed",
+    });
+    expect(result.metrics.find((m) => m.key === "latency_p99")?.verdict).toBe("unchanged");
+    expect(result.passed).toBe(false);
+    expect(result.reasons).toEqual(["Achieved rate regressed −10.0% (tolerance 5%)"]);
+  });
+
+  it("passes within the tolerance, and with a wider one", async () => {
+    const same = ZRestCompareResult.parse((await compare(`?base=branch:main&head=${ids.same}`)).body);
+    expect(same).toMatchObject({ passed: true, regressed: [], reasons: [] });
+    const wide = ZRestCompareResult.parse((await compare(`?base=${ids.main}&head=${ids.slower}&tolerance=12.5`)).body);
+    expect(wide.passed).toBe(true);
+    const chosen = ZRestCompareResult.parse(
+      (await compare(`?base=${ids.main}&head=${ids.slower}&metrics=latency_p99,latency_p50`)).body,
+    );
+    expect(chosen.metrics.map((m) => m.key)).toEqual(["latency_p99", "latency_p50"]);
+    expect(chosen.passed).toBe(true);
+  });
+
+  it("fails the gate on head's failed thresholds", async () => {
+    await t.db.project.update({
+      where: { id: project.id },
+      data: { thresholds: [{ metric: "latency_p99", op: "<", value: 10 }] },
+    });
+    await store("thresholded", "feature", { rps: 1000, latency_p50: 4, latency_p99: 10.1 });
+    await t.db.project.update({ where: { id: project.id }, data: { thresholds: [] } });
+    const result = ZRestCompareResult.parse((await compare(`?base=branch:main&head=${ids.thresholded}`)).body);
+    expect(result.regressed).toEqual([]);
+    expect(result.thresholds.passed).toBe(false);
+    expect(result.passed).toBe(false);
+    expect(result.reasons).toEqual(["threshold Latency p99 < 10 failed (was 10.1)"]);
+  });
+
+  it("explains a missing baseline, a bad query and a head without results", async () => {
+    const none = await compare(`?base=branch:release&head=${ids.slower}`);
+    expect(none.status).toBe(404);
+    expect(errorOf(none)).toEqual({
+      message: 'base: no succeeded run of branch "release" for scenario "checkout" to compare with',
+      field: "base",
+    });
+    const tolerance = await compare(`?base=${ids.main}&head=${ids.slower}&tolerance=lots`);
+    expect(tolerance.status).toBe(400);
+    expect(errorOf(tolerance)).toMatchObject({ field: "tolerance", message: "tolerance: must be a number (percent)" });
+    const noHead = await compare(`?base=${ids.main}`);
+    expect(errorOf(noHead).field).toBe("head");
+    const queued = ZRestLaunchResult.parse(
+      (await launch({ project: project.slug, scenario: "chat 5k", target: "gw" })).body,
+    ).run;
+    const early = await compare(`?base=${ids.main}&head=${queued.id}`);
+    expect(early.status).toBe(409);
+    expect(errorOf(early).message).toMatch(/^head: run #\d+ is queued and has no results yet/);
+  });
+});
+
+describe("OpenAPI and schemas", () => {
+  it("serves a valid OpenAPI 3.1 document describing every route", async () => {
+    const res = openApiHandler();
+    expect(res.status).toBe(200);
+    const doc = res.body as ReturnType<typeof openApiDocument>;
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc) as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+    const paths = doc.paths as Record<string, Record<string, unknown>>;
+    expect(Object.keys(paths).sort()).toEqual([
+      "/compare",
+      "/openapi.json",
+      "/runs",
+      "/runs/launch",
+      "/runs/{id}",
+      "/schema/run.json",
+    ]);
+    expect(Object.keys(paths["/runs"]!)).toEqual(["post"]);
+    const components = doc.components as { securitySchemes: unknown; schemas: Record<string, { properties?: object }> };
+    expect(components.securitySchemes).toMatchObject({ bearerToken: { type: "http", scheme: "bearer" } });
+    expect(Object.keys(components.schemas.UploadEnvelope?.properties ?? {})).toEqual(
+      expect.arrayContaining([
+        "project",
+        "scenario",
+        "format",
+        "content",
+        "run",
+        "instanceConfig",
+        "branch",
+        "commit",
+        "ciUrl",
+        "tags",
+      ]),
+    );
+  });
+
+  it("serves the native run's JSON Schema", () => {
+    const res = runSchemaHandler();
+    expect(res.body).toMatchObject({ title: "Benchboard normalized run", type: "object" });
+    expect((res.body as { required: string[] }).required).toEqual(expect.arrayContaining(["schemaVersion", "result"]));
+  });
+});

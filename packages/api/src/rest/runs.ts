@@ -1,0 +1,244 @@
+import {
+  findInstanceConfigByRef,
+  findProjectByRef,
+  findScenarioByRef,
+  findTargetByRef,
+  storedThresholds,
+} from "@benchboard/db";
+import type { RouterOutputs } from "../index";
+import { type TUploadRunInput, ZUploadRunInput } from "../routers/upload";
+import { type ApiCaller, assertProjectAllowed, authorize, type RestDeps, restLimits } from "./auth";
+import {
+  json,
+  parseJsonBody,
+  RestError,
+  type RestRequest,
+  type RestResponse,
+  readBodyText,
+  restErrorResponse,
+  zodFailure,
+} from "./http";
+import { type TRestRun, ZRestLaunchInput, ZRestRun, ZRestUploadEnvelope } from "./schemas";
+
+type StoredRun = RouterOutputs["run"]["byId"];
+
+const ZStoredResult = ZRestRun.shape.result.unwrap();
+
+/** The web app's origin as the client reached it, for links to run pages. */
+export function requestOrigin(req: RestRequest): string {
+  const url = new URL(req.url);
+  const host = req.headers.get("x-forwarded-host") ?? url.host;
+  const proto = req.headers.get("x-forwarded-proto") ?? url.protocol.replace(/:$/, "");
+  return `${proto}://${host}`;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function asRecord(value: unknown): Record<string, unknown> | null {
+  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+/** A stored run as REST shows it: no histograms or series, thresholds judged, dates as ISO text. */
+export function presentRun(run: StoredRun, origin: string): TRestRun {
+  const result = run.result;
+  return {
+    id: run.id,
+    number: run.number,
+    url: `${origin}/runs/${run.id}`,
+    project: run.project,
+    status: run.status,
+    source: run.source,
+    scenario: { id: run.scenarioId, name: run.scenarioName },
+    git: { branch: run.branch, commit: run.commit, ciUrl: run.ciUrl },
+    tags: run.tags,
+    notes: run.notes,
+    excluded: run.excluded,
+    excludedReason: run.excludedReason,
+    error: run.error,
+    progress: asRecord(run.progress),
+    queuedAt: run.queuedAt.toISOString(),
+    startedAt: iso(run.startedAt),
+    endedAt: iso(run.endedAt),
+    instanceConfig: asRecord(run.configSnapshot),
+    result: result
+      ? ZStoredResult.parse({
+          metrics: result.metrics,
+          statusCounts: result.statusCounts,
+          errors: result.errors,
+          stages: result.stages,
+          valid: result.valid,
+          invalidReasons: result.invalidReasons,
+        })
+      : null,
+    thresholds: result ? storedThresholds(result) : null,
+  };
+}
+
+/** A run of the caller's organization (and project, for a project-scoped token); else 404. */
+export async function loadRun(api: ApiCaller, id: string, field = "id"): Promise<StoredRun> {
+  const run = await api.caller.run.byId({ id }).catch((err: unknown) => {
+    if (err instanceof Error && "code" in err && err.code === "NOT_FOUND") {
+      throw new RestError(404, `${field}: run ${id} not found`, { field });
+    }
+    throw err;
+  });
+  assertProjectAllowed(api.token, run.projectId, { status: 404, field, message: `run ${id} not found` });
+  return run;
+}
+
+// ---- GET /api/v1/runs/{id} ----
+
+export async function getRunHandler(req: RestRequest, deps: RestDeps, id: string): Promise<RestResponse> {
+  try {
+    const api = await authorize(req, deps, "runs:read");
+    return json(200, presentRun(await loadRun(api, id), requestOrigin(req)));
+  } catch (err) {
+    return restErrorResponse(err, "GET /runs/{id}");
+  }
+}
+
+// ---- POST /api/v1/runs ----
+
+const QUERY_FIELDS = ["project", "scenario", "format", "provider", "branch", "commit", "ciUrl", "notes"] as const;
+
+/** Upload fields given as query parameters, for bodies that are the file itself. */
+function uploadFieldsFromQuery(url: URL): Record<string, unknown> {
+  const q = url.searchParams;
+  const fields: Record<string, unknown> = {};
+  for (const name of QUERY_FIELDS) {
+    const value = q.get(name);
+    if (value !== null) fields[name] = value;
+  }
+  const tags = [...q.getAll("tag"), ...q.getAll("tags").flatMap((t) => t.split(","))].map((t) => t.trim());
+  if (tags.length) fields.tags = tags.filter(Boolean);
+  const config = q.get("instanceConfig");
+  if (config !== null) {
+    try {
+      fields.instanceConfig = JSON.parse(config);
+    } catch {
+      throw new RestError(400, 'instanceConfig: must be a JSON object, e.g. {"vcpu":2,"knobs":{"workers":8}}', {
+        field: "instanceConfig",
+      });
+    }
+  }
+  return fields;
+}
+
+function isJsonContentType(type: string): boolean {
+  return /^application\/([\w.+-]*\+)?json\b/.test(type);
+}
+
+/** The upload as the tRPC procedure takes it, from whichever shape the request has. */
+function uploadInput(req: RestRequest, text: string): TUploadRunInput {
+  const url = new URL(req.url);
+  const type = (req.headers.get("content-type") ?? "").toLowerCase();
+  if (type.startsWith("multipart/form-data") || type.startsWith("application/x-www-form-urlencoded")) {
+    throw new RestError(
+      415,
+      "send the file as the request body (e.g. curl --data-binary @file), or a JSON envelope; form uploads are not accepted",
+    );
+  }
+  const fromQuery = uploadFieldsFromQuery(url);
+  const idempotencyKey = req.headers.get("idempotency-key") ?? undefined;
+  let fields: Record<string, unknown> = { ...fromQuery, content: text };
+  if (isJsonContentType(type)) {
+    const body = parseJsonBody(text);
+    const isEnvelope = body !== null && typeof body === "object" && ("content" in body || "run" in body);
+    if (isEnvelope) {
+      const parsed = ZRestUploadEnvelope.safeParse({ ...fromQuery, ...body });
+      if (!parsed.success) throw zodFailure(parsed.error);
+      const { run, content, ...rest } = parsed.data;
+      fields = { ...rest, content: run ? JSON.stringify(run) : content };
+      if (run) fields.format = "native";
+    }
+  }
+  if (fields.project === undefined) {
+    throw new RestError(400, "project: required (its id or slug), in the JSON envelope or as ?project=", {
+      field: "project",
+    });
+  }
+  const parsed = ZUploadRunInput.safeParse({ ...fields, idempotencyKey });
+  if (!parsed.success) {
+    const failure = zodFailure(parsed.error);
+    if (failure.location.field === "idempotencyKey") {
+      throw new RestError(400, failure.message.replace(/^idempotencyKey/, "Idempotency-Key"), {
+        field: "Idempotency-Key",
+      });
+    }
+    throw failure;
+  }
+  return parsed.data;
+}
+
+export async function uploadRunHandler(req: RestRequest, deps: RestDeps): Promise<RestResponse> {
+  try {
+    const api = await authorize(req, deps, "runs:write");
+    const text = await readBodyText(req, restLimits(deps).maxBodyBytes);
+    const input = uploadInput(req, text);
+    const project = await findProjectByRef(deps.db, api.token.orgId, input.project);
+    if (!project)
+      throw new RestError(404, `project: no project "${input.project}" in this organization`, { field: "project" });
+    assertProjectAllowed(api.token, project.id, {
+      status: 403,
+      field: "project",
+      message: "this API token is limited to another project",
+    });
+    const stored = await api.caller.upload.run({ ...input, project: project.id });
+    const run = presentRun(await loadRun(api, stored.id), requestOrigin(req));
+    return json(stored.created ? 201 : 200, { created: stored.created, run }, { location: run.url });
+  } catch (err) {
+    return restErrorResponse(err, "POST /runs");
+  }
+}
+
+// ---- POST /api/v1/runs/launch ----
+
+const MAX_LAUNCH_BODY_BYTES = 64_000;
+
+export async function launchRunHandler(req: RestRequest, deps: RestDeps): Promise<RestResponse> {
+  try {
+    const api = await authorize(req, deps, "runs:launch");
+    const parsed = ZRestLaunchInput.safeParse(parseJsonBody(await readBodyText(req, MAX_LAUNCH_BODY_BYTES)));
+    if (!parsed.success) throw zodFailure(parsed.error);
+    const input = parsed.data;
+    const orgId = api.token.orgId;
+    let projectId: string | undefined;
+    if (input.project) {
+      const project = await findProjectByRef(deps.db, orgId, input.project);
+      if (!project)
+        throw new RestError(404, `project: no project "${input.project}" in this organization`, { field: "project" });
+      projectId = project.id;
+    }
+    const scenario =
+      (projectId ? await findScenarioByRef(deps.db, orgId, { projectId, name: input.scenario }) : null) ??
+      (await findScenarioByRef(deps.db, orgId, { id: input.scenario }));
+    const notFound = (field: string, what: string) => new RestError(404, `${field}: ${what} not found`, { field });
+    if (!scenario || (projectId && scenario.projectId !== projectId))
+      throw notFound("scenario", `scenario "${input.scenario}"`);
+    assertProjectAllowed(api.token, scenario.projectId, {
+      status: 404,
+      field: "scenario",
+      message: `scenario "${input.scenario}" not found`,
+    });
+    const target = await findTargetByRef(deps.db, orgId, scenario.projectId, input.target);
+    if (!target) throw notFound("target", `target "${input.target}" in the scenario's project`);
+    const config = input.instanceConfig
+      ? await findInstanceConfigByRef(deps.db, orgId, scenario.projectId, input.instanceConfig)
+      : null;
+    if (input.instanceConfig && !config) {
+      throw notFound("instanceConfig", `instance config "${input.instanceConfig}" in the scenario's project`);
+    }
+    const launched = await api.caller.run.launch({
+      scenarioId: scenario.id,
+      targetId: target.id,
+      instanceConfigId: config?.id ?? null,
+      tags: input.tags ?? [],
+      notes: input.notes,
+      repetitions: input.repetitions ?? 1,
+    });
+    const run = presentRun(await loadRun(api, launched.id), requestOrigin(req));
+    return json(201, { run, groupRunIds: launched.groupRunIds }, { location: run.url });
+  } catch (err) {
+    return restErrorResponse(err, "POST /runs/launch");
+  }
+}

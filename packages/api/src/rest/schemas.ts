@@ -1,0 +1,178 @@
+import { MAX_TOLERANCE_PCT, ZErrorEntry, ZStageStat, ZThreshold, ZToolThresholdVerdict } from "@benchboard/core";
+import { ZNormalizedRun } from "@benchboard/core/importers";
+import { z } from "zod";
+import { ZUploadRunInput } from "../routers/upload";
+
+/**
+ * Request and response schemas of REST /api/v1. Handlers validate with them and the OpenAPI
+ * document is generated from them, so the document cannot drift from what the server does.
+ */
+
+const ZOptionalText = (max: number) => z.string().trim().min(1).max(max).optional();
+
+/**
+ * The JSON envelope of an upload: the file as text (`content`) or a native run as JSON (`run`),
+ * with what only the uploader knows. A native run or a tool's output may also be sent as the
+ * whole body, with these fields as query parameters.
+ */
+export const ZRestUploadEnvelope = ZUploadRunInput.omit({ content: true, idempotencyKey: true })
+  .extend({
+    content: z.string().min(1, "the uploaded content is empty").optional(),
+    run: ZNormalizedRun.optional(),
+  })
+  .refine((e) => (e.content === undefined) !== (e.run === undefined), {
+    message: "send exactly one of content (the tool's output as text) or run (a Benchboard run as JSON)",
+    path: ["content"],
+  });
+export type TRestUploadEnvelope = z.infer<typeof ZRestUploadEnvelope>;
+
+export const ZRestLaunchInput = z.object({
+  /** The project's id or slug; needed when `scenario` is a name. */
+  project: ZOptionalText(200),
+  /** A stored scenario: its id, or its name within `project`. */
+  scenario: z.string().trim().min(1, "scenario is required (its id, or its name with project)").max(200),
+  /** The target: its id, or its name within the scenario's project. */
+  target: z.string().trim().min(1, "target is required (its id or name)").max(200),
+  /** Optional instance config: its id, or its name within the scenario's project. */
+  instanceConfig: ZOptionalText(200),
+  tags: z.array(z.string()).max(20).optional(),
+  notes: z.string().max(10_000).optional(),
+  repetitions: z.number().int().min(1).max(50).optional(),
+});
+export type TRestLaunchInput = z.infer<typeof ZRestLaunchInput>;
+
+export const ZRestCompareQuery = z.object({
+  /** A run id, or `branch:<name>` for that branch's latest succeeded run of head's scenario. */
+  base: z.string().trim().min(1, "base is required: a run id or branch:<name>"),
+  head: z.string().trim().min(1, "head is required: a run id"),
+  /** Percent a metric may worsen before it counts as a regression. */
+  tolerance: z.coerce
+    .number({ error: "must be a number (percent)" })
+    .min(0, "must be at least 0")
+    .max(MAX_TOLERANCE_PCT, `must be at most ${MAX_TOLERANCE_PCT}`)
+    .default(5),
+  /** Comma-separated metric keys to judge; default: the usual gate metrics either run has. */
+  metrics: z
+    .string()
+    .optional()
+    .transform((v) =>
+      v
+        ?.split(",")
+        .map((k) => k.trim())
+        .filter(Boolean),
+    ),
+});
+
+export const ZRestError = z.object({
+  error: z.object({
+    message: z.string(),
+    /** The input field at fault, e.g. `project`, `result.metrics.rps`, `Idempotency-Key`. */
+    field: z.string().optional(),
+    /** The line of a text upload (or JSON body) at fault. */
+    line: z.number().int().optional(),
+  }),
+});
+
+const ZRunStatus = z.enum(["queued", "running", "succeeded", "failed", "canceled"]);
+const ZIso = z.string().describe("ISO 8601 date-time");
+
+export const ZRestThresholds = z.object({
+  /** Every threshold passed, Benchboard's and the tool's own. */
+  passed: z.boolean(),
+  /** Benchboard's thresholds (the project's and the scenario's). */
+  verdicts: z.array(ZThreshold.extend({ actual: z.number().nullable(), passed: z.boolean(), source: z.string() })),
+  /** The load tool's own verdicts, kept as it judged them (e.g. k6 thresholds). */
+  tool: z.array(ZToolThresholdVerdict),
+});
+
+const ZProjectRef = z.object({ id: z.string(), slug: z.string(), name: z.string() });
+
+export const ZRestRun = z.object({
+  id: z.string(),
+  number: z.number().int(),
+  /** The run's page in the web app. */
+  url: z.string(),
+  project: ZProjectRef,
+  status: ZRunStatus,
+  /** `launched`, `upload` (native JSON) or `import:<format>`. */
+  source: z.string(),
+  scenario: z.object({ id: z.string().nullable(), name: z.string() }),
+  git: z.object({ branch: z.string().nullable(), commit: z.string().nullable(), ciUrl: z.string().nullable() }),
+  tags: z.array(z.string()),
+  notes: z.string(),
+  excluded: z.boolean(),
+  excludedReason: z.string().nullable(),
+  /** Why a failed or canceled run ended. */
+  error: z.string().nullable(),
+  /** Latest progress of a queued or running run: elapsedMs, fraction (0..1), requests, errors, rps, … */
+  progress: z.record(z.string(), z.unknown()).nullable(),
+  queuedAt: ZIso,
+  startedAt: ZIso.nullable(),
+  endedAt: ZIso.nullable(),
+  /** The instance config the run had: instanceType, vcpu, memoryMb, cpuLimit, replicas, knobs. */
+  instanceConfig: z.record(z.string(), z.unknown()).nullable(),
+  result: z
+    .object({
+      metrics: z.record(z.string(), z.number()),
+      statusCounts: z.record(z.string(), z.number()),
+      errors: z.array(ZErrorEntry),
+      stages: z.record(z.string(), ZStageStat),
+      valid: z.boolean(),
+      invalidReasons: z.array(z.string()),
+    })
+    .nullable(),
+  thresholds: ZRestThresholds.nullable(),
+});
+export type TRestRun = z.infer<typeof ZRestRun>;
+
+export const ZRestUploadResult = z.object({
+  /** false when the Idempotency-Key was used before: `run` is the run stored then. */
+  created: z.boolean(),
+  run: ZRestRun,
+});
+
+export const ZRestLaunchResult = z.object({
+  run: ZRestRun,
+  /** Every run of the launch in order (more than one with repetitions). */
+  groupRunIds: z.array(z.string()),
+});
+
+export const ZRestRunSummary = ZRestRun.pick({
+  id: true,
+  number: true,
+  url: true,
+  project: true,
+  status: true,
+  source: true,
+  scenario: true,
+  git: true,
+  endedAt: true,
+});
+
+export const ZRestCompareResult = z.object({
+  base: ZRestRunSummary,
+  head: ZRestRunSummary,
+  tolerancePct: z.number(),
+  metrics: z.array(
+    z.object({
+      key: z.string(),
+      label: z.string(),
+      unit: z.string(),
+      direction: z.enum(["lower", "higher", "neutral"]),
+      base: z.number().nullable(),
+      head: z.number().nullable(),
+      /** `(head − base) / base` as a fraction; null when undefined. */
+      delta: z.number().nullable(),
+      verdict: z.enum(["regressed", "improved", "unchanged", "incomparable"]),
+    }),
+  ),
+  regressed: z.array(z.string()),
+  improved: z.array(z.string()),
+  /** Head's thresholds. */
+  thresholds: ZRestThresholds,
+  /** Head succeeded, passed its thresholds and regressed on no metric beyond the tolerance. */
+  passed: z.boolean(),
+  /** Why it did not pass, one line each. */
+  reasons: z.array(z.string()),
+});
+export type TRestCompareResult = z.infer<typeof ZRestCompareResult>;

@@ -1,0 +1,74 @@
+import { CONFIG_FIELDS, isKnownMetric, parseParameterPath } from "@benchboard/core";
+import { createSweep, getSweepView, listSweeps, NotFoundError, SWEEP_MAX_VALUES } from "@benchboard/db";
+import { enqueue, JOBS } from "@benchboard/jobs";
+import { z } from "zod";
+import { memberProcedure, orgProcedure, router } from "../trpc";
+
+const ZSweepValue = z.union([z.number().finite(), z.string().trim().min(1).max(200), z.boolean()]);
+
+export const ZCreateSweepInput = z.object({
+  name: z.string().trim().min(1, "name is required").max(200),
+  targetId: z.string().min(1, "target is required"),
+  scenarioId: z.string().min(1, "scenario is required"),
+  instanceConfigId: z.string().nullish(),
+  parameter: z
+    .string()
+    .trim()
+    .refine((p) => parseParameterPath(p) !== null, "use knobs.<name>, config.<field> or scenario.<field>"),
+  values: z
+    .array(ZSweepValue)
+    .min(2, "give at least two values")
+    .max(SWEEP_MAX_VALUES, `at most ${SWEEP_MAX_VALUES} values`),
+  metric: z.string().min(1).refine(isKnownMetric, "unknown metric").default("rps"),
+  repetitions: z.number().int().min(1, "at least 1").max(10, "at most 10 repetitions").default(1),
+});
+export type TCreateSweepInput = z.infer<typeof ZCreateSweepInput>;
+
+export const sweepRouter = router({
+  list: orgProcedure.query(({ ctx }) => listSweeps(ctx.db, ctx.orgId)),
+  byId: orgProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
+    const view = await getSweepView(ctx.db, ctx.orgId, input.id);
+    if (!view) throw new NotFoundError("id", "sweep not found");
+    return view;
+  }),
+  /** Parameter paths a sweep can vary for a target, scenario and instance config. */
+  parameters: orgProcedure
+    .input(z.object({ scenarioId: z.string().nullish(), instanceConfigId: z.string().nullish() }))
+    .query(async ({ ctx, input }) => {
+      const [scenario, config] = await Promise.all([
+        input.scenarioId
+          ? ctx.db.scenario.findFirst({ where: { orgId: ctx.orgId, id: input.scenarioId }, select: { spec: true } })
+          : null,
+        input.instanceConfigId
+          ? ctx.db.instanceConfig.findFirst({
+              where: { orgId: ctx.orgId, id: input.instanceConfigId },
+              select: { knobs: true },
+            })
+          : null,
+      ]);
+      const spec = (scenario?.spec ?? {}) as Record<string, unknown>;
+      const knobs = (config?.knobs ?? {}) as Record<string, unknown>;
+      return [
+        ...Object.keys(knobs).map((k) => ({ path: `knobs.${k}`, current: knobs[k] ?? null })),
+        ...Object.entries(spec)
+          .filter(([k, v]) => k !== "engine" && (typeof v === "number" || typeof v === "boolean"))
+          .map(([k, v]) => ({ path: `scenario.${k}`, current: v })),
+        ...CONFIG_FIELDS.map((f) => ({ path: `config.${f}`, current: null })),
+      ];
+    }),
+  /** Create the sweep's runs and start the first; the worker runs the rest back to back. */
+  create: memberProcedure.input(ZCreateSweepInput).mutation(async ({ ctx, input }) => {
+    const { sweep, runs } = await createSweep(ctx.db, ctx.orgId, { ...input, createdById: ctx.userId });
+    const first = runs[0]!;
+    try {
+      await enqueue(ctx.queue, JOBS.runExecute, { runId: first.id }, { jobId: first.id });
+    } catch (err) {
+      await ctx.db.run.updateMany({
+        where: { id: { in: runs.map((r) => r.id) } },
+        data: { status: "failed", error: `could not queue the run: ${(err as Error).message}`, endedAt: new Date() },
+      });
+      throw err;
+    }
+    return { ...sweep, runIds: runs.map((r) => r.id) };
+  }),
+});

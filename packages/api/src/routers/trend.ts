@@ -1,0 +1,30 @@
+import { ZThreshold } from "@benchboard/core";
+import { getProjectThresholds, getTrend, setProjectThresholds, trendOptions } from "@benchboard/db";
+import { z } from "zod";
+import { memberProcedure, orgProcedure, router } from "../trpc";
+
+export const ZTrendInput = z.object({
+  projectId: z.string().min(1, "choose a project"),
+  scenarioName: z.string().min(1, "choose a scenario"),
+  metric: z.string().min(1).max(200),
+  branch: z.string().max(200).nullish(),
+});
+export type TTrendInput = z.infer<typeof ZTrendInput>;
+
+export const ZSetThresholdsInput = z.object({
+  projectId: z.string().min(1),
+  thresholds: z.array(ZThreshold).max(50, "at most 50 targets"),
+});
+export type TSetThresholdsInput = z.infer<typeof ZSetThresholdsInput>;
+
+export const trendRouter = router({
+  options: orgProcedure.query(({ ctx }) => trendOptions(ctx.db, ctx.orgId)),
+  view: orgProcedure.input(ZTrendInput).query(({ ctx, input }) => getTrend(ctx.db, ctx.orgId, input)),
+  /** A project's targets: thresholds every run of the project is judged against. */
+  thresholds: orgProcedure
+    .input(z.object({ projectId: z.string().min(1) }))
+    .query(({ ctx, input }) => getProjectThresholds(ctx.db, ctx.orgId, input.projectId)),
+  setThresholds: memberProcedure
+    .input(ZSetThresholdsInput)
+    .mutation(({ ctx, input }) => setProjectThresholds(ctx.db, ctx.orgId, input.projectId, input.thresholds)),
+});

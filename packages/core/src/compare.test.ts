@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import {
+  buildCompareTable,
+  compareMetricKeys,
+  deltaVerdict,
+  diffSnapshots,
+  formatDeltaPct,
+  relativeDelta,
+} from "./compare";
+
+describe("relativeDelta", () => {
+  it("is (b − a) / a with a the baseline", () => {
+    // Seed: t3.xlarge vs t3.medium average latency, 2.12 s → 1.61 s.
+    expect(relativeDelta(2120, 1610)).toBeCloseTo(-0.2406, 4);
+    expect(relativeDelta(1610, 2120)).toBeCloseTo(0.3168, 4);
+  });
+
+  it("is undefined without a value or with a zero baseline, and zero for 0 → 0", () => {
+    expect(relativeDelta(undefined, 3)).toBeNull();
+    expect(relativeDelta(5, null)).toBeNull();
+    expect(relativeDelta(0, 3)).toBeNull();
+    expect(relativeDelta(0, 0)).toBe(0);
+  });
+
+  it("formats with a sign and a real minus", () => {
+    expect(formatDeltaPct(-0.8136)).toBe("−81.4%");
+    expect(formatDeltaPct(0.056)).toBe("+5.6%");
+    expect(formatDeltaPct(0.00001)).toBe("0.0%");
+    expect(formatDeltaPct(null)).toBe("—");
+  });
+});
+
+describe("deltaVerdict", () => {
+  it("follows each metric's direction", () => {
+    expect(deltaVerdict("rps", 0.1)).toBe("better");
+    expect(deltaVerdict("latency_p99", 0.1)).toBe("worse");
+    expect(deltaVerdict("latency_p99", -0.1)).toBe("better");
+    expect(deltaVerdict("requests", 0.1)).toBe("neutral");
+    expect(deltaVerdict("rps", 0)).toBe("same");
+    expect(deltaVerdict("rps", null)).toBe("none");
+  });
+});
+
+describe("buildCompareTable", () => {
+  it("computes deltas against the chosen baseline and orders metrics by the registry", () => {
+    const rows = buildCompareTable(
+      [
+        { runId: "a", metrics: { throughput: 2091, queue_depth_peak: 20, "stage.queue_wait": 0.05 } },
+        { runId: "b", metrics: { throughput: 3512, queue_depth_peak: 45 } },
+      ],
+      0,
+    );
+    expect(rows.map((r) => r.key)).toEqual(["throughput", "queue_depth_peak", "stage.queue_wait"]);
+    const throughput = rows[0]!;
+    expect(throughput.cells[0]).toMatchObject({ value: 2091, delta: null, verdict: "none" });
+    expect(throughput.cells[1]!.delta).toBeCloseTo(0.6796, 4);
+    expect(throughput.cells[1]!.verdict).toBe("better");
+    expect(rows[1]!.cells[1]!.verdict).toBe("worse");
+    expect(rows[2]!.cells[1]).toMatchObject({ value: null, delta: null, verdict: "none" });
+  });
+
+  it("calls a difference within noise when the repetitions overlap", () => {
+    const columns = [
+      { runId: "a", metrics: { rps: 100 }, repetitions: { rps: [100, 104, 97] } },
+      { runId: "b", metrics: { rps: 103 }, repetitions: { rps: [103, 98, 101] } },
+      { runId: "c", metrics: { rps: 130 }, repetitions: { rps: [130, 131, 129] } },
+    ];
+    const [rps] = buildCompareTable(columns, 0, ["rps"]);
+    expect(rps!.cells[1]!.verdict).toBe("noise");
+    expect(rps!.cells[1]!.pValue).toBeGreaterThan(0.05);
+    expect(rps!.cells[2]!.verdict).toBe("better");
+    expect(rps!.cells[2]!.pValue).toBeLessThan(0.05);
+  });
+
+  it("makes no noise call without repetitions on both sides", () => {
+    const [rps] = buildCompareTable(
+      [
+        { runId: "a", metrics: { rps: 100 } },
+        { runId: "b", metrics: { rps: 101 }, repetitions: { rps: [101, 100] } },
+      ],
+      0,
+      ["rps"],
+    );
+    expect(rps!.cells[1]).toMatchObject({ verdict: "better", pValue: null });
+  });
+
+  it("lists only known metric keys", () => {
+    expect(compareMetricKeys([{ runId: "a", metrics: { rps: 1, expected_deliveries: 3, "custom.x": 2 } }])).toEqual([
+      "rps",
+      "custom.x",
+    ]);
+  });
+});
+
+describe("diffSnapshots", () => {
+  it("lists the fields that differ, flattened", () => {
+    const rows = diffSnapshots([
+      {
+        config: { instanceType: "t3.small", knobs: { PUBLISH_WORKERS: 20, publishChanSize: 500 } },
+        scenario: { poolSize: 64 },
+      },
+      {
+        config: { instanceType: "t3.small", knobs: { PUBLISH_WORKERS: 10, publishChanSize: 500 } },
+        scenario: { poolSize: 64 },
+      },
+      { config: { instanceType: "t3.micro", knobs: { PUBLISH_WORKERS: 20 } }, scenario: { poolSize: 64 } },
+    ]);
+    expect(rows).toEqual([
+      { path: "config.instanceType", values: ["t3.small", "t3.small", "t3.micro"] },
+      { path: "config.knobs.PUBLISH_WORKERS", values: ["20", "10", "20"] },
+      { path: "config.knobs.publishChanSize", values: ["500", "500", null] },
+    ]);
+  });
+});

@@ -1,0 +1,88 @@
+import type { TEngineKind, TScenarioSpec } from "./scenario";
+
+/**
+ * Starting points for a new scenario of each engine: small enough to be a safe first run against
+ * an unknown service, shaped like the reference benchmarks (a fixed-rate open model, a drill-style
+ * closed model, an OpenAI-compatible LLM call, and the chat system's users × rooms × messages).
+ */
+export function defaultScenarioSpec(engine: TEngineKind): TScenarioSpec {
+  switch (engine) {
+    case "http-open":
+      return {
+        engine,
+        request: { method: "GET", path: "/", headers: {} },
+        rate: 100,
+        durationS: 30,
+        maxConnections: 1_000,
+        timeoutMs: 30_000,
+        warmupS: 1,
+      };
+    case "http-closed":
+      return {
+        engine,
+        request: { method: "GET", path: "/", headers: {} },
+        concurrency: 10,
+        requests: 1_000,
+        rampUpS: 0,
+        timeoutMs: 10_000,
+      };
+    case "llm":
+      return {
+        engine,
+        path: "/v1/chat/completions",
+        model: "gpt-4o-mini",
+        promptTemplate: "#{{index}} {{timestamp}} {{nonce}} Say hello.",
+        maxTokens: 150,
+        stream: false,
+        rate: 50,
+        durationS: 30,
+        maxConnections: 1_000,
+        timeoutMs: 300_000,
+        headers: {},
+      };
+    case "ws-chat":
+      return {
+        engine,
+        path: "/ws",
+        users: 50,
+        rooms: 20,
+        messagesPerUser: 100,
+        poolSize: 50,
+        messageIntervalMs: 0,
+        messageBytes: 64,
+        drainTimeoutMs: 10_000,
+        connectTimeoutMs: 10_000,
+        durationS: 300,
+      };
+  }
+}
+
+export const ENGINE_LABEL: Record<TEngineKind, string> = {
+  "http-open": "HTTP open model (fixed rate)",
+  "http-closed": "HTTP closed model (fixed concurrency)",
+  llm: "LLM chat completions",
+  "ws-chat": "WebSocket chat",
+};
+
+/** One line describing the load, e.g. "5,000 req/s · 60 s" or "50 users · 20 rooms · 500 msgs". */
+export function describeScenarioSpec(spec: TScenarioSpec): string {
+  const n = (v: number) => v.toLocaleString("en-US");
+  switch (spec.engine) {
+    case "http-open": {
+      const ramp = spec.rampS ? ` (ramp ${n(spec.rampFromRate ?? 0)}→ over ${n(spec.rampS)} s)` : "";
+      return `${n(spec.rate)} req/s${ramp} · ${n(spec.durationS)} s`;
+    }
+    case "http-closed": {
+      const parts = [`${n(spec.concurrency)} concurrent`];
+      if (spec.requests !== undefined)
+        parts.push(`${n(spec.requests)} ${spec.plan?.length ? "iterations" : "requests"}`);
+      if (spec.durationS !== undefined) parts.push(`${n(spec.durationS)} s`);
+      if (spec.plan?.length) parts.push(`${spec.plan.length}-step plan`);
+      return parts.join(" · ");
+    }
+    case "llm":
+      return `${n(spec.rate)} req/s · ${n(spec.durationS)} s · ${spec.model}${spec.stream ? " · streaming" : ""}`;
+    case "ws-chat":
+      return `${n(spec.users)} users · ${n(spec.rooms)} rooms · ${n(spec.messagesPerUser)} msgs each`;
+  }
+}

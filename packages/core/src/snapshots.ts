@@ -1,0 +1,53 @@
+/**
+ * The parts of a run's snapshots that are shown to people: what the run ran with, without row
+ * bookkeeping, and without header values (scenario headers often carry tokens; a target's secret
+ * headers are never in a snapshot, but its plain ones are not needed to read a result).
+ */
+
+const BOOKKEEPING = new Set(["id", "orgId", "projectId", "createdAt", "updatedAt", "clonedFromId"]);
+export const REDACTED = "•••";
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function withoutBookkeeping(value: Json): Json {
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !BOOKKEEPING.has(k)));
+}
+
+/** Replace every header value (any `headers` object or `[{ name, value }]` list) at any depth. */
+export function redactHeaders(value: unknown, underHeaders = false): unknown {
+  if (Array.isArray(value)) {
+    return value.map((item) =>
+      underHeaders && isObject(item) && "value" in item ? { ...item, value: REDACTED } : redactHeaders(item),
+    );
+  }
+  if (!isObject(value)) return underHeaders ? REDACTED : value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => {
+      if (k === "headers") {
+        if (Array.isArray(v)) return [k, redactHeaders(v, true)];
+        if (isObject(v)) return [k, Object.fromEntries(Object.keys(v).map((name) => [name, REDACTED]))];
+      }
+      return [k, underHeaders ? REDACTED : redactHeaders(v)];
+    }),
+  );
+}
+
+export function publicConfigSnapshot(snapshot: unknown): Json | null {
+  return isObject(snapshot) ? withoutBookkeeping(snapshot) : null;
+}
+
+export function publicScenarioSnapshot(snapshot: unknown): Json | null {
+  return isObject(snapshot) ? (redactHeaders(withoutBookkeeping(snapshot)) as Json) : null;
+}
+
+export function publicTargetSnapshot(
+  snapshot: unknown,
+): { name: string; kind: string | null; baseUrl: string | null } | null {
+  if (!isObject(snapshot)) return null;
+  const text = (v: unknown) => (typeof v === "string" ? v : null);
+  return { name: text(snapshot.name) ?? "target", kind: text(snapshot.kind), baseUrl: text(snapshot.baseUrl) };
+}

@@ -1,0 +1,298 @@
+import {
+  buildCompareTable,
+  type ChartPoint,
+  type CompareColumn,
+  checkPublishedFigures,
+  derivedContext,
+  diffSnapshots,
+  overlaySeries,
+  type TPublishedReference,
+  withDerivedMetrics,
+  ZPublishedReference,
+} from "@benchboard/core";
+import type { Db } from "../client";
+import { ConflictError, NotFoundError } from "../errors";
+import type { Prisma } from "../generated/prisma/client";
+import { numericMetrics, type RunFacts, runFactsSelect, toRunFacts } from "./run-facts";
+
+export const COMPARE_MIN_RUNS = 2;
+export const COMPARE_MAX_RUNS = 10;
+
+/** Series overlaid on the compare page, one chart each. */
+export const COMPARE_CHART_METRICS = ["latency_p50", "latency_p99", "rps", "mem_bytes", "queue_depth"] as const;
+
+export interface ComparisonViewInput {
+  runIds: readonly string[];
+  baselineRunId?: string | null;
+  published?: TPublishedReference | null;
+}
+
+/** Repetitions of a run: its group's succeeded runs with the same sweep value, itself included. */
+function repetitionKey(run: { groupId: string | null; sweepValue: unknown }): string | null {
+  return run.groupId ? `${run.groupId}|${JSON.stringify(run.sweepValue ?? null)}` : null;
+}
+
+/**
+ * Everything a comparison shows, in three queries however many runs: the runs with their
+ * results, the repetitions of any that were repeated, and the overlaid series.
+ */
+export async function getComparisonView(db: Db, orgId: string, input: ComparisonViewInput) {
+  const ids = [...new Set(input.runIds)];
+  const rows = await db.run.findMany({ where: { orgId, id: { in: ids } }, select: runFactsSelect });
+  const byId = new Map(rows.map((r) => [r.id, toRunFacts(r)]));
+  const runs = ids.flatMap((id) => {
+    const run = byId.get(id);
+    return run ? [run] : [];
+  });
+  const missing = ids.filter((id) => !byId.has(id));
+  const baselineRunId =
+    input.baselineRunId && byId.has(input.baselineRunId) ? input.baselineRunId : (runs[0]?.id ?? null);
+  const baselineIndex = Math.max(
+    0,
+    runs.findIndex((r) => r.id === baselineRunId),
+  );
+
+  const repetitions = await loadRepetitions(db, orgId, runs);
+  const columns: CompareColumn[] = runs.map((run) => ({
+    runId: run.id,
+    metrics: run.facts.metrics,
+    ...(repetitions.get(run.id) ? { repetitions: repetitions.get(run.id) } : {}),
+  }));
+  const table = buildCompareTable(columns, baselineIndex);
+
+  const series = runs.length
+    ? await db.series.findMany({
+        where: { runId: { in: runs.map((r) => r.id) }, metric: { in: [...COMPARE_CHART_METRICS] } },
+        select: { runId: true, metric: true, start: true, intervalMs: true, values: true },
+      })
+    : [];
+  const charts: Record<string, ChartPoint[]> = {};
+  for (const metric of COMPARE_CHART_METRICS) {
+    const points = overlaySeries(
+      metric,
+      runs.map((run) => {
+        const s = series.find((x) => x.runId === run.id && x.metric === metric);
+        return {
+          runId: run.id,
+          series: s
+            ? { start: s.start, intervalMs: s.intervalMs, values: (s.values ?? []) as (number | null)[] }
+            : null,
+        };
+      }),
+    );
+    if (points.length) charts[metric] = points;
+  }
+
+  const published = input.published
+    ? {
+        reference: input.published,
+        checks: checkPublishedFigures(input.published.figures, new Map(runs.map((r) => [r.id, r.facts]))),
+      }
+    : null;
+
+  return {
+    runs: runs.map(publicRun),
+    missing,
+    baselineRunId,
+    table,
+    configDiff: diffSnapshots(runs.map((r) => ({ target: r.target, config: r.config, scenario: r.scenario }))),
+    charts,
+    published,
+  };
+}
+
+export type ComparisonView = Awaited<ReturnType<typeof getComparisonView>>;
+
+/** What a comparison shows about each run (no raw snapshots, no internal bookkeeping). */
+function publicRun(run: RunFacts) {
+  return {
+    id: run.id,
+    number: run.number,
+    label: run.label,
+    status: run.status,
+    source: run.source,
+    scenarioName: run.scenarioName,
+    project: run.project,
+    configName: typeof run.config?.name === "string" ? run.config.name : null,
+    target: run.target,
+    excluded: run.excluded,
+    excludedReason: run.excludedReason,
+    branch: run.branch,
+    tags: run.tags,
+    createdAt: run.createdAt,
+    meetsTargets: run.facts.meetsTargets,
+  };
+}
+
+async function loadRepetitions(db: Db, orgId: string, runs: readonly RunFacts[]) {
+  const out = new Map<string, Record<string, number[]>>();
+  const groupIds = [...new Set(runs.flatMap((r) => (r.groupId ? [r.groupId] : [])))];
+  if (groupIds.length === 0) return out;
+  const siblings = await db.run.findMany({
+    where: { orgId, groupId: { in: groupIds }, status: "succeeded", excluded: false },
+    select: {
+      groupId: true,
+      sweepValue: true,
+      configSnapshot: true,
+      scenarioSnapshot: true,
+      result: { select: { metrics: true } },
+    },
+  });
+  const byKey = new Map<string, Record<string, number>[]>();
+  for (const s of siblings) {
+    const key = repetitionKey(s);
+    if (!key || !s.result) continue;
+    const metrics = withDerivedMetrics(
+      numericMetrics(s.result.metrics),
+      derivedContext(s.configSnapshot, s.scenarioSnapshot),
+    );
+    byKey.set(key, [...(byKey.get(key) ?? []), metrics]);
+  }
+  for (const run of runs) {
+    const group = byKey.get(repetitionKey(run) ?? "");
+    if (!group || group.length < 2) continue;
+    const values: Record<string, number[]> = {};
+    for (const metrics of group) for (const [k, v] of Object.entries(metrics)) values[k] = [...(values[k] ?? []), v];
+    out.set(run.id, values);
+  }
+  return out;
+}
+
+export function parsePublished(value: unknown): TPublishedReference | null {
+  const parsed = ZPublishedReference.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+// ---- saved comparisons ----
+
+export interface SaveComparisonInput {
+  title: string;
+  runIds: string[];
+  baselineRunId: string;
+  notes?: string;
+  createdById?: string | null;
+}
+
+async function checkRuns(db: Db, orgId: string, runIds: string[], baselineRunId: string) {
+  const unique = [...new Set(runIds)];
+  if (unique.length !== runIds.length) throw new ConflictError("runIds", "a run is listed twice");
+  if (unique.length < COMPARE_MIN_RUNS || unique.length > COMPARE_MAX_RUNS) {
+    throw new ConflictError("runIds", `pick between ${COMPARE_MIN_RUNS} and ${COMPARE_MAX_RUNS} runs`);
+  }
+  if (!unique.includes(baselineRunId)) throw new ConflictError("baselineRunId", "the baseline must be one of the runs");
+  const found = await db.run.findMany({ where: { orgId, id: { in: unique } }, select: { id: true, projectId: true } });
+  if (found.length !== unique.length) throw new NotFoundError("runIds", "run not found");
+  const projects = new Set(found.map((r) => r.projectId));
+  return projects.size === 1 ? [...projects][0]! : null;
+}
+
+export async function createComparison(db: Db, orgId: string, input: SaveComparisonInput) {
+  const projectId = await checkRuns(db, orgId, input.runIds, input.baselineRunId);
+  return db.comparison.create({
+    data: {
+      orgId,
+      projectId,
+      title: input.title,
+      runIds: input.runIds,
+      baselineRunId: input.baselineRunId,
+      notes: input.notes ?? "",
+      createdById: input.createdById ?? null,
+    },
+    select: { id: true, title: true },
+  });
+}
+
+export async function updateComparison(
+  db: Db,
+  orgId: string,
+  id: string,
+  input: Partial<Omit<SaveComparisonInput, "createdById">>,
+) {
+  const existing = await db.comparison.findFirst({
+    where: { orgId, id },
+    select: { id: true, runIds: true, baselineRunId: true },
+  });
+  if (!existing) throw new NotFoundError("id", "comparison not found");
+  const data: Prisma.ComparisonUpdateInput = {};
+  if (input.title !== undefined) data.title = input.title;
+  if (input.notes !== undefined) data.notes = input.notes;
+  if (input.runIds !== undefined || input.baselineRunId !== undefined) {
+    const runIds = input.runIds ?? existing.runIds;
+    const baselineRunId = input.baselineRunId ?? existing.baselineRunId;
+    const projectId = await checkRuns(db, orgId, runIds, baselineRunId);
+    Object.assign(data, {
+      runIds,
+      baselineRunId,
+      project: projectId ? { connect: { id: projectId } } : { disconnect: true },
+    });
+  }
+  return db.comparison.update({ where: { id: existing.id }, data, select: { id: true, title: true } });
+}
+
+export async function deleteComparison(db: Db, orgId: string, id: string) {
+  const { count } = await db.comparison.deleteMany({ where: { orgId, id } });
+  if (count === 0) throw new NotFoundError("id", "comparison not found");
+  return { id };
+}
+
+export async function listComparisons(db: Db, orgId: string) {
+  const rows = await db.comparison.findMany({
+    where: { orgId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: 200,
+    select: {
+      id: true,
+      title: true,
+      runIds: true,
+      createdAt: true,
+      published: true,
+      project: { select: { id: true, name: true } },
+      _count: { select: { shareLinks: { where: { revokedAt: null } } } },
+    },
+  });
+  return rows.map(({ published, _count, ...r }) => ({
+    ...r,
+    runCount: r.runIds.length,
+    hasPublishedFigures: published !== null,
+    activeShareLinks: _count.shareLinks,
+  }));
+}
+
+const savedSelect = {
+  id: true,
+  orgId: true,
+  title: true,
+  notes: true,
+  runIds: true,
+  baselineRunId: true,
+  published: true,
+  createdAt: true,
+  project: { select: { id: true, name: true } },
+} satisfies Prisma.ComparisonSelect;
+
+/** A saved comparison with its view. */
+export async function getSavedComparison(db: Db, orgId: string, id: string) {
+  const saved = await db.comparison.findFirst({ where: { orgId, id }, select: savedSelect });
+  if (!saved) return null;
+  return withView(db, saved);
+}
+
+export async function withView(db: Db, saved: Prisma.ComparisonGetPayload<{ select: typeof savedSelect }>) {
+  const view = await getComparisonView(db, saved.orgId, {
+    runIds: saved.runIds,
+    baselineRunId: saved.baselineRunId,
+    published: parsePublished(saved.published),
+  });
+  return {
+    comparison: {
+      id: saved.id,
+      title: saved.title,
+      notes: saved.notes,
+      createdAt: saved.createdAt,
+      project: saved.project,
+    },
+    view,
+  };
+}
+
+export { savedSelect as savedComparisonSelect };

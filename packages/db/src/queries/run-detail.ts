@@ -1,0 +1,192 @@
+import {
+  alignSeries,
+  checkPublishedFigures,
+  DERIVED_KEYS,
+  decodeHistogram,
+  histogramBuckets,
+  type TErrorEntry,
+  type TStageStat,
+} from "@benchboard/core";
+import type { Db } from "../client";
+import { ConflictError, NotFoundError } from "../errors";
+import { numericMetrics, runFactsSelect, storedVerdicts, toRunFacts } from "./run-facts";
+
+/** Percentiles listed beside the latency histogram. */
+const PERCENTILES = [50, 75, 90, 95, 99, 99.9, 99.99, 100];
+
+function decodeLatency(encoded: string | null) {
+  if (!encoded) return null;
+  try {
+    const h = decodeHistogram(encoded);
+    if (h.totalCount === 0) return null;
+    return {
+      count: h.totalCount,
+      buckets: histogramBuckets(h, 40),
+      percentiles: PERCENTILES.map((p) => ({ percentile: p, ms: h.getValueAtPercentile(p) / 1000 })),
+    };
+  } catch {
+    // A histogram that does not decode is reported as absent rather than failing the page.
+    return null;
+  }
+}
+
+/**
+ * Everything the run page shows below the live progress: summary with derived metrics, latency
+ * histogram decoded server-side, stage and error breakdowns, verdicts, snapshots and the figures
+ * a document published for the run. Also what a share link shows, so it is loaded by org id.
+ */
+export async function getRunView(db: Db, orgId: string, runId: string) {
+  const row = await db.run.findFirst({
+    where: { orgId, id: runId },
+    select: {
+      ...runFactsSelect,
+      notes: true,
+      error: true,
+      ciUrl: true,
+      sweep: { select: { id: true, name: true, parameter: true } },
+      result: {
+        select: {
+          metrics: true,
+          thresholdResults: true,
+          extra: true,
+          valid: true,
+          invalidReasons: true,
+          histogram: true,
+          statusCounts: true,
+          errors: true,
+          stages: true,
+        },
+      },
+    },
+  });
+  if (!row) return null;
+  const facts = toRunFacts(row);
+  const result = row.result;
+  const published = facts.published
+    ? {
+        reference: facts.published,
+        checks: checkPublishedFigures(facts.published.figures, new Map([[row.id, facts.facts]])),
+      }
+    : null;
+  return {
+    run: {
+      id: row.id,
+      number: row.number,
+      status: row.status,
+      source: row.source,
+      scenarioName: row.scenarioName,
+      project: row.project,
+      branch: row.branch,
+      commit: row.commit,
+      ciUrl: row.ciUrl,
+      tags: row.tags,
+      notes: row.notes,
+      excluded: row.excluded,
+      excludedReason: row.excludedReason,
+      error: row.error,
+      groupId: row.groupId,
+      sweep: row.sweep,
+      sweepValue: row.sweepValue,
+      createdAt: row.createdAt,
+      startedAt: row.startedAt,
+      endedAt: row.endedAt,
+    },
+    target: facts.target,
+    config: facts.config,
+    scenario: facts.scenario,
+    overheadStages: facts.facts.context.overheadStages ?? null,
+    result: result
+      ? {
+          metrics: facts.facts.metrics,
+          derivedKeys: DERIVED_KEYS.filter((k) => k in facts.facts.metrics),
+          valid: result.valid,
+          invalidReasons: result.invalidReasons,
+          statusCounts: numericMetrics(result.statusCounts),
+          errors: (Array.isArray(result.errors) ? result.errors : []) as TErrorEntry[],
+          stages: (result.stages && typeof result.stages === "object" ? result.stages : {}) as Record<
+            string,
+            TStageStat
+          >,
+          verdicts: storedVerdicts(result.thresholdResults),
+          latency: decodeLatency(result.histogram),
+        }
+      : null,
+    published,
+  };
+}
+
+export type RunView = NonNullable<Awaited<ReturnType<typeof getRunView>>>;
+
+/** A run's per-second series on one shared time axis, reduced to at most `maxPoints` points. */
+export async function getRunChart(db: Db, orgId: string, runId: string, maxPoints = 900) {
+  const rows = await db.series.findMany({
+    where: { runId, run: { orgId } },
+    select: { metric: true, start: true, intervalMs: true, values: true },
+  });
+  const series = rows.map((r) => ({ ...r, values: (Array.isArray(r.values) ? r.values : []) as (number | null)[] }));
+  const { intervalMs, points } = alignSeries(series, maxPoints);
+  return { intervalMs, metrics: series.map((s) => s.metric).sort(), points };
+}
+
+export interface RunMetaInput {
+  notes?: string;
+  tags?: string[];
+  excluded?: boolean;
+  excludedReason?: string | null;
+}
+
+/** Notes, tags and exclusion are the only things about a finished run that can be changed. */
+export async function updateRunMeta(db: Db, orgId: string, runId: string, input: RunMetaInput) {
+  const run = await db.run.findFirst({ where: { orgId, id: runId }, select: { id: true, excludedReason: true } });
+  if (!run) throw new NotFoundError("id", "run not found");
+  const reason = input.excludedReason?.trim() ?? undefined;
+  if (input.excluded === true && !reason && !run.excludedReason) {
+    throw new ConflictError("excludedReason", "say why the run is excluded from sweeps and trends");
+  }
+  return db.run.update({
+    where: { id: run.id },
+    data: {
+      ...(input.notes !== undefined ? { notes: input.notes } : {}),
+      ...(input.tags !== undefined ? { tags: [...new Set(input.tags)] } : {}),
+      ...(input.excluded !== undefined
+        ? { excluded: input.excluded, excludedReason: input.excluded ? (reason ?? run.excludedReason) : null }
+        : {}),
+    },
+    select: { id: true, notes: true, tags: true, excluded: true, excludedReason: true },
+  });
+}
+
+/** The run with its full result and every series sample, for download. */
+export async function getRunExport(db: Db, orgId: string, runId: string) {
+  const view = await getRunView(db, orgId, runId);
+  if (!view) return null;
+  const series = await db.series.findMany({
+    where: { runId, run: { orgId } },
+    orderBy: { metric: "asc" },
+    select: { metric: true, start: true, intervalMs: true, values: true },
+  });
+  return {
+    run: view.run,
+    target: view.target,
+    config: view.config,
+    scenario: view.scenario,
+    result: view.result
+      ? {
+          metrics: view.result.metrics,
+          valid: view.result.valid,
+          invalidReasons: view.result.invalidReasons,
+          statusCounts: view.result.statusCounts,
+          errors: view.result.errors,
+          stages: view.result.stages,
+          thresholds: view.result.verdicts,
+          latencyPercentiles: view.result.latency?.percentiles ?? [],
+        }
+      : null,
+    series: series.map((s) => ({
+      metric: s.metric,
+      start: s.start.toISOString(),
+      intervalMs: s.intervalMs,
+      values: (Array.isArray(s.values) ? s.values : []) as (number | null)[],
+    })),
+  };
+}

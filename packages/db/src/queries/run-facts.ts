@@ -1,0 +1,128 @@
+import {
+  derivedContext,
+  type PublishedRunFacts,
+  publicConfigSnapshot,
+  publicScenarioSnapshot,
+  publicTargetSnapshot,
+  stepsFromFigures,
+  type TPublishedReference,
+  withDerivedBounds,
+  withDerivedMetrics,
+  ZPublishedReference,
+} from "@benchboard/core";
+import type { Prisma } from "../generated/prisma/client";
+
+/**
+ * One shape for a run as the result views (run page, compare, sweep, trend, share) read it:
+ * stored and derived metrics, the snapshots as they may be shown, and the figures a document
+ * published for it.
+ */
+export const runFactsSelect = {
+  id: true,
+  orgId: true,
+  number: true,
+  status: true,
+  source: true,
+  scenarioName: true,
+  projectId: true,
+  excluded: true,
+  excludedReason: true,
+  groupId: true,
+  groupIndex: true,
+  sweepId: true,
+  sweepValue: true,
+  branch: true,
+  commit: true,
+  tags: true,
+  createdAt: true,
+  startedAt: true,
+  endedAt: true,
+  configSnapshot: true,
+  scenarioSnapshot: true,
+  targetSnapshot: true,
+  project: { select: { id: true, name: true } },
+  result: { select: { metrics: true, thresholdResults: true, extra: true, valid: true } },
+} satisfies Prisma.RunSelect;
+
+export type RunFactsRow = Prisma.RunGetPayload<{ select: typeof runFactsSelect }>;
+
+export interface StoredVerdict {
+  metric: string;
+  op: string;
+  value: number;
+  actual: number | null;
+  passed: boolean;
+  source: string;
+}
+
+export function storedVerdicts(value: unknown): StoredVerdict[] {
+  return Array.isArray(value)
+    ? value.filter((v): v is StoredVerdict => typeof v === "object" && v !== null && "metric" in v && "passed" in v)
+    : [];
+}
+
+/** The figures a document published for this run (seeded or imported runs keep them in `extra`). */
+export function runPublished(extra: unknown): TPublishedReference | null {
+  if (!extra || typeof extra !== "object" || !("published" in extra)) return null;
+  const parsed = ZPublishedReference.safeParse((extra as { published: unknown }).published);
+  return parsed.success ? parsed.data : null;
+}
+
+export function numericMetrics(value: unknown): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) if (typeof v === "number" && Number.isFinite(v)) out[k] = v;
+  }
+  return out;
+}
+
+export function runLabel(row: { number: number }): string {
+  return `#${row.number}`;
+}
+
+export function toRunFacts(row: RunFactsRow) {
+  const context = derivedContext(row.configSnapshot, row.scenarioSnapshot);
+  const stored = numericMetrics(row.result?.metrics);
+  const published = runPublished(row.result?.extra);
+  const verdicts = storedVerdicts(row.result?.thresholdResults);
+  const config = publicConfigSnapshot(row.configSnapshot);
+  const scenario = publicScenarioSnapshot(row.scenarioSnapshot);
+  const facts: PublishedRunFacts = {
+    runId: row.id,
+    label: runLabel(row),
+    metrics: withDerivedMetrics(stored, context),
+    bounds: withDerivedBounds(stored, published ? stepsFromFigures(published.figures, row.id) : {}, context),
+    context,
+    snapshots: { config, scenario },
+    meetsTargets: verdicts.length ? verdicts.every((v) => v.passed) : null,
+  };
+  return {
+    id: row.id,
+    number: row.number,
+    label: facts.label,
+    status: row.status,
+    source: row.source,
+    scenarioName: row.scenarioName,
+    project: row.project,
+    excluded: row.excluded,
+    excludedReason: row.excludedReason,
+    groupId: row.groupId,
+    sweepId: row.sweepId,
+    sweepValue: row.sweepValue,
+    branch: row.branch,
+    commit: row.commit,
+    tags: row.tags,
+    createdAt: row.createdAt,
+    startedAt: row.startedAt,
+    endedAt: row.endedAt,
+    target: publicTargetSnapshot(row.targetSnapshot),
+    config,
+    scenario,
+    storedMetrics: stored,
+    verdicts,
+    published,
+    facts,
+  };
+}
+
+export type RunFacts = ReturnType<typeof toRunFacts>;

@@ -1,0 +1,209 @@
+import {
+  evaluateThresholds,
+  type TRunResultData,
+  type TToolThresholdVerdict,
+  ZThreshold,
+  ZToolThresholdVerdict,
+} from "@benchboard/core";
+import { z } from "zod";
+import type { Db } from "../client";
+import { NotFoundError } from "../errors";
+import { Prisma } from "../generated/prisma/client";
+import { thresholdsForRun, writeRunOutcome } from "./run";
+
+/** A project named by id or by slug, within the organization. */
+export async function findProjectByRef(db: Db, orgId: string, ref: string) {
+  return db.project.findFirst({
+    where: { orgId, OR: [{ id: ref }, { slug: ref }] },
+    select: { id: true, slug: true, name: true },
+  });
+}
+
+/** A stored scenario named by id, or by name within a project. */
+export async function findScenarioByRef(
+  db: Db,
+  orgId: string,
+  ref: { id?: string; projectId?: string; name?: string },
+) {
+  if (ref.id)
+    return db.scenario.findFirst({ where: { orgId, id: ref.id }, select: { id: true, projectId: true, name: true } });
+  if (ref.projectId && ref.name) {
+    return db.scenario.findFirst({
+      where: { orgId, projectId: ref.projectId, name: ref.name },
+      select: { id: true, projectId: true, name: true },
+    });
+  }
+  return null;
+}
+
+/** A target or instance config named by id, or by name within a project. */
+export async function findTargetByRef(db: Db, orgId: string, projectId: string, ref: string) {
+  return db.target.findFirst({
+    where: { orgId, projectId, OR: [{ id: ref }, { name: ref }] },
+    select: { id: true, name: true },
+  });
+}
+
+export async function findInstanceConfigByRef(db: Db, orgId: string, projectId: string, ref: string) {
+  return db.instanceConfig.findFirst({
+    where: { orgId, projectId, OR: [{ id: ref }, { name: ref }] },
+    select: { id: true, name: true },
+  });
+}
+
+export interface UploadedRunInput {
+  projectId: string;
+  /** launched runs say `launched`; uploads `upload` (native JSON) or `import:<format>`. */
+  source: string;
+  scenarioName: string;
+  /** What the uploader says ran: engine and load settings, kept as the scenario snapshot. */
+  scenario?: { engine?: string; spec?: Record<string, unknown> } | null;
+  tool?: { name: string; version?: string } | null;
+  target?: { name?: string; kind?: string; url?: string } | null;
+  instanceConfig?: Record<string, unknown> | null;
+  result: TRunResultData;
+  startedAt?: Date | null;
+  endedAt?: Date | null;
+  branch?: string | null;
+  commit?: string | null;
+  ciUrl?: string | null;
+  tags?: string[];
+  notes?: string;
+  idempotencyKey?: string | null;
+  createdById?: string | null;
+}
+
+const runSelect = { id: true, number: true, projectId: true, status: true, source: true } as const;
+
+function isUniqueViolation(err: unknown): boolean {
+  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
+}
+
+export async function findRunByIdempotencyKey(db: Db, orgId: string, idempotencyKey: string) {
+  return db.run.findUnique({ where: { orgId_idempotencyKey: { orgId, idempotencyKey } }, select: runSelect });
+}
+
+/**
+ * Store an uploaded run, already ended, in one transaction: the run with its snapshots, its
+ * result and its threshold verdicts (the project's, and those of the project's stored scenario
+ * of the same name), so a failure stores nothing. With an idempotency key that was used before
+ * in the organization, the earlier run is returned instead (`created: false`).
+ */
+export async function createUploadedRun(db: Db, orgId: string, input: UploadedRunInput) {
+  if (input.idempotencyKey) {
+    const existing = await findRunByIdempotencyKey(db, orgId, input.idempotencyKey);
+    if (existing) return { run: existing, created: false };
+  }
+  try {
+    const run = await db.$transaction(async (tx) => {
+      const project = await tx.project.findFirst({ where: { orgId, id: input.projectId }, select: { id: true } });
+      if (!project) throw new NotFoundError("project", "project not found");
+      const stored = await tx.scenario.findFirst({
+        where: { orgId, projectId: project.id, name: input.scenarioName },
+        select: { id: true, thresholds: true },
+      });
+      const { runCounter } = await tx.project.update({
+        where: { id: project.id },
+        data: { runCounter: { increment: 1 } },
+        select: { runCounter: true },
+      });
+      const created = await tx.run.create({
+        data: {
+          orgId,
+          projectId: project.id,
+          number: runCounter,
+          scenarioId: stored?.id ?? null,
+          // Never visible as running: the transaction ends it before anyone can read it.
+          status: "running",
+          source: input.source,
+          scenarioName: input.scenarioName,
+          scenarioSnapshot: json({
+            ...(stored ? { id: stored.id } : {}),
+            name: input.scenarioName,
+            engine: input.scenario?.engine,
+            spec: input.scenario?.spec,
+            thresholds: stored?.thresholds ?? [],
+            tool: input.tool ?? undefined,
+          }),
+          targetSnapshot: input.target
+            ? json({ name: input.target.name, kind: input.target.kind, baseUrl: input.target.url })
+            : undefined,
+          configSnapshot: input.instanceConfig ? json(input.instanceConfig) : undefined,
+          branch: input.branch ?? null,
+          commit: input.commit ?? null,
+          ciUrl: input.ciUrl ?? null,
+          tags: input.tags ?? [],
+          notes: input.notes ?? "",
+          idempotencyKey: input.idempotencyKey ?? null,
+          createdById: input.createdById ?? null,
+          startedAt: input.startedAt ?? null,
+        },
+        select: { id: true },
+      });
+      const verdicts = evaluateThresholds(input.result.metrics, await thresholdsForRun(tx, created.id));
+      await writeRunOutcome(
+        tx,
+        created.id,
+        { status: "succeeded", result: input.result, endedAt: input.endedAt ?? null },
+        verdicts,
+      );
+      return tx.run.findUniqueOrThrow({ where: { id: created.id }, select: runSelect });
+    });
+    return { run, created: true };
+  } catch (err) {
+    // Two uploads with one key at once: the second insert loses the race and returns the first.
+    if (input.idempotencyKey && isUniqueViolation(err)) {
+      const existing = await findRunByIdempotencyKey(db, orgId, input.idempotencyKey);
+      if (existing) return { run: existing, created: false };
+    }
+    throw err;
+  }
+}
+
+function json(value: unknown): Prisma.InputJsonValue {
+  return JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
+}
+
+const ZStoredVerdicts = z
+  .array(ZThreshold.extend({ actual: z.number().nullable(), passed: z.boolean(), source: z.string() }))
+  .catch([]);
+const ZStoredToolVerdicts = z.array(ZToolThresholdVerdict).catch([]);
+
+/** A stored result's threshold verdicts: Benchboard's own and the load tool's. */
+export function storedThresholds(result: { thresholdResults: unknown; extra: unknown } | null | undefined) {
+  const verdicts = ZStoredVerdicts.parse(result?.thresholdResults ?? []);
+  const extra = result?.extra;
+  const tool: TToolThresholdVerdict[] =
+    extra && typeof extra === "object" && "toolThresholds" in extra
+      ? ZStoredToolVerdicts.parse((extra as { toolThresholds: unknown }).toolThresholds)
+      : [];
+  return { verdicts, tool, passed: verdicts.every((v) => v.passed) && tool.every((v) => v.passed) };
+}
+
+/**
+ * The baseline for `head` on a branch: the latest succeeded, non-excluded run of that branch
+ * for the same scenario (the same stored scenario, or the same project and scenario name),
+ * other than head itself.
+ */
+export async function findBranchBaseline(
+  db: Db,
+  orgId: string,
+  head: { id: string; projectId: string; scenarioId: string | null; scenarioName: string },
+  branch: string,
+) {
+  const sameScenario: Prisma.RunWhereInput[] = [{ projectId: head.projectId, scenarioName: head.scenarioName }];
+  if (head.scenarioId) sameScenario.push({ scenarioId: head.scenarioId });
+  return db.run.findFirst({
+    where: {
+      orgId,
+      branch,
+      status: "succeeded",
+      excluded: false,
+      id: { not: head.id },
+      result: { isNot: null },
+      OR: sameScenario,
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: { id: true },
+  });
+}

@@ -1,0 +1,36 @@
+"use client";
+
+import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
+
+/** Latency distribution from log-spaced buckets (upper bound in ms and count). */
+export function HistogramChart({
+  buckets,
+  formatMs,
+  height = 200,
+}: {
+  buckets: readonly { leMs: number; count: number }[];
+  formatMs: (ms: number) => string;
+  height?: number;
+}) {
+  const data = buckets.map((b) => ({ label: formatMs(b.leMs), count: b.count }));
+  return (
+    <figure aria-label="Latency histogram">
+      <BarChart
+        responsive
+        style={{ width: "100%", height }}
+        data={data}
+        margin={{ top: 4, right: 8, bottom: 0, left: 0 }}
+      >
+        <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" vertical={false} />
+        <XAxis dataKey="label" tick={{ fontSize: 10, fill: "#64748b" }} interval="preserveStartEnd" minTickGap={24} />
+        <YAxis width="auto" tick={{ fontSize: 11, fill: "#64748b" }} allowDecimals={false} />
+        <Tooltip
+          labelFormatter={(label) => `≤ ${String(label)}`}
+          formatter={(value) => [Number(value).toLocaleString("en-US"), "requests"]}
+          contentStyle={{ fontSize: 12 }}
+        />
+        <Bar dataKey="count" fill="#0284c7" isAnimationActive={false} />
+      </BarChart>
+    </figure>
+  );
+}

@@ -1,0 +1,72 @@
+"use client";
+
+import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { colorAt, formatElapsed } from "./palette";
+
+export interface ChartLine {
+  key: string;
+  label: string;
+  color?: string;
+}
+
+/**
+ * Values over elapsed time. Charts given the same `syncId` and the same points share their
+ * cursor and tooltip, so several metrics read as one timeline.
+ */
+export function TimeSeriesChart({
+  title,
+  data,
+  lines,
+  format,
+  syncId,
+  height = 180,
+}: {
+  title: string;
+  data: readonly Record<string, number | null>[];
+  lines: readonly ChartLine[];
+  format: (value: number) => string;
+  syncId?: string;
+  height?: number;
+}) {
+  return (
+    <figure className="min-w-0" aria-label={title}>
+      <figcaption className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-500">{title}</figcaption>
+      <LineChart
+        responsive
+        style={{ width: "100%", height }}
+        data={data as Record<string, number | null>[]}
+        syncId={syncId}
+        margin={{ top: 4, right: 12, bottom: 0, left: 0 }}
+      >
+        <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" />
+        <XAxis
+          dataKey="t"
+          type="number"
+          domain={["dataMin", "dataMax"]}
+          allowDecimals={false}
+          tickFormatter={formatElapsed}
+          tick={{ fontSize: 11, fill: "#64748b" }}
+        />
+        <YAxis width="auto" tickFormatter={format} tick={{ fontSize: 11, fill: "#64748b" }} />
+        <Tooltip
+          labelFormatter={(t) => `t = ${formatElapsed(Number(t))}`}
+          formatter={(value) => (typeof value === "number" ? format(value) : String(value))}
+          contentStyle={{ fontSize: 12 }}
+        />
+        {lines.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}
+        {lines.map((line, i) => (
+          <Line
+            key={line.key}
+            dataKey={line.key}
+            name={line.label}
+            stroke={line.color ?? colorAt(i)}
+            dot={false}
+            strokeWidth={1.5}
+            isAnimationActive={false}
+            connectNulls={false}
+          />
+        ))}
+      </LineChart>
+    </figure>
+  );
+}
