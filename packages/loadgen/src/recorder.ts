@@ -10,7 +10,7 @@ import {
   type TStageStat,
 } from "@benchboard/core";
 import { parseServerTiming } from "./server-timing";
-import type { EngineResult } from "./types";
+import { DEFAULT_CHECKPOINT_MS, type EngineResult } from "./types";
 
 export const SERIES_INTERVAL_MS = 1000;
 /** Distinct error messages kept per run; the rest fold into one entry so a noisy target can't grow memory. */
@@ -244,6 +244,29 @@ export class Recorder {
       this.tick(endPerf);
       this.closeInterval();
     }
+    return this.build(opts);
+  }
+
+  /**
+   * The result so far, without ending the recording: what a checkpoint stores so that a run
+   * whose worker dies keeps what it measured. The second in progress is left out.
+   */
+  snapshot(
+    nowPerf: number,
+    opts: { startedAt: Date; endedAt: Date; canceled: boolean; runtimeMs: number; invalidReasons?: string[] },
+  ): EngineResult {
+    if (!this.finished) this.tick(nowPerf);
+    return this.build(opts);
+  }
+
+  private build(opts: {
+    startedAt: Date;
+    endedAt: Date;
+    canceled: boolean;
+    runtimeMs: number;
+    invalidReasons?: string[];
+    extra?: Record<string, unknown>;
+  }): EngineResult {
     let length = this.intervalEncoded.length;
     for (const values of this.countSeries.values()) length = Math.max(length, values.length);
     const start = this.seriesStartEpochMs;
@@ -361,4 +384,33 @@ export function stepSummaries(
     steps[name] = { ...steps[name], ...summarizeMergeable(h) };
   }
   return Object.keys(steps).length > 0 ? { steps } : {};
+}
+
+/**
+ * Returns a function for an engine's once-a-second timer that hands the context a snapshot of
+ * the result every `ctx.checkpointMs` (marked as partial), and does nothing without a callback.
+ */
+export function checkpointer(
+  ctx: { onCheckpoint?: (partial: EngineResult) => void; checkpointMs?: number },
+  rec: Recorder,
+  startedAt: Date,
+): (nowPerf: number) => void {
+  const every = ctx.checkpointMs ?? DEFAULT_CHECKPOINT_MS;
+  let last = performance.now();
+  return (nowPerf) => {
+    if (!ctx.onCheckpoint || nowPerf - last < every) return;
+    last = nowPerf;
+    const runtimeMs = rec.elapsedMs(nowPerf);
+    ctx.onCheckpoint(
+      rec.snapshot(nowPerf, {
+        startedAt,
+        endedAt: new Date(startedAt.getTime() + runtimeMs),
+        canceled: false,
+        runtimeMs,
+        invalidReasons: [
+          `partial result: checkpoint after ${Math.round(runtimeMs / 1000)} s; the run had not finished`,
+        ],
+      }),
+    );
+  };
 }

@@ -8,6 +8,12 @@ export interface EngineContext {
   /** Aborting stops the load within a second; the result keeps what was measured. */
   signal?: AbortSignal;
   onProgress?: (progress: EngineProgress) => void;
+  /**
+   * Called about every `checkpointMs` with the result so far, so a worker can store partial
+   * results that survive its own death. Not called for the final result.
+   */
+  onCheckpoint?: (partial: EngineResult) => void;
+  checkpointMs?: number;
   /** Caps tighter than HARD_LIMITS (e.g. the organization's); the engine refuses specs beyond them. */
   limits?: Partial<EngineLimits>;
 }
@@ -37,3 +43,5 @@ export class EngineConfigError extends Error {
     this.name = "EngineConfigError";
   }
 }
+
+export const DEFAULT_CHECKPOINT_MS = 5_000;

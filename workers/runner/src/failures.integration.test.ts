@@ -148,12 +148,24 @@ describe("runs survive failures", () => {
       "running",
     );
     const owner = running.workerIds[0] ?? "";
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Let the worker store a checkpoint of what it measured, then kill it without warning.
+    await waitFor(
+      async () => (await t.db.runResult.findUnique({ where: { runId: launched.id } })) !== null,
+      20_000,
+      "a checkpoint",
+    );
     workers.get(owner)?.kill("SIGKILL");
 
     const run = await waitFor(ended(launched.id), 20_000, "the watchdog to end the run");
     expect(run.status).toBe("failed");
     expect(run.error).toMatch(new RegExp(`^worker ${owner} stopped responding \\(no heartbeat for \\d+ s\\)`));
+    // What was measured until the checkpoint is kept, flagged as partial.
+    const partial = run.result?.metrics as Record<string, number>;
+    expect(partial.requests).toBeGreaterThan(0);
+    expect(partial.latency_p50).toBeGreaterThanOrEqual(45);
+    expect(run.result?.valid).toBe(false);
+    expect(run.result?.invalidReasons[0]).toMatch(/^partial result: checkpoint after \d+ s/);
+    expect(await t.db.series.count({ where: { runId: launched.id, metric: "rps" } })).toBe(1);
 
     // The surviving worker still takes new runs.
     const next = await launch(url, { engine: "http-closed", concurrency: 2, requests: 20 });

@@ -28,6 +28,14 @@ const workerLog: string[] = [];
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
+    if (req.url === "/metrics") {
+      // A Prometheus endpoint on the target, read once a second by the run's monitor.
+      res.setHeader("content-type", "text/plain; version=0.0.4");
+      res.end(
+        "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes 123456789\n# TYPE app_queue gauge\napp_queue 42\n",
+      );
+      return;
+    }
     served++;
     const delay = req.url?.startsWith("/slow") ? 200 : 5;
     setTimeout(() => res.end("hello"), delay);
@@ -209,5 +217,43 @@ describe("launch → worker → stored results", () => {
     expect(run.status).toBe("failed");
     expect(run.error).toBe("refused to send load: 169.254.169.254 is a cloud metadata address");
     expect(run.result).toBeNull();
+  });
+
+  it("watches the target's Prometheus endpoint during the run and stores memory and queue depth", async () => {
+    const project = await caller.project.create({ name: "monitored" });
+    const target = await caller.target.create({
+      projectId: project.id,
+      name: "svc",
+      kind: "http",
+      baseUrl: serverUrl,
+      monitors: [
+        {
+          config: {
+            kind: "prometheus",
+            url: `${serverUrl}/metrics`,
+            gauges: [{ name: "queue_depth", metric: "app_queue" }],
+          },
+        },
+      ],
+    });
+    const scenario = await caller.scenario.create({
+      projectId: project.id,
+      name: "3 s",
+      spec: { engine: "http-closed", concurrency: 2, durationS: 3 } as never,
+    });
+    const launched = await caller.run.launch({ targetId: target.id, scenarioId: scenario.id });
+    const run = await waitForEnd(launched.id);
+    expect(run.status, run.error ?? "").toBe("succeeded");
+    const m = run.result?.metrics as Record<string, number>;
+    expect(m.mem_peak_bytes).toBe(123456789);
+    expect(m.mem_avg_bytes).toBe(123456789);
+    expect(m.queue_depth_peak).toBe(42);
+    const series = await t.db.series.findMany({ where: { runId: run.id } });
+    const mem = series.find((s) => s.metric === "mem_bytes");
+    expect((mem?.values as (number | null)[]).filter((v) => v === 123456789).length).toBeGreaterThanOrEqual(2);
+    expect(series.some((s) => s.metric === "gauge.queue_depth")).toBe(true);
+    // The engine's series and the monitors' share one clock: both start on whole seconds.
+    const rps = series.find((s) => s.metric === "rps");
+    expect(Math.abs((rps?.start.getTime() ?? 0) - (mem?.start.getTime() ?? 0))).toBeLessThanOrEqual(1000);
   });
 });

@@ -411,41 +411,61 @@ export async function writeRunOutcome(
   outcome: RunOutcome,
   verdicts: ThresholdVerdict[],
 ) {
-  const result = outcome.result;
-  if (result) {
-    const extra = result.toolThresholds?.length
-      ? { ...result.extra, toolThresholds: result.toolThresholds }
-      : result.extra;
-    const data = {
-      metrics: result.metrics,
-      histogram: result.histogram ?? null,
-      statusCounts: result.statusCounts,
-      errors: result.errors as unknown as Prisma.InputJsonValue,
-      stages: result.stages as unknown as Prisma.InputJsonValue,
-      valid: result.valid,
-      invalidReasons: result.invalidReasons,
-      thresholdResults: verdicts as unknown as Prisma.InputJsonValue,
-      extra: (extra as Prisma.InputJsonValue | undefined) ?? undefined,
-    };
-    await tx.runResult.upsert({ where: { runId }, create: { runId, ...data }, update: data });
-    await tx.series.deleteMany({ where: { runId } });
-    const series = Object.entries(result.series);
-    if (series.length) {
-      await tx.series.createMany({
-        data: series.map(([metric, s]) => ({
-          runId,
-          metric,
-          start: new Date(s.start),
-          intervalMs: s.intervalMs,
-          values: s.values,
-        })),
-      });
-    }
-  }
+  if (outcome.result) await writeResult(tx, runId, outcome.result, verdicts);
   const now = new Date();
   await tx.run.update({
     where: { id: runId },
     data: { status: outcome.status, error: outcome.error ?? null, endedAt: outcome.endedAt ?? now, heartbeatAt: now },
+  });
+}
+
+/** Store (or replace) a run's result and its series. */
+async function writeResult(
+  tx: Prisma.TransactionClient,
+  runId: string,
+  result: TRunResultData,
+  verdicts: ThresholdVerdict[],
+) {
+  const extra = result.toolThresholds?.length
+    ? { ...result.extra, toolThresholds: result.toolThresholds }
+    : result.extra;
+  const data = {
+    metrics: result.metrics,
+    histogram: result.histogram ?? null,
+    statusCounts: result.statusCounts,
+    errors: result.errors as unknown as Prisma.InputJsonValue,
+    stages: result.stages as unknown as Prisma.InputJsonValue,
+    valid: result.valid,
+    invalidReasons: result.invalidReasons,
+    thresholdResults: verdicts as unknown as Prisma.InputJsonValue,
+    extra: (extra as Prisma.InputJsonValue | undefined) ?? undefined,
+  };
+  await tx.runResult.upsert({ where: { runId }, create: { runId, ...data }, update: data });
+  await tx.series.deleteMany({ where: { runId } });
+  const series = Object.entries(result.series);
+  if (series.length) {
+    await tx.series.createMany({
+      data: series.map(([metric, s]) => ({
+        runId,
+        metric,
+        start: new Date(s.start),
+        intervalMs: s.intervalMs,
+        values: s.values,
+      })),
+    });
+  }
+}
+
+/**
+ * Store the result so far of a running run. If its worker dies, the watchdog ends the run and
+ * this partial result (flagged invalid, with the reason) is what stays.
+ */
+export async function checkpointRun(db: Db, runId: string, partial: TRunResultData): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    const run = await tx.run.findUnique({ where: { id: runId }, select: { status: true } });
+    if (run?.status !== "running") return false;
+    await writeResult(tx, runId, partial, []);
+    return true;
   });
 }
 

@@ -21,7 +21,7 @@ import {
   type TemplateScope,
   templateRoots,
 } from "../plan/template";
-import { Recorder } from "../recorder";
+import { checkpointer, Recorder } from "../recorder";
 import { EngineConfigError, type EngineContext, type EngineResult } from "../types";
 import { resolveTargetUrl } from "../url";
 import { everySecond, InFlight, sleep } from "../util";
@@ -59,9 +59,11 @@ export async function runHttpClosed(spec: HttpClosedSpec, ctx: EngineContext): P
   const state = { claimed: 0, closing: false };
   const canContinue = (now = performance.now()) => state.claimed < total && !signal?.aborted && now < deadline;
 
+  const checkpoint = checkpointer(ctx, rec, startedAt);
   const stopProgress = everySecond(() => {
     const now = performance.now();
     rec.tick(now);
+    checkpoint(now);
     const fraction = Number.isFinite(total)
       ? (plan ? state.claimed : (rec.counters.requests ?? 0)) / total
       : (now - t0) / durationMs;

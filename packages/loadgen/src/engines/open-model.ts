@@ -2,7 +2,7 @@ import { createHistogram, recordMicros } from "@benchboard/core";
 import type { Pool } from "undici";
 import { type CallDone, CallTimeoutError, createPool, type HttpCall } from "../http/call";
 import { runOpenLoop } from "../open-loop";
-import { Recorder } from "../recorder";
+import { checkpointer, Recorder } from "../recorder";
 import { ArrivalSchedule } from "../schedule";
 import type { EngineContext, EngineResult } from "../types";
 import { everySecond, InFlight } from "../util";
@@ -102,9 +102,11 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
       spec.record(rec, call, error, now);
     };
 
+    const checkpoint = checkpointer(ctx, rec, startedAt);
     const stopProgress = everySecond(() => {
       const now = performance.now();
       rec.tick(now);
+      checkpoint(now);
       ctx.onProgress?.(rec.progress(now, (now - measureStart) / (spec.durationS * 1000)));
     });
     let loop: { fired: number; stoppedEarly: boolean };

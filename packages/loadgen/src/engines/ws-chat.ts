@@ -2,7 +2,7 @@ import type { TScenarioSpec } from "@benchboard/core";
 import WebSocket from "ws";
 import { enforceLimits } from "../limits";
 import { encodeChatFrame } from "../protocols/chat";
-import { Recorder } from "../recorder";
+import { checkpointer, Recorder } from "../recorder";
 import type { EngineContext, EngineResult } from "../types";
 import { resolveTargetUrl } from "../url";
 import { everySecond, sleep } from "../util";
@@ -214,9 +214,11 @@ export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<E
   const deadline = t0 + spec.durationS * 1000;
   const payload = JSON.stringify("x".repeat(spec.messageBytes));
   const plannedSends = users.filter((u) => u.joined).length * spec.messagesPerUser;
+  const checkpoint = checkpointer(ctx, activeRec, startedAt);
   const stopProgress = everySecond(() => {
     const now = performance.now();
     activeRec.tick(now);
+    checkpoint(now);
     ctx.onProgress?.(activeRec.progress(now, plannedSends > 0 ? (activeRec.counters.requests ?? 0) / plannedSends : 1));
   });
 

@@ -193,6 +193,8 @@ export interface MonitorRunResult {
 }
 
 export interface MonitorHandle {
+  /** The most recent reading of each key (for live display), null where the last sample failed. */
+  latest(): Record<string, number | null>;
   stop(): Promise<MonitorRunResult>;
 }
 
@@ -277,6 +279,11 @@ export function startMonitors(
   options.signal?.addEventListener("abort", halt, { once: true });
 
   return {
+    latest() {
+      const out: Record<string, number | null> = {};
+      for (const [key, values] of columns) out[key] = values.at(-1) ?? null;
+      return out;
+    },
     async stop() {
       halt();
       options.signal?.removeEventListener("abort", halt);

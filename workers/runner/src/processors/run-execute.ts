@@ -1,16 +1,18 @@
-import { type EngineProgress, type TRunResultData, ZScenarioSpec } from "@benchboard/core";
+import { type EngineProgress, resolveOrgCaps, type TRunResultData, ZScenarioSpec } from "@benchboard/core";
 import {
+  checkpointRun,
   claimRun,
   type Db,
   finishRun,
   isCancelRequested,
   nextQueuedRunInGroup,
   recordProgress,
+  resolveMonitors,
   runHeaders,
   touchRun,
 } from "@benchboard/db";
 import type { TRunExecutePayload } from "@benchboard/jobs";
-import { EngineConfigError, type EngineResult, runScenario } from "@benchboard/loadgen";
+import { EngineConfigError, type EngineResult, runScenario, startMonitors } from "@benchboard/loadgen";
 import { assessUrl } from "@benchboard/loadgen/target-safety";
 
 export interface ProcessorDeps {
@@ -71,22 +73,54 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
       const issue = spec.error.issues[0];
       throw new EngineConfigError(`scenario.${issue?.path.join(".")}`, issue?.message ?? "invalid");
     }
-    await assertAddressesAllowed(db, run.orgId, [target.baseUrl, run.target?.configApplyUrl]);
+    const org = await db.organization.findUnique({
+      where: { id: run.orgId },
+      select: { caps: true, allowPrivateTargets: true },
+    });
+    const caps = resolveOrgCaps(org?.caps);
+    const monitorConfigs = run.targetId
+      ? await resolveMonitors(db, run.orgId, run.targetId, null, { secretKey: deps.secretKey })
+      : [];
+    if (!org?.allowPrivateTargets) {
+      await assertAddressesAllowed([
+        target.baseUrl,
+        run.target?.configApplyUrl,
+        ...monitorConfigs.map((m) => ("url" in m ? m.url : undefined)),
+      ]);
+    }
     // Secret values come from the target row (decrypted here), never from the snapshot; resolved
     // before the config is applied so a run that cannot send its headers changes nothing.
     const headers = runHeaders(target.headers, run.target, deps.secretKey);
     await applyInstanceConfig(run.target?.configApplyUrl ?? null, run.configSnapshot as ConfigSnapshot | null);
-    const result = await runScenario(spec.data, {
-      baseUrl: target.baseUrl,
-      headers,
-      signal: abort.signal,
-      onProgress: (p: EngineProgress) => {
-        const now = Date.now();
-        if (now - lastProgressWrite < 900) return;
-        lastProgressWrite = now;
-        recordProgress(db, run.id, p).catch(() => {});
-      },
-    });
+
+    // The target is watched for exactly as long as the load runs, on the same clock.
+    const monitors = startMonitors(monitorConfigs);
+    const live = new LiveSamples();
+    let result: EngineResult;
+    let watched: Awaited<ReturnType<typeof monitors.stop>>;
+    try {
+      result = await runScenario(spec.data, {
+        baseUrl: target.baseUrl,
+        headers,
+        signal: abort.signal,
+        limits: { maxRate: caps.maxRate, maxConcurrency: caps.maxConnections, maxDurationS: caps.maxDurationS },
+        onProgress: (p: EngineProgress) => {
+          const now = Date.now();
+          const snapshot = live.add(p, monitors.latest());
+          if (now - lastProgressWrite < 900) return;
+          lastProgressWrite = now;
+          recordProgress(db, run.id, snapshot).catch(() => {});
+        },
+        onCheckpoint: (partial) => {
+          checkpointRun(db, run.id, toResultData(partial)).catch(() => {});
+        },
+      });
+    } finally {
+      watched = await monitors.stop();
+    }
+    Object.assign(result.series, watched.series);
+    Object.assign(result.metrics, watched.metrics);
+    if (watched.errors.length) result.extra = { ...result.extra, monitorErrors: watched.errors };
     const outcome = judge(result);
     await finishRun(db, run.id, { ...outcome, result: toResultData(result) });
     log(`run ${run.id} ${outcome.status}${outcome.error ? `: ${outcome.error}` : ""}`);
@@ -184,13 +218,47 @@ function toResultData(result: EngineResult): TRunResultData {
  * Checked again right before load is sent: a name that resolved to an allowed address when the
  * target was registered may resolve to a metadata address now.
  */
-async function assertAddressesAllowed(db: Db, orgId: string, urls: (string | null | undefined)[]): Promise<void> {
-  const org = await db.organization.findUnique({ where: { id: orgId }, select: { allowPrivateTargets: true } });
-  if (org?.allowPrivateTargets) return;
+async function assertAddressesAllowed(urls: (string | null | undefined)[]): Promise<void> {
   for (const url of urls) {
     if (!url) continue;
     const verdict = await assessUrl(url);
     if (!verdict.allowed) throw new Error(`refused to send load: ${verdict.reason}`);
+  }
+}
+
+/**
+ * The last few minutes of per-second figures, kept in the run's progress so the live page can
+ * draw rate, latency, errors, target memory and queue depth while the run goes on.
+ */
+const LIVE_SAMPLES = 300;
+export interface LiveSample {
+  t: number;
+  rps: number;
+  p50: number | null;
+  p99: number | null;
+  errors: number;
+  mem: number | null;
+  cpu: number | null;
+  queue: number | null;
+}
+class LiveSamples {
+  private readonly samples: LiveSample[] = [];
+  add(
+    p: EngineProgress,
+    monitors: Record<string, number | null>,
+  ): EngineProgress & { samples: LiveSample[]; monitors: Record<string, number | null> } {
+    this.samples.push({
+      t: Date.now(),
+      rps: p.rps,
+      p50: p.latencyP50Ms,
+      p99: p.latencyP99Ms,
+      errors: p.errors,
+      mem: monitors.mem_bytes ?? null,
+      cpu: monitors.cpu_cores ?? null,
+      queue: monitors.queue_depth ?? monitors["gauge.queue_depth"] ?? null,
+    });
+    if (this.samples.length > LIVE_SAMPLES) this.samples.shift();
+    return { ...p, samples: [...this.samples], monitors };
   }
 }
 
