@@ -1,13 +1,15 @@
 "use client";
 
 import { type EngineProgress, formatMetric } from "@benchboard/core";
-import { Button, Card, ErrorState, ProgressBar, Skeleton, StatusBadge } from "@benchboard/ui";
+import { Button, Card, ErrorState, Skeleton, StatusBadge } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { PageHeader } from "~/app/_components/page-header";
 import { SharePanel } from "~/app/_components/share-panel";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
+import { useRunEvents } from "~/trpc/use-run-events";
+import { LivePanel } from "./live-panel";
 import { RunMetaEditor } from "./run-meta-editor";
 import { RunReport, Snapshots } from "./run-report";
 
@@ -16,12 +18,14 @@ const TERMINAL = new Set(["succeeded", "failed", "canceled"]);
 export function RunView({ runId }: { runId: string }) {
   const trpc = useTRPC();
   const canEdit = useCanEdit();
-  // While the run is queued or running the page polls each second for status and progress.
+  // While the run is queued or running, its event stream updates the cached run each second;
+  // a slow poll covers the moments the stream is reconnecting.
   const run = useQuery({
     ...trpc.run.byId.queryOptions({ id: runId }),
-    refetchInterval: (q) => (q.state.data && TERMINAL.has(q.state.data.status) ? false : 1_000),
+    refetchInterval: (q) => (q.state.data && TERMINAL.has(q.state.data.status) ? false : 5_000),
   });
   const ended = run.data ? TERMINAL.has(run.data.status) : false;
+  const stream = useRunEvents(runId, Boolean(run.data) && !ended);
   // Results are read once the run has ended: the stored summary, histogram and series.
   const view = useQuery({ ...trpc.run.view.queryOptions({ id: runId }), enabled: ended });
   const chart = useQuery({
@@ -124,26 +128,7 @@ export function RunView({ runId }: { runId: string }) {
         </div>
       )}
 
-      {live && (
-        <Card title={r.status === "queued" ? "Waiting for a worker" : "Running"}>
-          <ProgressBar
-            label={r.status === "queued" ? "Queued" : "Progress"}
-            value={r.status === "queued" ? 0 : (progress?.fraction ?? null)}
-          />
-          {progress && (
-            <dl className="mt-4 grid grid-cols-2 gap-4 text-sm sm:grid-cols-5" aria-label="Live figures">
-              <Live label="Elapsed" value={formatMetric("runtime_ms", progress.elapsedMs)} />
-              <Live label="Requests" value={progress.requests.toLocaleString("en-US")} />
-              <Live label="Achieved rate" value={`${progress.rps.toFixed(1)} req/s`} />
-              <Live
-                label="p50 / p99"
-                value={`${formatMetric("latency_p50", progress.latencyP50Ms)} / ${formatMetric("latency_p99", progress.latencyP99Ms)}`}
-              />
-              <Live label="Errors" value={progress.errors.toLocaleString("en-US")} />
-            </dl>
-          )}
-        </Card>
-      )}
+      {live && <LivePanel status={r.status} progress={progress} connected={stream.connected} />}
 
       {ended && view.isPending && <Skeleton className="h-64" label="Loading results" />}
       {view.isError && (
@@ -170,15 +155,6 @@ export function RunView({ runId }: { runId: string }) {
         </div>
       )}
       {view.data && <Snapshots view={view.data} />}
-    </div>
-  );
-}
-
-function Live({ label, value }: { label: string; value: string }) {
-  return (
-    <div>
-      <dt className="text-xs uppercase text-slate-500">{label}</dt>
-      <dd className="mt-0.5 font-semibold tabular-nums">{value}</dd>
     </div>
   );
 }

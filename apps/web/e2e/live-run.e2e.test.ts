@@ -1,0 +1,122 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Stack, screenshotsDir, startStack } from "./harness";
+
+// The run page follows a run live through its event stream (no page reloads), shows the
+// target's memory and queue depth beside the load, and cancels from the browser.
+let stack: Stack;
+let target: http.Server;
+let targetUrl: string;
+let served = 0;
+let memory = 200_000_000;
+
+beforeAll(async () => {
+  target = http.createServer((req, res) => {
+    if (req.url === "/metrics") {
+      memory += 1_000_000;
+      res.setHeader("content-type", "text/plain; version=0.0.4");
+      res.end(`process_resident_memory_bytes ${memory}\nwork_queue ${served % 50}\n`);
+      return;
+    }
+    served++;
+    setTimeout(() => res.end("ok"), 20);
+  });
+  await new Promise<void>((r) => target.listen(0, "127.0.0.1", r));
+  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  stack = await startStack();
+});
+
+afterAll(async () => {
+  await stack?.close();
+  target?.close();
+});
+
+async function setUp(durationS: number) {
+  const db = stack.db.db;
+  const org = await db.organization.findUniqueOrThrow({ where: { slug: "local" } });
+  const project = await db.project.create({ data: { orgId: org.id, name: `Live ${durationS}`, slug: `live-${durationS}` } });
+  const t = await db.target.create({
+    data: {
+      orgId: org.id,
+      projectId: project.id,
+      name: "svc",
+      kind: "http",
+      baseUrl: targetUrl,
+      monitors: [{ kind: "prometheus", url: `${targetUrl}/metrics`, gauges: [{ name: "queue_depth", metric: "work_queue" }] }],
+    },
+  });
+  const scenario = await db.scenario.create({
+    data: {
+      orgId: org.id,
+      projectId: project.id,
+      name: `closed ${durationS} s`,
+      engine: "http-closed",
+      spec: { engine: "http-closed", concurrency: 4, durationS, rampUpS: 0, timeoutMs: 5000, request: { method: "GET", path: "/", headers: {} } },
+    },
+  });
+  return { project, target: t, scenario };
+}
+
+describe("live run page", () => {
+  it("streams progress, rate, latency, memory and queue depth each second, then shows the results", async () => {
+    const { page, baseUrl } = stack;
+    const { project, target: t, scenario } = await setUp(8);
+    await page.goto(`${baseUrl}/projects/${project.id}/launch?targetId=${t.id}&scenarioId=${scenario.id}`);
+    await page.getByRole("button", { name: /^Launch/ }).click();
+    await page.waitForURL(/\/runs\/[a-z0-9]+$/);
+    const runId = page.url().split("/").pop() ?? "";
+
+    await page.getByText("● live").waitFor({ timeout: 20_000 });
+    const figures = page.getByRole("definition").filter({ hasText: /^\d[\d,]*$/ }).first();
+    await figures.waitFor();
+    const requestsCell = page.locator("dl[aria-label='Live figures'] div", { hasText: "Requests" }).locator("dd");
+    const first = Number((await requestsCell.textContent())?.replace(/,/g, ""));
+    await page.waitForTimeout(2_500);
+    const later = Number((await requestsCell.textContent())?.replace(/,/g, ""));
+    expect(later).toBeGreaterThan(first);
+    await page.getByRole("figure", { name: "Target memory" }).waitFor({ timeout: 10_000 });
+    await page.getByRole("figure", { name: "Queue depth" }).waitFor();
+    await expect(page.locator("dl[aria-label='Live figures']").textContent()).resolves.toMatch(/Target memory\d+(\.\d+)? MB/);
+    await page.screenshot({ path: path.join(screenshotsDir, "run-live.png"), fullPage: true });
+
+    // The stream is a real server-sent event stream, scoped to the signed-in organization.
+    const cookie = (await page.context().cookies()).find((c) => c.name === "bb_session");
+    const res = await fetch(`${baseUrl}/api/runs/${runId}/events`, { headers: { cookie: `bb_session=${cookie?.value}` } });
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const reader = res.body!.getReader();
+    const chunk = new TextDecoder().decode((await reader.read()).value);
+    expect(chunk).toMatch(/^event: run\ndata: \{"id":"[a-z0-9]+","status":"(running|succeeded)"/);
+    await reader.cancel();
+    expect((await fetch(`${baseUrl}/api/runs/${runId}/events`)).status).toBe(401);
+
+    await page.locator('[data-status="succeeded"]').waitFor({ timeout: 30_000 });
+    await page.getByRole("group", { name: "Peak memory" }).waitFor({ timeout: 10_000 });
+    const run = await stack.db.db.run.findUniqueOrThrow({ where: { id: runId }, include: { result: true } });
+    expect((run.result?.metrics as Record<string, number>).mem_peak_bytes).toBeGreaterThan(200_000_000);
+  });
+
+  it("cancels from the browser within a second and keeps what was measured", async () => {
+    const { page, baseUrl } = stack;
+    const { project, target: t, scenario } = await setUp(60);
+    await page.goto(`${baseUrl}/projects/${project.id}/launch?targetId=${t.id}&scenarioId=${scenario.id}`);
+    await page.getByRole("button", { name: /^Launch/ }).click();
+    await page.waitForURL(/\/runs\/[a-z0-9]+$/);
+    await page.getByText("● live").waitFor({ timeout: 20_000 });
+    await page.waitForTimeout(2_000);
+    const before = served;
+    await page.getByRole("button", { name: "Cancel run" }).click();
+    await page.locator('[data-status="canceled"]').waitFor({ timeout: 15_000 });
+    const atEnd = served;
+    await new Promise((r) => setTimeout(r, 1_500));
+    // No load after the run ended (a few requests may have been in flight).
+    expect(served - atEnd).toBeLessThanOrEqual(4);
+    expect(atEnd).toBeGreaterThan(before);
+    const runId = page.url().split("/").pop() ?? "";
+    const run = await stack.db.db.run.findUniqueOrThrow({ where: { id: runId }, include: { result: true } });
+    expect(run.status).toBe("canceled");
+    expect(run.endedAt!.getTime() - run.startedAt!.getTime()).toBeLessThan(15_000);
+    expect((run.result?.metrics as Record<string, number>).requests).toBeGreaterThan(0);
+  });
+});

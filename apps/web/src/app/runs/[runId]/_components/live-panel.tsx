@@ -1,0 +1,131 @@
+"use client";
+
+import { type EngineProgress, formatBytes, formatMetric } from "@benchboard/core";
+import { Card, ProgressBar } from "@benchboard/ui";
+import { TimeSeriesChart } from "@benchboard/ui/charts/time-series-chart";
+
+/** Per-second figures the worker keeps in the run's progress while it runs. */
+interface LiveSample {
+  t: number;
+  rps: number;
+  p50: number | null;
+  p99: number | null;
+  errors: number;
+  mem: number | null;
+  cpu: number | null;
+  queue: number | null;
+}
+
+type LiveProgress = EngineProgress & { samples?: LiveSample[]; monitors?: Record<string, number | null> };
+
+export function LivePanel({
+  status,
+  progress,
+  connected,
+}: {
+  status: string;
+  progress: LiveProgress | null;
+  connected: boolean;
+}) {
+  const queued = status === "queued";
+  const samples = progress?.samples ?? [];
+  const t0 = samples[0]?.t ?? 0;
+  // Errors arrive as a running total; the chart shows them per second.
+  const points = samples.map((s, i) => ({
+    t: (s.t - t0) / 1000,
+    rps: s.rps,
+    p50: s.p50,
+    p99: s.p99,
+    errors: i === 0 ? 0 : Math.max(0, s.errors - (samples[i - 1]?.errors ?? 0)),
+    mem: s.mem,
+    queue: s.queue,
+  }));
+  const hasMem = points.some((p) => p.mem !== null);
+  const hasQueue = points.some((p) => p.queue !== null);
+  const fraction = progress?.fraction ?? null;
+  const remainingMs =
+    progress && fraction !== null && fraction > 0.02 ? (progress.elapsedMs * (1 - fraction)) / fraction : null;
+  const mem = progress?.monitors?.mem_bytes ?? null;
+  const queue = progress?.monitors?.queue_depth ?? progress?.monitors?.["gauge.queue_depth"] ?? null;
+
+  return (
+    <Card
+      title={queued ? "Waiting for a worker" : "Running"}
+      actions={
+        <span className={`text-xs ${connected ? "text-emerald-700" : "text-slate-500"}`} aria-live="polite">
+          {connected ? "● live" : "○ reconnecting…"}
+        </span>
+      }
+    >
+      <ProgressBar label={queued ? "Queued" : "Progress"} value={queued ? 0 : fraction} />
+      {progress && (
+        <dl className="mt-4 grid grid-cols-2 gap-4 text-sm sm:grid-cols-4 xl:grid-cols-8" aria-label="Live figures">
+          <Live label="Elapsed" value={formatMetric("runtime_ms", progress.elapsedMs)} />
+          <Live label="Remaining" value={remainingMs === null ? "—" : formatMetric("runtime_ms", remainingMs)} />
+          <Live label="Requests" value={progress.requests.toLocaleString("en-US")} />
+          <Live label="Achieved rate" value={`${progress.rps.toFixed(1)} req/s`} />
+          <Live label="p50" value={formatMetric("latency_p50", progress.latencyP50Ms)} />
+          <Live label="p99" value={formatMetric("latency_p99", progress.latencyP99Ms)} />
+          <Live label="Errors" value={progress.errors.toLocaleString("en-US")} />
+          <Live label="Target memory" value={mem === null ? "—" : formatBytes(mem)} />
+          {queue !== null && <Live label="Queue depth" value={queue.toLocaleString("en-US")} />}
+        </dl>
+      )}
+      {points.length > 1 && (
+        <section className="mt-6 grid gap-6 lg:grid-cols-2" aria-label="Live charts">
+          <TimeSeriesChart
+            title="Achieved rate"
+            syncId="live"
+            data={points}
+            lines={[{ key: "rps", label: "req/s" }]}
+            format={(v) => `${Math.round(v)}`}
+          />
+          <TimeSeriesChart
+            title="Latency (cumulative p50 / p99)"
+            syncId="live"
+            data={points}
+            lines={[
+              { key: "p50", label: "p50" },
+              { key: "p99", label: "p99" },
+            ]}
+            format={(v) => formatMetric("latency_p50", v)}
+          />
+          <TimeSeriesChart
+            title="Errors per second"
+            syncId="live"
+            data={points}
+            lines={[{ key: "errors", label: "errors" }]}
+            format={(v) => `${v}`}
+          />
+          {hasMem && (
+            <TimeSeriesChart
+              title="Target memory"
+              syncId="live"
+              data={points}
+              lines={[{ key: "mem", label: "RSS" }]}
+              format={formatBytes}
+            />
+          )}
+          {hasQueue && (
+            <TimeSeriesChart
+              title="Queue depth"
+              syncId="live"
+              data={points}
+              lines={[{ key: "queue", label: "depth" }]}
+              format={(v) => `${v}`}
+            />
+          )}
+        </section>
+      )}
+    </Card>
+  );
+}
+
+function Live({ label, value }: { label: string; value: string }) {
+  return (
+    <div>
+      <dt className="text-xs uppercase text-slate-500">{label}</dt>
+      <dd className="mt-0.5 font-semibold tabular-nums">{value}</dd>
+    </div>
+  );
+}
