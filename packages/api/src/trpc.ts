@@ -1,4 +1,5 @@
 import { ConflictError, type Db, NotFoundError } from "@benchboard/db";
+import type { QueueFor } from "@benchboard/jobs";
 import { EnqueueError } from "@benchboard/jobs";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { Queue } from "bullmq";
@@ -11,6 +12,8 @@ export type Role = "owner" | "member" | "viewer";
 export interface Context {
   db: Db;
   queue: Queue;
+  /** Queues by worker label; without it every run goes to `queue`. */
+  queueFor?: QueueFor;
   /** The organization the caller acts in; null for anonymous callers. */
   orgId: string | null;
   userId: string | null;

@@ -12,6 +12,7 @@ export * from "./run-result";
 export * from "./scenario";
 export * from "./scenario-defaults";
 export * from "./series";
+export * from "./shards";
 export * from "./snapshots";
 export * from "./statistics";
 export * from "./sweep";

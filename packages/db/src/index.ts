@@ -18,3 +18,4 @@ export * from "./queries/target";
 export * from "./queries/trend";
 export * from "./queries/upload";
 export * from "./secrets";
+export * from "./queries/shards";

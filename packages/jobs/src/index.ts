@@ -16,11 +16,25 @@ const defineJob = <S extends z.ZodType>(name: string, schema: S): JobDef<S> => (
 export const ZRunExecutePayload = z.object({ runId: z.string().min(1) });
 export type TRunExecutePayload = z.infer<typeof ZRunExecutePayload>;
 
+export const ZRunShardPayload = z.object({ runId: z.string().min(1), index: z.number().int().min(0) });
+export type TRunShardPayload = z.infer<typeof ZRunShardPayload>;
+
 export const JOBS = {
   runExecute: defineJob("run.execute", ZRunExecutePayload),
+  runShard: defineJob("run.shard", ZRunShardPayload),
 } as const;
 
 export const RUNS_QUEUE = "runs";
+
+/** A worker label (e.g. a region) names its own queue; runs that ask for it go there. */
+export const ZWorkerLabel = z
+  .string()
+  .trim()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "labels are lowercase letters, digits, . _ - (at most 63)");
+
+export function runsQueueName(label?: string | null): string {
+  return label ? `${RUNS_QUEUE}@${label}` : RUNS_QUEUE;
+}
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
 /** Workers block on Redis: BullMQ requires `maxRetriesPerRequest: null` on their connections. */
@@ -33,11 +47,11 @@ export function producerConnectionOptions(): RedisOptions {
   return { maxRetriesPerRequest: 1, connectTimeout: 3_000, enableOfflineQueue: true, lazyConnect: false };
 }
 
-export function createRunsQueue(redisUrl: string, prefix = "bull"): Queue {
+export function createRunsQueue(redisUrl: string, prefix = "bull", label?: string | null): Queue {
   const connection = new Redis(redisUrl, producerConnectionOptions());
   // ioredis emits errors on reconnect attempts; they surface as failed enqueues instead.
   connection.on("error", () => {});
-  const queue = new Queue(RUNS_QUEUE, { connection: connection as unknown as ConnectionOptions, prefix });
+  const queue = new Queue(runsQueueName(label), { connection: connection as unknown as ConnectionOptions, prefix });
   queue.on("error", () => {});
   return queue;
 }
@@ -66,4 +80,49 @@ export async function enqueue<S extends z.ZodType>(
     if (err instanceof EnqueueError) throw err;
     throw new EnqueueError(`could not enqueue ${job.name}: ${(err as Error).message}`);
   }
+}
+
+/** Returns the queue for a worker label (null: the default queue). */
+export type QueueFor = (label: string | null) => Queue;
+
+/**
+ * Put a run on the queue its label names: one `run.execute` job, or one `run.shard` job per
+ * shard (the shard rows must exist). Job ids are derived from the run, so a retried dispatch
+ * does not queue the run twice.
+ */
+export async function dispatchRun(
+  queueFor: QueueFor,
+  run: { id: string; shardCount: number; workerLabel: string | null },
+): Promise<void> {
+  const queue = queueFor(run.workerLabel);
+  if (run.shardCount <= 1) {
+    await enqueue(queue, JOBS.runExecute, { runId: run.id }, { jobId: run.id });
+    return;
+  }
+  for (let index = 0; index < run.shardCount; index++) {
+    await enqueue(queue, JOBS.runShard, { runId: run.id, index }, { jobId: `${run.id}-shard-${index}` });
+  }
+}
+
+/** A cache of queues by label on one Redis, for producers. */
+export function createQueueFor(
+  redisUrl: string,
+  prefix = "bull",
+  base?: Queue,
+): QueueFor & { closeAll(): Promise<void> } {
+  const queues = new Map<string, Queue>();
+  if (base) queues.set(RUNS_QUEUE, base);
+  const queueFor = ((label: string | null) => {
+    const name = runsQueueName(label);
+    let q = queues.get(name);
+    if (!q) {
+      q = createRunsQueue(redisUrl, prefix, label);
+      queues.set(name, q);
+    }
+    return q;
+  }) as QueueFor & { closeAll(): Promise<void> };
+  queueFor.closeAll = async () => {
+    await Promise.all([...queues.values()].filter((q) => q !== base).map((q) => q.close()));
+  };
+  return queueFor;
 }

@@ -1,9 +1,17 @@
 import http from "node:http";
 import os from "node:os";
-import { createDb, type Db, failStaleRuns } from "@benchboard/db";
-import { createRunsQueue, enqueue, JOBS, RUNS_QUEUE, workerConnection } from "@benchboard/jobs";
-import { Worker } from "bullmq";
+import {
+  createDb,
+  type Db,
+  failStaleRuns,
+  failStaleShards,
+  prepareShards,
+  RUN_HEARTBEAT_TIMEOUT_MS,
+} from "@benchboard/db";
+import { createQueueFor, dispatchRun, JOBS, RUNS_QUEUE, runsQueueName, workerConnection } from "@benchboard/jobs";
+import { type Job, Worker } from "bullmq";
 import { handleRunExecute } from "./processors/run-execute";
+import { finalizeShardedRun, handleRunShard } from "./processors/run-shard";
 
 export interface RunnerOptions {
   databaseUrl: string;
@@ -27,35 +35,50 @@ export async function startRunner(options: RunnerOptions) {
   const log = options.log ?? ((line: string) => console.log(`[worker ${options.workerId}] ${line}`));
   const db: Db = createDb(options.databaseUrl, { max: 5 });
   const connection = workerConnection(options.redisUrl);
-  // Queues the next repetition of a group when one ends.
-  const producer = createRunsQueue(options.redisUrl, options.prefix);
+  // Queues the next repetition of a group when one ends (on the queue its label names).
+  const queueFor = createQueueFor(options.redisUrl, options.prefix);
+  const deps = {
+    db,
+    workerId: options.workerId,
+    log,
+    secretKey: options.secretKey ?? null,
+    enqueueRun: async (runId: string) => {
+      const next = await db.run.findUniqueOrThrow({
+        where: { id: runId },
+        select: { id: true, shardCount: true, workerLabel: true },
+      });
+      await prepareShards(db, next.id, next.shardCount);
+      await dispatchRun(queueFor, next);
+    },
+  };
   let active = 0;
 
-  const worker = new Worker(
-    RUNS_QUEUE,
-    async (job) => {
-      if (job.name !== JOBS.runExecute.name) throw new Error(`unknown job ${job.name}`);
-      const payload = JOBS.runExecute.schema.parse(job.data);
-      active++;
-      try {
-        await handleRunExecute(
-          {
-            db,
-            workerId: options.workerId,
-            log,
-            secretKey: options.secretKey ?? null,
-            enqueueRun: (runId) => enqueue(producer, JOBS.runExecute, { runId }, { jobId: runId }).then(() => {}),
-          },
-          payload,
-        );
-      } finally {
-        active--;
-      }
-    },
-    { connection, prefix: options.prefix, concurrency: options.concurrency, autorun: true },
+  const processor = async (job: Job) => {
+    active++;
+    try {
+      if (job.name === JOBS.runExecute.name) await handleRunExecute(deps, JOBS.runExecute.schema.parse(job.data));
+      else if (job.name === JOBS.runShard.name) await handleRunShard(deps, JOBS.runShard.schema.parse(job.data));
+      else throw new Error(`unknown job ${job.name}`);
+    } finally {
+      active--;
+    }
+  };
+  // The default queue, plus one queue per label this worker offers (runs that ask for a label).
+  const queueNames = [RUNS_QUEUE, ...options.labels.map((l) => runsQueueName(l))];
+  const consumers = queueNames.map(
+    (name) =>
+      new Worker(name, processor, {
+        connection: name === RUNS_QUEUE ? connection : workerConnection(options.redisUrl),
+        prefix: options.prefix,
+        concurrency: options.concurrency,
+        autorun: true,
+      }),
   );
-  worker.on("failed", (job, err) => log(`job ${job?.id ?? "?"} failed: ${err.message}`));
-  worker.on("error", (err) => log(`queue error: ${err.message}`));
+  const worker = consumers[0]!;
+  for (const consumer of consumers) {
+    consumer.on("failed", (job, err) => log(`job ${job?.id ?? "?"} failed: ${err.message}`));
+    consumer.on("error", (err) => log(`queue error: ${err.message}`));
+  }
 
   const announce = () =>
     db.worker
@@ -79,6 +102,9 @@ export async function startRunner(options: RunnerOptions) {
     failStaleRuns(db, new Date(), options.staleRunAfterMs)
       .then((n) => n && log(`watchdog ended ${n} run(s) whose worker stopped responding`))
       .catch(() => {});
+    failStaleShards(db, options.staleRunAfterMs ?? RUN_HEARTBEAT_TIMEOUT_MS)
+      .then((runIds) => Promise.all(runIds.map((id) => finalizeShardedRun(deps, id))))
+      .catch((err: Error) => log(`shard watchdog: ${err.message}`));
   }, WATCHDOG_MS);
 
   let health: http.Server | undefined;
@@ -90,7 +116,7 @@ export async function startRunner(options: RunnerOptions) {
     });
     await new Promise<void>((resolve) => health?.listen(options.healthPort, "127.0.0.1", resolve));
   }
-  await worker.waitUntilReady();
+  await Promise.all(consumers.map((c) => c.waitUntilReady()));
   log(`ready (concurrency ${options.concurrency}, queue prefix ${options.prefix})`);
 
   return {
@@ -98,8 +124,8 @@ export async function startRunner(options: RunnerOptions) {
     async close() {
       clearInterval(heartbeat);
       clearInterval(watchdog);
-      await worker.close();
-      await producer.close();
+      await Promise.all(consumers.map((c) => c.close()));
+      await queueFor.closeAll();
       health?.close();
       await db.worker.delete({ where: { id: options.workerId } }).catch(() => {});
       await db.$disconnect();

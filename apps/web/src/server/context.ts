@@ -1,7 +1,7 @@
 import "server-only";
 import { type Context, createRedisRateLimiter, type RateLimiter } from "@benchboard/api";
 import { type Db, failStaleRuns, getDb, getSessionUser } from "@benchboard/db";
-import { createRunsQueue } from "@benchboard/jobs";
+import { createQueueFor, createRunsQueue, type QueueFor } from "@benchboard/jobs";
 import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -14,6 +14,7 @@ export const SESSION_COOKIE = "bb_session";
 
 const globals = globalThis as unknown as {
   benchboardQueue?: Queue;
+  benchboardQueueFor?: QueueFor;
   benchboardRateLimiter?: RateLimiter;
   benchboardWatchdog?: ReturnType<typeof setInterval>;
 };
@@ -27,6 +28,11 @@ function ensureWatchdog(db: Db) {
 export function getQueue(): Queue {
   globals.benchboardQueue ??= createRunsQueue(env.REDIS_URL, env.BENCHBOARD_QUEUE_PREFIX);
   return globals.benchboardQueue;
+}
+
+function getQueueFor(): QueueFor {
+  globals.benchboardQueueFor ??= createQueueFor(env.REDIS_URL, env.BENCHBOARD_QUEUE_PREFIX, getQueue());
+  return globals.benchboardQueueFor;
 }
 
 function getRateLimiter(): RateLimiter {
@@ -75,6 +81,7 @@ export async function createContext({ req, resHeaders }: FetchCreateContextFnOpt
   return {
     db: caller.db,
     queue: getQueue(),
+    queueFor: getQueueFor(),
     orgId: caller.orgId,
     userId: caller.user?.id ?? null,
     role: caller.role,

@@ -1,4 +1,6 @@
+import { MAX_SHARDS, planShards, ShardPlanError, ZScenarioSpec } from "@benchboard/core";
 import {
+  ConflictError,
   createLaunchedRuns,
   getRun,
   getRunChart,
@@ -7,13 +9,14 @@ import {
   getRunView,
   listRuns,
   NotFoundError,
+  prepareShards,
   RUN_LIST_SORTS,
   requestCancel,
   updateRunMeta,
 } from "@benchboard/db";
-import { enqueue, JOBS } from "@benchboard/jobs";
+import { dispatchRun, ZWorkerLabel } from "@benchboard/jobs";
 import { z } from "zod";
-import { memberProcedure, orgProcedure, router } from "../trpc";
+import { type Context, memberProcedure, orgProcedure, router } from "../trpc";
 
 export const ZLaunchRunInput = z.object({
   targetId: z.string().min(1, "target is required"),
@@ -31,6 +34,15 @@ export const ZLaunchRunInput = z.object({
     .max(20, "at most 20 tags")
     .default([]),
   notes: z.string().max(10_000).optional(),
+  /** Split each run across this many worker processes; their results merge exactly. */
+  shards: z
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "at least 1")
+    .max(MAX_SHARDS, `at most ${MAX_SHARDS} shards`)
+    .default(1),
+  /** Only workers offering this label (e.g. a region) take the run. */
+  workerLabel: ZWorkerLabel.nullish(),
   /** Runs launched back to back as one group, e.g. 3 to judge noise. */
   repetitions: z
     .number({ error: "must be a number" })
@@ -56,6 +68,27 @@ export const ZUpdateRunInput = z
 export type TUpdateRunInput = z.infer<typeof ZUpdateRunInput>;
 
 const ZRunStatus = z.enum(["queued", "running", "succeeded", "failed", "canceled"]);
+
+/** Refuse, naming the field, a split the scenario cannot take or a label no worker offers. */
+async function assertShardable(ctx: Context & { orgId: string }, input: TLaunchRunInput): Promise<void> {
+  if (input.shards > 1) {
+    const scenario = await ctx.db.scenario.findFirst({ where: { orgId: ctx.orgId, id: input.scenarioId } });
+    if (!scenario) throw new NotFoundError("scenarioId", "scenario not found");
+    try {
+      planShards(ZScenarioSpec.parse(scenario.spec), input.shards);
+    } catch (err) {
+      if (err instanceof ShardPlanError) throw new ConflictError("shards", err.message);
+      throw err;
+    }
+  }
+  if (input.workerLabel) {
+    const since = new Date(Date.now() - 15_000);
+    const offering = await ctx.db.worker.count({
+      where: { labels: { has: input.workerLabel }, heartbeatAt: { gt: since } },
+    });
+    if (!offering) throw new ConflictError("workerLabel", `no online worker offers the label ${input.workerLabel}`);
+  }
+}
 
 export const runRouter = router({
   list: orgProcedure
@@ -88,11 +121,24 @@ export const runRouter = router({
     .input(z.object({ id: z.string() }))
     .query(({ ctx, input }) => getRunSeries(ctx.db, ctx.orgId, input.id)),
   launch: memberProcedure.input(ZLaunchRunInput).mutation(async ({ ctx, input }) => {
-    const runs = await createLaunchedRuns(ctx.db, ctx.orgId, { ...input, createdById: ctx.userId });
+    await assertShardable(ctx, input);
+    const created = await createLaunchedRuns(ctx.db, ctx.orgId, { ...input, createdById: ctx.userId });
+    const runs =
+      input.shards > 1 || input.workerLabel
+        ? await Promise.all(
+            created.map((r) =>
+              ctx.db.run.update({
+                where: { id: r.id },
+                data: { shardCount: input.shards, workerLabel: input.workerLabel ?? null },
+              }),
+            ),
+          )
+        : created;
     const run = runs[0]!;
     try {
       // Repetitions run back to back: the worker queues the next one when this one ends.
-      await enqueue(ctx.queue, JOBS.runExecute, { runId: run.id }, { jobId: run.id });
+      await prepareShards(ctx.db, run.id, run.shardCount);
+      await dispatchRun(ctx.queueFor ?? (() => ctx.queue), run);
     } catch (err) {
       // The runs must not wait forever for a job that was never queued.
       await ctx.db.run.updateMany({

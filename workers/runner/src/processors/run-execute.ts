@@ -28,12 +28,12 @@ export interface ProcessorDeps {
 const CANCEL_POLL_MS = 250;
 const RUN_HEARTBEAT_MS = 2_000;
 
-interface TargetSnapshot {
+export interface TargetSnapshot {
   baseUrl: string;
   headers?: { name: string; value?: string }[];
 }
 
-interface ConfigSnapshot {
+export interface ConfigSnapshot {
   knobs?: Record<string, unknown>;
 }
 
@@ -163,7 +163,7 @@ export async function startNextInGroup(deps: ProcessorDeps, runId: string): Prom
 }
 
 /** A run where nothing succeeded did not test the service: it failed, with the dominant error. */
-function judge(result: EngineResult): { status: "succeeded" | "failed" | "canceled"; error: string | null } {
+export function judge(result: EngineResult): { status: "succeeded" | "failed" | "canceled"; error: string | null } {
   if (result.canceled) return { status: "canceled", error: "canceled by request" };
   const requests = result.metrics.requests ?? 0;
   const success = result.metrics.success ?? 0;
@@ -209,7 +209,7 @@ function trailingOutageSeconds(result: EngineResult): number {
   return seconds;
 }
 
-function toResultData(result: EngineResult): TRunResultData {
+export function toResultData(result: EngineResult): TRunResultData {
   const { startedAt: _s, endedAt: _e, canceled: _c, ...data } = result;
   return data;
 }
@@ -218,7 +218,7 @@ function toResultData(result: EngineResult): TRunResultData {
  * Checked again right before load is sent: a name that resolved to an allowed address when the
  * target was registered may resolve to a metadata address now.
  */
-async function assertAddressesAllowed(urls: (string | null | undefined)[]): Promise<void> {
+export async function assertAddressesAllowed(urls: (string | null | undefined)[]): Promise<void> {
   for (const url of urls) {
     if (!url) continue;
     const verdict = await assessUrl(url);
@@ -241,7 +241,7 @@ export interface LiveSample {
   cpu: number | null;
   queue: number | null;
 }
-class LiveSamples {
+export class LiveSamples {
   private readonly samples: LiveSample[] = [];
   add(
     p: EngineProgress,
@@ -262,7 +262,7 @@ class LiveSamples {
   }
 }
 
-async function applyInstanceConfig(url: string | null, config: ConfigSnapshot | null): Promise<void> {
+export async function applyInstanceConfig(url: string | null, config: ConfigSnapshot | null): Promise<void> {
   if (!url || !config?.knobs || Object.keys(config.knobs).length === 0) return;
   let res: Response;
   try {
@@ -281,7 +281,7 @@ async function applyInstanceConfig(url: string | null, config: ConfigSnapshot | 
   }
 }
 
-function describeError(err: unknown): string {
+export function describeError(err: unknown): string {
   if (err instanceof EngineConfigError) return `invalid ${err.field}: ${err.message.replace(`${err.field}: `, "")}`;
   const e = err as { message?: string; cause?: { code?: string; message?: string } };
   const cause = e.cause?.code ?? e.cause?.message;

@@ -1,0 +1,123 @@
+import type { EngineProgress } from "@benchboard/core";
+import type { Db } from "../client";
+import type { Prisma } from "../generated/prisma/client";
+
+/**
+ * Sharded runs: a run split across N worker processes. Each shard is a row (and a job); the
+ * worker that finishes the last shard merges the shards' results into the run's result.
+ */
+
+/** Create the shard rows of a run (idempotent). */
+export async function prepareShards(db: Db, runId: string, count: number): Promise<void> {
+  if (count <= 1) return;
+  await db.runShard.createMany({
+    data: Array.from({ length: count }, (_, index) => ({ runId, index })),
+    skipDuplicates: true,
+  });
+}
+
+/**
+ * Claim a queued shard for a worker, moving the run to running with its first shard. Returns
+ * null when the shard is no longer queued or its run has ended (e.g. canceled).
+ */
+export async function claimShard(db: Db, runId: string, index: number, workerId: string) {
+  const now = new Date();
+  const run = await db.run.findUnique({ where: { id: runId }, select: { status: true } });
+  if (!run || (run.status !== "queued" && run.status !== "running")) {
+    await db.runShard.updateMany({
+      where: { runId, index, status: "queued" },
+      data: { status: "canceled", endedAt: now, error: "the run ended before this shard started" },
+    });
+    return null;
+  }
+  const { count } = await db.runShard.updateMany({
+    where: { runId, index, status: "queued" },
+    data: { status: "running", workerId, startedAt: now, heartbeatAt: now },
+  });
+  if (count === 0) return null;
+  await db.run.updateMany({
+    where: { id: runId, status: "queued" },
+    data: { status: "running", startedAt: now, heartbeatAt: now },
+  });
+  await db.run.update({ where: { id: runId }, data: { workerIds: { push: workerId }, heartbeatAt: now } });
+  return db.run.findUniqueOrThrow({ where: { id: runId }, include: { target: true } });
+}
+
+/** Heartbeat of a shard and of its run. */
+export async function touchShard(db: Db, runId: string, index: number): Promise<void> {
+  const now = new Date();
+  await db.runShard.updateMany({ where: { runId, index, status: "running" }, data: { heartbeatAt: now } });
+  await db.run.updateMany({ where: { id: runId, status: "running" }, data: { heartbeatAt: now } });
+}
+
+/** Keep a shard's latest progress (in its result column until it has a result). */
+export async function storeShardProgress(
+  db: Db,
+  runId: string,
+  index: number,
+  progress: EngineProgress,
+): Promise<void> {
+  await db.runShard.updateMany({
+    where: { runId, index, status: "running" },
+    data: { result: { live: progress } as unknown as Prisma.InputJsonValue },
+  });
+}
+
+/** Latest progress of every running shard of a run. */
+export async function shardProgress(db: Db, runId: string): Promise<EngineProgress[]> {
+  const shards = await db.runShard.findMany({ where: { runId }, select: { result: true, status: true } });
+  return shards
+    .map((s) => (s.result as { live?: EngineProgress } | null)?.live)
+    .filter((p): p is EngineProgress => Boolean(p));
+}
+
+/** Store a shard's end state and result (the engine result, histograms encoded). */
+export async function finishShard(
+  db: Db,
+  runId: string,
+  index: number,
+  outcome: { status: "succeeded" | "failed" | "canceled"; error?: string | null; result?: unknown },
+): Promise<void> {
+  await db.runShard.updateMany({
+    where: { runId, index },
+    data: {
+      status: outcome.status,
+      error: outcome.error ?? null,
+      endedAt: new Date(),
+      result: (outcome.result ?? null) as Prisma.InputJsonValue,
+    },
+  });
+}
+
+/** All shards of a run, or null while some are still queued or running. */
+export async function shardsIfAllEnded(db: Db, runId: string) {
+  const shards = await db.runShard.findMany({ where: { runId }, orderBy: { index: "asc" } });
+  if (shards.some((s) => s.status === "queued" || s.status === "running")) return null;
+  return shards;
+}
+
+/**
+ * Fail shards whose worker stopped heartbeating; returns the ids of runs that may now be
+ * complete (their last live shard ended) so the caller can merge them.
+ */
+export async function failStaleShards(db: Db, timeoutMs: number, now = new Date()): Promise<string[]> {
+  const cutoff = new Date(now.getTime() - timeoutMs);
+  const stale = await db.runShard.findMany({
+    where: { status: "running", heartbeatAt: { lt: cutoff } },
+    select: { id: true, runId: true, index: true, workerId: true, heartbeatAt: true },
+  });
+  const runs = new Set<string>();
+  for (const shard of stale) {
+    const seconds = Math.round((now.getTime() - (shard.heartbeatAt?.getTime() ?? now.getTime())) / 1000);
+    const { count } = await db.runShard.updateMany({
+      where: { id: shard.id, status: "running", heartbeatAt: shard.heartbeatAt },
+      data: {
+        status: "failed",
+        endedAt: now,
+        error: `shard ${shard.index} on worker ${shard.workerId ?? "unknown"} stopped responding (no heartbeat for ${seconds} s)`,
+      },
+    });
+    if (count) runs.add(shard.runId);
+  }
+  return [...runs];
+}

@@ -1,0 +1,181 @@
+import { type EngineProgress, planShards, resolveOrgCaps, ZScenarioSpec } from "@benchboard/core";
+import {
+  claimShard,
+  finishRun,
+  finishShard,
+  isCancelRequested,
+  recordProgress,
+  resolveMonitors,
+  runHeaders,
+  shardProgress,
+  shardsIfAllEnded,
+  storeShardProgress,
+  touchShard,
+} from "@benchboard/db";
+import type { TRunShardPayload } from "@benchboard/jobs";
+import {
+  EngineConfigError,
+  type EngineResult,
+  mergeResults,
+  peakMetrics,
+  runScenario,
+  startMonitors,
+} from "@benchboard/loadgen";
+import {
+  applyInstanceConfig,
+  assertAddressesAllowed,
+  type ConfigSnapshot,
+  describeError,
+  judge,
+  LiveSamples,
+  type ProcessorDeps,
+  startNextInGroup,
+  type TargetSnapshot,
+  toResultData,
+} from "./run-execute";
+
+const CANCEL_POLL_MS = 250;
+const HEARTBEAT_MS = 2_000;
+
+/**
+ * Execute one shard of a sharded run with its share of the load. Shard 0 also applies the
+ * instance config, watches the target's monitors and reports the run's combined progress. The
+ * worker that ends the last shard merges every shard's result (histograms add) into the run.
+ */
+export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayload): Promise<void> {
+  const { db, log } = deps;
+  const { runId, index } = payload;
+  const run = await claimShard(db, runId, index, deps.workerId);
+  if (!run) {
+    log(`shard ${index} of run ${runId} is no longer queued; skipped`);
+    await finalizeShardedRun(deps, runId);
+    return;
+  }
+  log(`run ${run.id} (#${run.number}) shard ${index + 1}/${run.shardCount} started`);
+  const abort = new AbortController();
+  const heartbeat = setInterval(() => touchShard(db, runId, index).catch(() => {}), HEARTBEAT_MS);
+  const cancelPoll = setInterval(() => {
+    isCancelRequested(db, runId)
+      .then((cancel) => cancel && !abort.signal.aborted && abort.abort())
+      .catch(() => {});
+  }, CANCEL_POLL_MS);
+  try {
+    const target = run.targetSnapshot as unknown as TargetSnapshot | null;
+    if (!target?.baseUrl) throw new EngineConfigError("target", "the run has no target");
+    const spec = ZScenarioSpec.safeParse((run.scenarioSnapshot as { spec?: unknown } | null)?.spec);
+    if (!spec.success) throw new EngineConfigError("scenario", spec.error.issues[0]?.message ?? "invalid");
+    const shardSpec = planShards(spec.data, run.shardCount)[index];
+    if (!shardSpec) throw new EngineConfigError("shards", `no shard ${index} in ${run.shardCount}`);
+    const org = await db.organization.findUnique({
+      where: { id: run.orgId },
+      select: { caps: true, allowPrivateTargets: true },
+    });
+    const caps = resolveOrgCaps(org?.caps);
+    const lead = index === 0;
+    const monitorConfigs =
+      lead && run.targetId
+        ? await resolveMonitors(db, run.orgId, run.targetId, null, { secretKey: deps.secretKey })
+        : [];
+    if (!org?.allowPrivateTargets) {
+      await assertAddressesAllowed([
+        target.baseUrl,
+        lead ? run.target?.configApplyUrl : null,
+        ...monitorConfigs.map((m) => ("url" in m ? m.url : undefined)),
+      ]);
+    }
+    const headers = runHeaders(target.headers, run.target, deps.secretKey);
+    if (lead)
+      await applyInstanceConfig(run.target?.configApplyUrl ?? null, run.configSnapshot as ConfigSnapshot | null);
+
+    const monitors = lead ? startMonitors(monitorConfigs) : null;
+    const live = new LiveSamples();
+    let lastWrite = 0;
+    let result: EngineResult;
+    try {
+      result = await runScenario(shardSpec, {
+        baseUrl: target.baseUrl,
+        headers,
+        signal: abort.signal,
+        limits: { maxRate: caps.maxRate, maxConcurrency: caps.maxConnections, maxDurationS: caps.maxDurationS },
+        onProgress: (p) => {
+          storeShardProgress(db, runId, index, p).catch(() => {});
+          if (!lead || Date.now() - lastWrite < 900) return;
+          lastWrite = Date.now();
+          shardProgress(db, runId)
+            .then((all) =>
+              recordProgress(db, runId, live.add(combineProgress(all.length ? all : [p]), monitors?.latest() ?? {})),
+            )
+            .catch(() => {});
+        },
+      });
+    } finally {
+      const watched = await monitors?.stop();
+      if (watched && result!) {
+        Object.assign(result.series, watched.series);
+        Object.assign(result.metrics, watched.metrics);
+      }
+    }
+    await finishShard(db, runId, index, {
+      status: result.canceled ? "canceled" : "succeeded",
+      result: JSON.parse(JSON.stringify(result)),
+    });
+    log(`run ${runId} shard ${index} ended`);
+  } catch (err) {
+    const reason = describeError(err);
+    log(`run ${runId} shard ${index} failed: ${reason}`);
+    await finishShard(db, runId, index, { status: "failed", error: reason });
+  } finally {
+    clearInterval(cancelPoll);
+    clearInterval(heartbeat);
+  }
+  await finalizeShardedRun(deps, runId);
+}
+
+/** Live figures across shards: counts and rates add; the slowest shard's p99 is shown. */
+export function combineProgress(all: EngineProgress[]): EngineProgress {
+  const fractions = all.map((p) => p.fraction).filter((f): f is number => f !== null);
+  const p99s = all.map((p) => p.latencyP99Ms).filter((v): v is number => v !== null);
+  return {
+    elapsedMs: Math.max(...all.map((p) => p.elapsedMs)),
+    fraction: fractions.length ? Math.min(...fractions) : null,
+    requests: all.reduce((n, p) => n + p.requests, 0),
+    errors: all.reduce((n, p) => n + p.errors, 0),
+    rps: all.reduce((n, p) => n + p.rps, 0),
+    latencyP50Ms: all[0]?.latencyP50Ms ?? null,
+    latencyP99Ms: p99s.length ? Math.max(...p99s) : null,
+  };
+}
+
+/**
+ * When every shard has ended, merge their results exactly (histograms add, percentiles re-read)
+ * and end the run. A failed shard fails the run, keeping the merged result of the others.
+ * Idempotent: only a run still running is ended, so two workers finishing together agree.
+ */
+export async function finalizeShardedRun(deps: ProcessorDeps, runId: string): Promise<void> {
+  const { db, log } = deps;
+  const shards = await shardsIfAllEnded(db, runId);
+  if (!shards) return;
+  const run = await db.run.findUnique({ where: { id: runId }, select: { status: true } });
+  if (run?.status !== "running" && run?.status !== "queued") return;
+  const results = shards
+    .map((s) => s.result as (EngineResult & { startedAt: string; endedAt: string }) | null)
+    .filter((r): r is EngineResult & { startedAt: string; endedAt: string } => Boolean(r?.metrics))
+    .map((r) => ({ ...r, startedAt: new Date(r.startedAt), endedAt: new Date(r.endedAt) }));
+  const merged = results.length ? mergeResults(results) : null;
+  if (merged) Object.assign(merged.metrics, peakMetrics(merged.series));
+  const failed = shards.filter((s) => s.status === "failed");
+  let outcome: { status: "succeeded" | "failed" | "canceled"; error: string | null };
+  if (failed.length) {
+    outcome = {
+      status: "failed",
+      error: `${failed.length} of ${shards.length} shards failed: ${failed[0]?.error ?? "unknown"}${merged ? "; the other shards' results are kept" : ""}`,
+    };
+  } else if (!merged) {
+    outcome = { status: "canceled", error: "canceled before any shard measured anything" };
+  } else {
+    outcome = judge(merged);
+  }
+  await finishRun(db, runId, { ...outcome, result: merged ? toResultData(merged) : null });
+  log(`run ${runId} ${outcome.status} (${shards.length} shards merged)${outcome.error ? `: ${outcome.error}` : ""}`);
+  await startNextInGroup(deps, runId);
+}

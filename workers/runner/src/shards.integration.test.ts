@@ -1,0 +1,166 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createCaller } from "@benchboard/api";
+import { decodeHistogram } from "@benchboard/core";
+import { ensureLocalOrganization } from "@benchboard/db";
+import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { createQueueFor, createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
+import type { Queue } from "bullmq";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// A run split across real worker processes: shards on different workers merge exactly, a
+// killed worker's shard fails the run while the other shard's measurements are kept, and a
+// run that asks for a label goes only to workers offering it.
+const here = path.dirname(fileURLToPath(import.meta.url));
+const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+const prefix = `bbshard-${randomBytes(4).toString("hex")}`;
+let t: TestDatabase;
+let queue: Queue;
+let queueFor: ReturnType<typeof createQueueFor>;
+let caller: ReturnType<typeof createCaller>;
+let server: http.Server;
+let url: string;
+let served = 0;
+const workers = new Map<string, ChildProcess>();
+const logs: string[] = [];
+
+function startWorker(id: string, labels = ""): void {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(here, "index.ts")], {
+    env: {
+      ...process.env,
+      DATABASE_URL: t.url,
+      REDIS_URL: redisUrl,
+      BENCHBOARD_QUEUE_PREFIX: prefix,
+      BENCHBOARD_WORKER_ID: id,
+      BENCHBOARD_WORKER_CONCURRENCY: "1",
+      BENCHBOARD_WORKER_LABELS: labels,
+      BENCHBOARD_RUN_STALE_AFTER_MS: "3000",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (d) => logs.push(`[${id}] ${d}`));
+  child.stderr?.on("data", (d) => logs.push(`[${id}] ${d}`));
+  workers.set(id, child);
+}
+
+async function waitFor<T>(
+  check: () => Promise<T | false | null | undefined>,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const v = await check();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}\n${logs.join("")}`);
+}
+
+const ended = (id: string) => async () => {
+  const run = await caller.run.byId({ id });
+  return ["succeeded", "failed", "canceled"].includes(run.status) ? run : null;
+};
+
+async function setup(spec: object) {
+  const project = await caller.project.create({ name: `p-${randomBytes(3).toString("hex")}` });
+  const target = await caller.target.create({ projectId: project.id, name: "svc", kind: "http", baseUrl: url });
+  const scenario = await caller.scenario.create({ projectId: project.id, name: "s", spec: spec as never });
+  return { targetId: target.id, scenarioId: scenario.id };
+}
+
+beforeAll(async () => {
+  server = http.createServer((_req, res) => {
+    served++;
+    setTimeout(() => res.end("ok"), 10);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  t = await createTestDatabase();
+  queue = createRunsQueue(redisUrl, prefix);
+  queueFor = createQueueFor(redisUrl, prefix, queue);
+  const org = await ensureLocalOrganization(t.db);
+  caller = createCaller({ db: t.db, queue, queueFor, orgId: org.id, userId: null, role: "owner" });
+  startWorker("w-1");
+  startWorker("w-2");
+  startWorker("w-eu", "eu");
+  await waitFor(async () => (await t.db.worker.count()) === 3, 30_000, "three workers");
+});
+
+afterAll(async () => {
+  for (const w of workers.values()) if (w.exitCode === null) w.kill("SIGKILL");
+  await queueFor?.closeAll();
+  for (const q of [queue]) await q?.obliterate({ force: true }).catch(() => {});
+  await queue?.close();
+  await t?.drop();
+  server?.close();
+});
+
+describe("sharded runs", () => {
+  it("splits a run across worker processes and merges their results exactly", async () => {
+    const before = served;
+    const ids = await setup({ engine: "http-closed", concurrency: 6, requests: 1200 });
+    const launched = await caller.run.launch({ ...ids, shards: 3 });
+    const run = await waitFor(ended(launched.id), 60_000, "the sharded run");
+    expect(run.status, run.error ?? "").toBe("succeeded");
+    const shards = await t.db.runShard.findMany({ where: { runId: run.id }, orderBy: { index: "asc" } });
+    expect(shards.map((s) => s.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    // Each shard took its share of the requests, and the shares add up exactly.
+    expect(shards.map((s) => (s.result as { metrics: { requests: number } }).metrics.requests)).toEqual([
+      400, 400, 400,
+    ]);
+    expect(new Set(shards.map((s) => s.workerId)).size).toBeGreaterThanOrEqual(2);
+    const m = run.result?.metrics as Record<string, number>;
+    expect(m.requests).toBe(1200);
+    expect(m.success).toBe(1200);
+    expect(served - before).toBe(1200);
+    // The merged histogram holds every sample: percentiles come from it, never averaged.
+    expect(decodeHistogram(run.result?.histogram ?? "").totalCount).toBe(1200);
+    expect(run.result?.statusCounts).toEqual({ "200": 1200 });
+  });
+
+  it("fails a run whose shard's worker is killed, keeping the other shard's measurements", async () => {
+    const ids = await setup({ engine: "http-closed", concurrency: 2, durationS: 8 });
+    const launched = await caller.run.launch({ ...ids, shards: 2 });
+    const running = await waitFor(
+      async () => {
+        const shards = await t.db.runShard.findMany({ where: { runId: launched.id } });
+        return shards.length === 2 && shards.every((s) => s.status === "running") ? shards : null;
+      },
+      30_000,
+      "both shards running",
+    );
+    const victim = running.find((s) => s.index === 1)?.workerId ?? "";
+    await new Promise((r) => setTimeout(r, 1_000));
+    workers.get(victim)?.kill("SIGKILL");
+
+    const run = await waitFor(ended(launched.id), 40_000, "the run to end");
+    expect(run.status).toBe("failed");
+    expect(run.error).toMatch(
+      new RegExp(
+        `^1 of 2 shards failed: shard 1 on worker ${victim} stopped responding \\(no heartbeat for \\d+ s\\); the other shards' results are kept$`,
+      ),
+    );
+    expect((run.result?.metrics as Record<string, number>).requests).toBeGreaterThan(0);
+  });
+
+  it("sends a run that asks for a label only to workers offering it, and refuses unknown labels", async () => {
+    const ids = await setup({ engine: "http-closed", concurrency: 1, requests: 20 });
+    await expect(caller.run.launch({ ...ids, workerLabel: "mars" })).rejects.toThrow(
+      "no online worker offers the label mars",
+    );
+    await expect(caller.run.launch({ ...ids, workerLabel: "Not A Label" })).rejects.toThrow();
+    for (let i = 0; i < 3; i++) {
+      const launched = await caller.run.launch({ ...ids, workerLabel: "eu" });
+      const run = await waitFor(ended(launched.id), 30_000, "the labelled run");
+      expect(run.status).toBe("succeeded");
+      expect(run.workerIds).toEqual(["w-eu"]);
+    }
+    const chat = await setup({ engine: "ws-chat", users: 4, rooms: 2, messagesPerUser: 1 });
+    await expect(caller.run.launch({ ...chat, shards: 2 })).rejects.toThrow(/chat scenarios run in one worker/);
+  });
+});
