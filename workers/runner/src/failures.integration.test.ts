@@ -102,11 +102,11 @@ async function httpServer(handler: http.RequestListener): Promise<{ server: http
   return { server, url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}` };
 }
 
-async function launch(baseUrl: string, spec: object) {
+async function launch(baseUrl: string, spec: object, repetitions = 1) {
   const project = await caller.project.create({ name: `p-${randomBytes(3).toString("hex")}` });
   const target = await caller.target.create({ projectId: project.id, name: "svc", kind: "http", baseUrl });
   const scenario = await caller.scenario.create({ projectId: project.id, name: "s", spec: spec as never });
-  return caller.run.launch({ targetId: target.id, scenarioId: scenario.id });
+  return caller.run.launch({ targetId: target.id, scenarioId: scenario.id, repetitions });
 }
 
 const ended = (id: string) => async () => {
@@ -138,7 +138,7 @@ describe("runs survive failures", () => {
     startWorker("w-b");
     await waitFor(async () => (await t.db.worker.count()) === 2, 30_000, "two workers");
 
-    const launched = await launch(url, { engine: "http-closed", concurrency: 2, durationS: 60 });
+    const launched = await launch(url, { engine: "http-closed", concurrency: 2, durationS: 60 }, 2);
     const running = await waitFor(
       async () => {
         const run = await caller.run.byId({ id: launched.id });
@@ -166,6 +166,16 @@ describe("runs survive failures", () => {
     expect(run.result?.valid).toBe(false);
     expect(run.result?.invalidReasons[0]).toMatch(/^partial result: checkpoint after \d+ s/);
     expect(await t.db.series.count({ where: { runId: launched.id, metric: "rps" } })).toBe(1);
+
+    // The group goes on: its second repetition starts on the surviving worker.
+    const second = launched.groupRunIds[1] ?? "";
+    const next2 = await waitFor(async () => {
+      const r = await caller.run.byId({ id: second });
+      return r.status === "running" ? r : null;
+    }, 20_000, "the next repetition to start");
+    expect(next2.workerIds).not.toContain(owner);
+    await caller.run.cancel({ id: second });
+    expect((await waitFor(ended(second), 20_000, "the repetition to cancel")).status).toBe("canceled");
 
     // The surviving worker still takes new runs.
     const next = await launch(url, { engine: "http-closed", concurrency: 2, requests: 20 });

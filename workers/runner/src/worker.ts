@@ -10,7 +10,7 @@ import {
 } from "@benchboard/db";
 import { createQueueFor, dispatchRun, JOBS, RUNS_QUEUE, runsQueueName, workerConnection } from "@benchboard/jobs";
 import { type Job, Worker } from "bullmq";
-import { handleRunExecute } from "./processors/run-execute";
+import { handleRunExecute, startNextInGroup } from "./processors/run-execute";
 import { finalizeShardedRun, handleRunShard } from "./processors/run-shard";
 
 export interface RunnerOptions {
@@ -100,7 +100,11 @@ export async function startRunner(options: RunnerOptions) {
   // Any live worker ends runs whose own worker died; the web app does the same.
   const watchdog = setInterval(() => {
     failStaleRuns(db, new Date(), options.staleRunAfterMs)
-      .then((n) => n && log(`watchdog ended ${n} run(s) whose worker stopped responding`))
+      .then(async (ids) => {
+        if (ids.length) log(`watchdog ended ${ids.length} run(s) whose worker stopped responding`);
+        // A repetition group goes on with its next run.
+        for (const id of ids) await startNextInGroup(deps, id);
+      })
       .catch(() => {});
     failStaleShards(db, options.staleRunAfterMs ?? RUN_HEARTBEAT_TIMEOUT_MS)
       .then((runIds) => Promise.all(runIds.map((id) => finalizeShardedRun(deps, id))))

@@ -492,7 +492,7 @@ export const RUN_HEARTBEAT_TIMEOUT_MS = 20_000;
  * `failed` with the reason, keeping whatever result was checkpointed. Safe to call from any
  * process at any time (conditional updates), so workers and the web app both call it.
  */
-export async function failStaleRuns(db: Db, now = new Date(), timeoutMs = RUN_HEARTBEAT_TIMEOUT_MS): Promise<number> {
+export async function failStaleRuns(db: Db, now = new Date(), timeoutMs = RUN_HEARTBEAT_TIMEOUT_MS): Promise<string[]> {
   const cutoff = new Date(now.getTime() - timeoutMs);
   const stale = await db.run.findMany({
     where: {
@@ -501,7 +501,7 @@ export async function failStaleRuns(db: Db, now = new Date(), timeoutMs = RUN_HE
     },
     select: { id: true, workerIds: true, heartbeatAt: true },
   });
-  let ended = 0;
+  const ended: string[] = [];
   for (const run of stale) {
     const seconds = Math.round((now.getTime() - (run.heartbeatAt?.getTime() ?? cutoff.getTime())) / 1000);
     const worker = run.workerIds.at(-1) ?? "unknown";
@@ -513,7 +513,7 @@ export async function failStaleRuns(db: Db, now = new Date(), timeoutMs = RUN_HE
         error: `worker ${worker} stopped responding (no heartbeat for ${seconds} s); results measured until its last checkpoint are kept`,
       },
     });
-    ended += count;
+    if (count) ended.push(run.id);
   }
   return ended;
 }
