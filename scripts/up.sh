@@ -35,5 +35,12 @@ for _ in $(seq 1 100); do
   sleep 0.3
 done
 curl -fsS -o /dev/null "http://127.0.0.1:$PORT/" || { tail -20 .data/logs/web.log; die "the web app did not start (log: .data/logs/web.log)"; }
+if [ -f .data/pids/targets.pid ]; then
+  for port in "${BENCHBOARD_GATEWAY_PORT:-4100}" "${BENCHBOARD_CHAT_PORT:-4200}" "${BENCHBOARD_EXAMPLES_PORT:-4300}"; do
+    for _ in $(seq 1 100); do curl -fsS -o /dev/null "http://127.0.0.1:$port/health" 2>/dev/null && break; sleep 0.2; done
+    curl -fsS -o /dev/null "http://127.0.0.1:$port/health" || { tail -20 .data/logs/targets.log; die "a reference target did not start (log: .data/logs/targets.log)"; }
+  done
+fi
 printf '\n\033[1;32mBenchboard is running at http://127.0.0.1:%s\033[0m\n' "$PORT"
-printf 'Logs: .data/logs/   Stop: scripts/down.sh   Tests: scripts/test.sh\n'
+printf 'First visit: create an account (the first one owns this install).\n'
+printf 'Reference targets: gateway :4100, chat :4200, examples :4300. Logs: .data/logs/   Stop: scripts/down.sh\n'

@@ -93,6 +93,10 @@ describe("live run page", () => {
 
     await page.locator('[data-status="succeeded"]').waitFor({ timeout: 30_000 });
     await page.getByRole("group", { name: "Peak memory" }).waitFor({ timeout: 10_000 });
+    // The stored per-second series replace the live charts on one timeline.
+    await page.getByRole("region", { name: "Timeline" }).getByRole("figure").first().waitFor({ timeout: 10_000 });
+    expect(await page.getByText("No per-second series for this run").count()).toBe(0);
+    await page.screenshot({ path: path.join(screenshotsDir, "run-after-live.png"), fullPage: true });
     const run = await stack.db.db.run.findUniqueOrThrow({ where: { id: runId }, include: { result: true } });
     expect((run.result?.metrics as Record<string, number>).mem_peak_bytes).toBeGreaterThan(200_000_000);
   });

@@ -2,7 +2,7 @@
 
 import type { RouterOutputs } from "@benchboard/api";
 import { formatDurationMs, formatMetric, metricDef } from "@benchboard/core";
-import { Card, cx, StatCard } from "@benchboard/ui";
+import { Card, cx, Skeleton, StatCard } from "@benchboard/ui";
 import { HistogramChart } from "@benchboard/ui/charts/histogram-chart";
 import { PublishedFigures } from "@benchboard/ui/published-figures";
 import { StageBreakdown } from "./stage-breakdown";
@@ -73,7 +73,15 @@ function SummaryCard({
  * A finished run's results. The same component renders the run page and a public share link,
  * so the link shows what the owner sees.
  */
-export function RunReport({ view, chart }: { view: View; chart: Chart | undefined }) {
+export function RunReport({
+  view,
+  chart,
+  chartLoading = false,
+}: {
+  view: View;
+  chart: Chart | undefined;
+  chartLoading?: boolean;
+}) {
   const result = view.result;
   if (!result) return null;
   const m = result.metrics;
@@ -165,7 +173,15 @@ export function RunReport({ view, chart }: { view: View; chart: Chart | undefine
       </div>
 
       <Card title="Timeline">
-        <Timeline metrics={chart?.metrics ?? []} points={chart?.points ?? []} intervalMs={chart?.intervalMs ?? 1000} />
+        {chartLoading ? (
+          <Skeleton className="h-48" label="Loading the timeline" />
+        ) : (
+          <Timeline
+            metrics={chart?.metrics ?? []}
+            points={chart?.points ?? []}
+            intervalMs={chart?.intervalMs ?? 1000}
+          />
+        )}
       </Card>
 
       <div className="grid gap-6 lg:grid-cols-2">

@@ -30,7 +30,7 @@ export function RunView({ runId }: { runId: string }) {
   const view = useQuery({ ...trpc.run.view.queryOptions({ id: runId }), enabled: ended });
   const chart = useQuery({
     ...trpc.run.chart.queryOptions({ id: runId }),
-    enabled: ended && Boolean(run.data?.result),
+    enabled: ended,
   });
   const cancel = useMutation(trpc.run.cancel.mutationOptions({ onSuccess: () => run.refetch() }));
 
@@ -134,7 +134,7 @@ export function RunView({ runId }: { runId: string }) {
       {view.isError && (
         <ErrorState title="Results not available" message={view.error.message} onRetry={() => view.refetch()} />
       )}
-      {view.data && <RunReport view={view.data} chart={chart.data} />}
+      {view.data && <RunReport view={view.data} chart={chart.data} chartLoading={chart.isLoading} />}
 
       {view.data && (
         <div className="grid gap-6 lg:grid-cols-2">

@@ -1,0 +1,422 @@
+import { randomBytes } from "node:crypto";
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  createOrgFixture,
+  idsIn,
+  type OrgFixture,
+  type OrgSnapshot,
+  snapshotOrg,
+} from "@benchboard/api/testing/org-fixture";
+import {
+  API_TOKEN_SCOPES,
+  type ApiTokenScope,
+  createApiToken,
+  createSession,
+  deleteSession,
+  getDb,
+  hashToken,
+  type Role,
+  revokeApiToken,
+} from "@benchboard/db";
+import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
+import type { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// Who may call which HTTP route, for every route file of the app as it is now: the routes are
+// found by walking src/app for route.ts files and importing them as Next.js does, so a new
+// route (or a new method on one) without an entry below fails here. REST routes are called with
+// bearer tokens, the others with session cookies, against real PostgreSQL and Redis.
+
+const APP_DIR = path.dirname(fileURLToPath(import.meta.url));
+const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+type Handler = (req: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
+
+/** `/api/v1/runs/[id]` for `api/v1/runs/[id]/route.ts`; route groups `(name)` leave no segment. */
+function routePattern(file: string): string {
+  const segments = path
+    .relative(APP_DIR, path.dirname(file))
+    .split(path.sep)
+    .filter((s) => s && !/^\(.*\)$/.test(s));
+  return `/${segments.join("/")}`;
+}
+
+function findRouteFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return findRouteFiles(full);
+    return /^route\.(ts|js)$/.test(entry.name) ? [full] : [];
+  });
+}
+
+interface Call {
+  /** Path and query, with the dynamic segments filled in. */
+  url: string;
+  params?: Record<string, string>;
+  body?: string;
+  contentType?: string;
+}
+
+type RouteSpec =
+  | { access: "public"; why: string; call: (f: OrgFixture) => Call }
+  | { access: "bearer"; scope: ApiTokenScope; success: number; call: (f: OrgFixture) => Call }
+  | { access: "session"; minRole: Role; call: (f: OrgFixture) => Call; check?: (res: Response) => Promise<void> };
+
+const trpcQuery = (procedure: string, input: unknown) =>
+  `/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;
+
+/** Every route and method of the app, with how it is authorized and a request that should succeed. */
+const ROUTES: Record<string, RouteSpec> = {
+  "GET /api/v1/openapi.json": {
+    access: "public",
+    why: "the API's description",
+    call: () => ({ url: "/api/v1/openapi.json" }),
+  },
+  "GET /api/v1/schema/run.json": {
+    access: "public",
+    why: "the JSON Schema of an upload",
+    call: () => ({ url: "/api/v1/schema/run.json" }),
+  },
+  "GET /api/v1/runs/[id]": {
+    access: "bearer",
+    scope: "runs:read",
+    success: 200,
+    call: (f) => ({ url: `/api/v1/runs/${f.runs[0].id}`, params: { id: f.runs[0].id } }),
+  },
+  "POST /api/v1/runs": {
+    access: "bearer",
+    scope: "runs:write",
+    success: 201,
+    // By id: another organization has a project with the same slug, and would upload there.
+    call: (f) => ({
+      url: `/api/v1/runs?project=${f.project.id}`,
+      body: JSON.stringify({ schemaVersion: 1, tool: { name: "custom" }, result: { metrics: { rps: 900 } } }),
+      contentType: "application/json",
+    }),
+  },
+  "POST /api/v1/runs/launch": {
+    access: "bearer",
+    scope: "runs:launch",
+    success: 201,
+    call: (f) => ({
+      url: "/api/v1/runs/launch",
+      body: JSON.stringify({ project: f.project.id, scenario: f.scenario.name, target: f.target.name }),
+      contentType: "application/json",
+    }),
+  },
+  "GET /api/v1/compare": {
+    access: "bearer",
+    scope: "runs:read",
+    success: 200,
+    call: (f) => ({ url: `/api/v1/compare?base=${f.runs[0].id}&head=${f.runs[1].id}` }),
+  },
+  "GET /api/runs/[runId]/events": {
+    access: "session",
+    minRole: "viewer",
+    call: (f) => ({ url: `/api/runs/${f.runs[0].id}/events`, params: { runId: f.runs[0].id } }),
+    async check(res) {
+      expect(await res.text()).toMatch(/^event: run\ndata: \{"id":/);
+    },
+  },
+  "GET /runs/[runId]/export": {
+    access: "session",
+    minRole: "viewer",
+    call: (f) => ({ url: `/runs/${f.runs[0].id}/export?format=json`, params: { runId: f.runs[0].id } }),
+    async check(res) {
+      expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="run-1-/);
+    },
+  },
+  "GET /api/trpc/[trpc]": {
+    access: "session",
+    minRole: "viewer",
+    call: (f) => ({ url: trpcQuery("run.byId", { id: f.runs[0].id }), params: { trpc: "run.byId" } }),
+  },
+  "POST /api/trpc/[trpc]": {
+    access: "session",
+    minRole: "member",
+    call: (f) => ({
+      url: "/api/trpc/run.update",
+      params: { trpc: "run.update" },
+      body: JSON.stringify({ json: { id: f.runs[0].id, notes: "seen" } }),
+      contentType: "application/json",
+    }),
+  },
+};
+
+const ORIGIN = "http://bench.test";
+const unique = () => randomBytes(4).toString("hex");
+const prefix = `bbroutes-${unique()}`;
+let t: TestDatabase;
+let redis: Redis;
+let otherOrg: OrgFixture;
+let otherOrgToken: string;
+const tokenIds: string[] = [];
+let handlers: { key: string; handler: Handler }[] = [];
+let savedEnv: Record<string, string | undefined> = {};
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  // The app reads its environment once, when ~/env is first imported: point it at the test
+  // database and a private queue prefix before importing any route.
+  savedEnv = { DATABASE_URL: process.env.DATABASE_URL, BENCHBOARD_QUEUE_PREFIX: process.env.BENCHBOARD_QUEUE_PREFIX };
+  process.env.DATABASE_URL = t.url;
+  process.env.BENCHBOARD_QUEUE_PREFIX = prefix;
+  redis = new Redis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
+  const files = findRouteFiles(APP_DIR);
+  handlers = (
+    await Promise.all(
+      files.map(async (file) => {
+        const mod = (await import(file)) as Record<string, unknown>;
+        return METHODS.filter((m) => typeof mod[m] === "function").map((method) => ({
+          key: `${method} ${routePattern(file)}`,
+          handler: mod[method] as Handler,
+        }));
+      }),
+    )
+  ).flat();
+  otherOrg = await createOrgFixture(getDb(t.url), `other-${unique()}`);
+  otherOrgToken = await token(otherOrg, [...API_TOKEN_SCOPES]);
+});
+
+afterAll(async () => {
+  const globals = globalThis as unknown as { benchboardQueue?: Queue; benchboardWatchdog?: NodeJS.Timeout };
+  // The app's process-wide watchdog and queue would outlive the test database.
+  clearInterval(globals.benchboardWatchdog);
+  await globals.benchboardQueue?.close();
+  const queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
+  await queue.obliterate({ force: true }).catch(() => {});
+  await queue.close();
+  if (tokenIds.length) await redis?.del(...tokenIds.map((id) => `bb:rl:api:${id}`));
+  redis?.disconnect();
+  await getDb(t.url).$disconnect();
+  await t?.drop();
+  for (const [name, value] of Object.entries(savedEnv)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+});
+
+async function token(
+  f: OrgFixture,
+  scopes: ApiTokenScope[],
+  options: { projectId?: string; expiresAt?: Date } = {},
+): Promise<string> {
+  const created = await createApiToken(getDb(t.url), f.org.id, {
+    name: scopes.join("+") || "none",
+    scopes,
+    createdById: null,
+    projectId: options.projectId ?? null,
+    expiresAt: options.expiresAt ?? null,
+  });
+  tokenIds.push(created.record.id);
+  return created.token;
+}
+
+function request(call: Call, method: string, headers: Record<string, string>): Request {
+  return new Request(`${ORIGIN}${call.url}`, {
+    method,
+    headers: { ...headers, ...(call.contentType ? { "content-type": call.contentType } : {}) },
+    body: method === "GET" || method === "HEAD" ? undefined : call.body,
+  });
+}
+
+async function invoke(key: string, call: Call, headers: Record<string, string>): Promise<Response> {
+  const entry = handlers.find((h) => h.key === key)!;
+  const method = key.split(" ")[0]!;
+  return entry.handler(request(call, method, headers), { params: Promise.resolve(call.params ?? {}) });
+}
+
+function changed(before: OrgSnapshot, after: OrgSnapshot): string[] {
+  return (Object.keys(before) as (keyof OrgSnapshot)[]).filter(
+    (k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]),
+  );
+}
+
+/** This organization's ids and data in a response body, other than those the request carried. */
+function leaks(f: OrgFixture, before: OrgSnapshot, call: Call, body: string): string[] {
+  const sent = `${call.url} ${call.body ?? ""}`;
+  return [...idsIn(before), ...f.canaries].filter((v) => body.includes(v) && !sent.includes(v));
+}
+
+describe("the app's routes", () => {
+  it("are found by walking src/app", () => {
+    // A walk that finds nothing would pass every check below vacuously.
+    expect(handlers.map((h) => h.key)).toEqual(expect.arrayContaining(["POST /api/v1/runs", "GET /api/trpc/[trpc]"]));
+  });
+
+  it("each have an entry in this test, and no entry is left for a route that is gone", () => {
+    const found = handlers.map((h) => h.key);
+    expect(
+      found.filter((k) => !(k in ROUTES)),
+      "routes without an authorization entry",
+    ).toEqual([]);
+    expect(
+      Object.keys(ROUTES).filter((k) => !found.includes(k)),
+      "entries for routes that are gone",
+    ).toEqual([]);
+  });
+
+  it("under /api/v1 are bearer-token routes, or public by name", () => {
+    const v1 = handlers.filter((h) => h.key.split(" ")[1]!.startsWith("/api/v1/"));
+    expect(v1.length).toBeGreaterThan(0);
+    for (const h of v1) expect(ROUTES[h.key]?.access, h.key).toMatch(/^(bearer|public)$/);
+  });
+});
+
+const keysOf = (access: RouteSpec["access"]) =>
+  Object.entries(ROUTES)
+    .filter(([, spec]) => spec.access === access)
+    .map(([key]) => key);
+
+describe("REST /api/v1 matrix: route × no token, revoked, expired, lacking the scope, another organization's, another project's, valid", () => {
+  it.each(keysOf("bearer"))("%s", async (key) => {
+    const spec = ROUTES[key] as Extract<RouteSpec, { access: "bearer" }>;
+    const f = await createOrgFixture(getDb(t.url));
+    const call = spec.call(f);
+    const revoked = await token(f, [...API_TOKEN_SCOPES]);
+    await revokeApiToken(getDb(t.url), f.org.id, tokenIds.at(-1)!);
+    const callers: [string, string | null, number[]][] = [
+      ["no token", null, [401]],
+      ["revoked token", revoked, [401]],
+      ["expired token", await token(f, [...API_TOKEN_SCOPES], { expiresAt: new Date(Date.now() - 1000) }), [401]],
+      [
+        `token without ${spec.scope}`,
+        await token(
+          f,
+          API_TOKEN_SCOPES.filter((s) => s !== spec.scope),
+        ),
+        [403],
+      ],
+      ["another organization's token", otherOrgToken, [404]],
+      [
+        "token limited to another project",
+        await token(f, [...API_TOKEN_SCOPES], { projectId: f.otherProject.id }),
+        [403, 404],
+      ],
+    ];
+    const db = getDb(t.url);
+    const before = await snapshotOrg(db, f.org.id);
+    const failures: string[] = [];
+    for (const [caller, bearer, expected] of callers) {
+      const res = await invoke(key, call, bearer ? { authorization: `Bearer ${bearer}` } : {});
+      const body = await res.text();
+      if (!expected.includes(res.status)) failures.push(`${caller}: expected ${expected}, got ${res.status} ${body}`);
+      if (res.status === 401 && !/^Bearer /.test(res.headers.get("www-authenticate") ?? "")) {
+        failures.push(`${caller}: 401 without WWW-Authenticate`);
+      }
+      if (caller.startsWith("token without") && !body.includes(`lacks the ${spec.scope} scope`)) {
+        failures.push(`${caller}: the refusal does not name the scope: ${body}`);
+      }
+      const leaked = leaks(f, before, call, body);
+      if (leaked.length) failures.push(`${caller}: the response holds this organization's ${leaked}`);
+    }
+    const afterRefusals = changed(before, await snapshotOrg(db, f.org.id));
+    if (afterRefusals.length) failures.push(`refused requests changed the organization's ${afterRefusals}`);
+
+    const valid = await invoke(key, call, { authorization: `Bearer ${await token(f, [spec.scope])}` });
+    if (valid.status !== spec.success) {
+      failures.push(`valid token: expected ${spec.success}, got ${valid.status} ${await valid.text()}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it.each(keysOf("bearer"))("%s is described in the OpenAPI document with its scope", async (key) => {
+    const spec = ROUTES[key] as Extract<RouteSpec, { access: "bearer" }>;
+    const res = await invoke("GET /api/v1/openapi.json", { url: "/api/v1/openapi.json" }, {});
+    const doc = (await res.json()) as { paths: Record<string, Record<string, { description?: string }>> };
+    const [method, pattern] = key.split(" ") as [string, string];
+    const documented = doc.paths[pattern.replace(/^\/api\/v1/, "").replace(/\[(\w+)\]/g, "{$1}")];
+    expect(documented?.[method.toLowerCase()]?.description ?? "").toContain(`Needs scope \`${spec.scope}\``);
+  });
+
+  it.each(keysOf("public"))("%s answers anyone, with or without a token", async (key) => {
+    const spec = ROUTES[key] as Extract<RouteSpec, { access: "public" }>;
+    const revoked = await token(otherOrg, ["runs:read"]);
+    await revokeApiToken(getDb(t.url), otherOrg.org.id, tokenIds.at(-1)!);
+    const withTokens: Record<string, string>[] = [
+      {},
+      { authorization: `Bearer ${revoked}` },
+      { authorization: "Bearer nonsense" },
+    ];
+    for (const headers of withTokens) {
+      expect((await invoke(key, spec.call(otherOrg), headers)).status).toBe(200);
+    }
+  });
+});
+
+type SessionCaller = "anonymous" | "expired session" | "signed-out session" | Role | "other organization";
+const SESSION_CALLERS: readonly SessionCaller[] = [
+  "anonymous",
+  "expired session",
+  "signed-out session",
+  "viewer",
+  "member",
+  "owner",
+  "other organization",
+];
+const RANK: Record<Role, number> = { viewer: 0, member: 1, owner: 2 };
+
+/** The cookies a browser of this kind of caller sends. */
+async function cookiesOf(f: OrgFixture, caller: SessionCaller): Promise<Record<string, string>> {
+  const db = getDb(t.url);
+  let session: string | null = null;
+  let org = f.org.slug;
+  if (caller === "expired session" || caller === "signed-out session") {
+    session = (await createSession(db, f.users.member.id)).token;
+    if (caller === "expired session") {
+      await db.session.update({
+        where: { tokenHash: hashToken(session) },
+        data: { expiresAt: new Date(Date.now() - 1) },
+      });
+    } else {
+      await deleteSession(db, session);
+    }
+  } else if (caller === "other organization") {
+    session = otherOrg.users.owner.sessionToken;
+    org = otherOrg.org.slug;
+  } else if (caller !== "anonymous") {
+    session = f.users[caller].sessionToken;
+  }
+  return { cookie: `bb_org=${org}${session ? `; bb_session=${session}` : ""}` };
+}
+
+describe("session-cookie routes matrix: route × anonymous, expired and signed-out sessions, viewer, member, owner, another organization", () => {
+  it.each(keysOf("session"))("%s", async (key) => {
+    const spec = ROUTES[key] as Extract<RouteSpec, { access: "session" }>;
+    const db = getDb(t.url);
+    const f = await createOrgFixture(db);
+    const call = spec.call(f);
+    const cookies = await Promise.all(SESSION_CALLERS.map((caller) => cookiesOf(f, caller)));
+    let before = await snapshotOrg(db, f.org.id);
+    const failures: string[] = [];
+    for (const [i, caller] of SESSION_CALLERS.entries()) {
+      const expected =
+        caller === "anonymous" || caller === "expired session" || caller === "signed-out session"
+          ? 401
+          : caller === "other organization"
+            ? 404
+            : RANK[caller] < RANK[spec.minRole]
+              ? 403
+              : 200;
+      const res = await invoke(key, call, cookies[i]!);
+      if (res.status !== expected) {
+        failures.push(`${caller}: expected ${expected}, got ${res.status} ${await res.text()}`);
+        continue;
+      }
+      if (expected === 200) {
+        await spec.check?.(res);
+        // An allowed write may change rows; later refusals are judged against the new state.
+        before = await snapshotOrg(db, f.org.id);
+        continue;
+      }
+      const leaked = leaks(f, before, call, await res.text());
+      if (leaked.length) failures.push(`${caller}: the response holds this organization's ${leaked}`);
+      const after = changed(before, await snapshotOrg(db, f.org.id));
+      if (after.length) failures.push(`${caller}: a refused request changed the organization's ${after}`);
+    }
+    expect(failures).toEqual([]);
+  });
+});
