@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ensureLocalOrganization, verifyApiToken } from "@benchboard/db";
+import { createInvitation, ensureLocalOrganization, verifyApiToken } from "@benchboard/db";
 import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
@@ -193,5 +193,21 @@ describe("organizations, invitations and tokens", () => {
     await twoCaller.auth.acceptInvitation({ token });
     expect((await t.db.membership.findFirst({ where: { orgId: local.id, userId: two.id } }))?.role).toBe("member");
     await expect(twoCaller.auth.acceptInvitation({ token })).rejects.toThrow("invalid, used or expired");
+    // A later invitation with a lower role does not demote the member.
+    const lower = await createCaller(as(owner.id, local.id, "owner"))
+      .member.invite({ email: "two@example.com", role: "viewer" })
+      .catch((e: Error) => e);
+    expect(lower).toBeInstanceOf(Error);
+    const { invitation, token: viewerToken } = await createInvitation(t.db, local.id, {
+      email: "zoë@example.com",
+      role: "viewer",
+      invitedById: owner.id,
+    });
+    expect(invitation.role).toBe("viewer");
+    await t.db.membership.create({ data: { orgId: local.id, userId: zoe.id, role: "member" } });
+    await createCaller({ db: t.db, queue, orgId: null, userId: zoe.id, role: null })
+      .auth.acceptInvitation({ token: viewerToken })
+      .catch(() => {});
+    expect((await t.db.membership.findFirst({ where: { orgId: local.id, userId: zoe.id } }))?.role).toBe("member");
   });
 });

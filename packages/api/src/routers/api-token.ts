@@ -5,7 +5,12 @@ import { memberProcedure, router } from "../trpc";
 export const ZCreateApiTokenInput = z.object({
   name: z.string().trim().min(1, "name is required").max(80),
   projectId: z.string().nullish(),
-  scopes: z.array(z.enum(API_TOKEN_SCOPES)).min(1, "choose at least one scope").default(["runs:read", "runs:write"]),
+  scopes: z
+    .array(z.enum(API_TOKEN_SCOPES))
+    .min(1, "choose at least one scope")
+    .max(API_TOKEN_SCOPES.length, `at most ${API_TOKEN_SCOPES.length} scopes`)
+    .refine((scopes) => new Set(scopes).size === scopes.length, "each scope at most once")
+    .default(["runs:read", "runs:write"]),
   expiresInDays: z.number().int().min(1).max(3650).nullish(),
 });
 

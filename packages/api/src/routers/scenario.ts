@@ -10,6 +10,7 @@ import {
 } from "@benchboard/db";
 import { DrillImportError, importDrillPlanDetailed } from "@benchboard/loadgen/plan/drill";
 import { z } from "zod";
+import { withinLimits } from "../input-limits";
 import { memberProcedure, orgProcedure, router } from "../trpc";
 
 /** A threshold on a metric of the vocabulary (or a `stage.` / `custom.` key). */
@@ -17,12 +18,17 @@ export const ZScenarioThreshold = ZThreshold.extend({
   metric: z
     .string()
     .min(1, "metric is required")
+    .max(200, "a metric key is at most 200 characters")
     .refine(isKnownMetric, "not a known metric (see the metric list, or use stage.<name> / custom.<name>)"),
 });
 
 const ZScenarioFields = z.object({
   name: z.string().trim().min(1, "name is required").max(120, "name is at most 120 characters"),
-  spec: ZScenarioSpec,
+  // Request bodies may be large (the HTTP handler caps a request at 1 MB anyway); lists of items
+  // as long as a drill plan's with_items_range may expand to.
+  spec: ZScenarioSpec.superRefine(
+    withinLimits({ maxText: 1_000_000, maxEntries: 1_000, entriesByKey: { withItems: 100_000 } }),
+  ),
   thresholds: z.array(ZScenarioThreshold).max(50).default([]),
   description: z.string().max(2_000).optional(),
 });

@@ -14,6 +14,7 @@ export const ZCreateSweepInput = z.object({
   parameter: z
     .string()
     .trim()
+    .max(200, "a parameter path is at most 200 characters")
     .refine((p) => parseParameterPath(p) !== null, "use knobs.<name>, config.<field> or scenario.<field>"),
   values: z
     .array(ZSweepValue)

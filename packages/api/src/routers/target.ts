@@ -12,12 +12,14 @@ import {
 } from "@benchboard/db";
 import { probeMonitor } from "@benchboard/loadgen/monitors/index";
 import { z } from "zod";
+import { withinLimits } from "../input-limits";
 import { assertTargetAllowed } from "../launch-safety";
 import { memberProcedure, orgProcedure, router } from "../trpc";
 
 const ZHttpUrl = z
   .string()
   .trim()
+  .max(2_000, "a URL is at most 2,000 characters")
   .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), "must be an http:// or https:// URL");
 
 const ZHeaderName = z
@@ -39,7 +41,7 @@ export const ZTargetHeaderInput = z.object({
 export const ZTargetMonitorInput = z.object({
   /** A stored monitor's id, to keep its password. */
   id: z.string().max(40).nullish(),
-  config: ZMonitorConfig,
+  config: ZMonitorConfig.superRefine(withinLimits({ maxText: 2_000, maxEntries: 100 })),
   /** RabbitMQ password; empty keeps the stored one. Never returned. */
   password: z.string().max(1_000).nullish(),
   clearPassword: z.boolean().optional(),

@@ -13,7 +13,9 @@ export type TTrendInput = z.infer<typeof ZTrendInput>;
 
 export const ZSetThresholdsInput = z.object({
   projectId: z.string().min(1),
-  thresholds: z.array(ZThreshold).max(50, "at most 50 targets"),
+  thresholds: z
+    .array(ZThreshold.extend({ metric: ZThreshold.shape.metric.max(200, "a metric key is at most 200 characters") }))
+    .max(50, "at most 50 targets"),
 });
 export type TSetThresholdsInput = z.infer<typeof ZSetThresholdsInput>;
 

@@ -13,6 +13,7 @@ import {
 import { createUploadedRun, findProjectByRef, NotFoundError } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { withinLimits } from "../input-limits";
 import { memberProcedure, router } from "../trpc";
 
 /** The largest upload accepted, in bytes (characters for the tRPC input). */
@@ -50,10 +51,12 @@ export const ZUploadRunInput = z.object({
   /** bifrost-benchmarking: which provider's run to take when the file holds several. */
   provider: z.string().trim().min(1).max(100).optional(),
   /** Where the target ran; stored as the run's instance config snapshot (overrides the data's). */
-  instanceConfig: ZNormalizedRunInstanceConfig.optional(),
+  instanceConfig: ZNormalizedRunInstanceConfig.superRefine(
+    withinLimits({ maxText: 2_000, maxEntries: 100 }),
+  ).optional(),
   branch: ZNormalizedRunGit.shape.branch,
   commit: ZNormalizedRunGit.shape.commit,
-  ciUrl: ZNormalizedRunGit.shape.ciUrl,
+  ciUrl: ZNormalizedRunGit.shape.ciUrl.unwrap().max(2_000, "a URL is at most 2,000 characters").optional(),
   tags: z.array(ZTag).max(20, "at most 20 tags").optional(),
   notes: z.string().max(10_000).optional(),
   /** The same key again returns the run stored the first time instead of storing another. */

@@ -145,11 +145,15 @@ export async function acceptInvitation(db: Db, token: string, userId: string) {
   if (!inv) throw new NotFoundError("token", "this invitation is invalid, used or expired");
   const user = await db.user.findUniqueOrThrow({ where: { id: userId }, select: { email: true } });
   if (user.email !== inv.email) throw new ConflictError("token", `this invitation is for ${inv.email}`);
+  const existing = await db.membership.findUnique({ where: { orgId_userId: { orgId: inv.org.id, userId } } });
+  // An invitation never lowers a role someone already has (nor demotes the last owner).
+  const rank = { viewer: 0, member: 1, owner: 2 } as const;
+  const role = existing && rank[existing.role] >= rank[inv.role] ? existing.role : inv.role;
   await db.$transaction([
     db.membership.upsert({
       where: { orgId_userId: { orgId: inv.org.id, userId } },
-      create: { orgId: inv.org.id, userId, role: inv.role },
-      update: { role: inv.role },
+      create: { orgId: inv.org.id, userId, role },
+      update: { role },
     }),
     db.invitation.update({ where: { id: inv.id }, data: { acceptedAt: new Date() } }),
   ]);
