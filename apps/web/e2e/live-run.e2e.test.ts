@@ -36,7 +36,9 @@ afterAll(async () => {
 async function setUp(durationS: number) {
   const db = stack.db.db;
   const org = await db.organization.findUniqueOrThrow({ where: { slug: "local" } });
-  const project = await db.project.create({ data: { orgId: org.id, name: `Live ${durationS}`, slug: `live-${durationS}` } });
+  const project = await db.project.create({
+    data: { orgId: org.id, name: `Live ${durationS}`, slug: `live-${durationS}` },
+  });
   const t = await db.target.create({
     data: {
       orgId: org.id,
@@ -44,7 +46,9 @@ async function setUp(durationS: number) {
       name: "svc",
       kind: "http",
       baseUrl: targetUrl,
-      monitors: [{ kind: "prometheus", url: `${targetUrl}/metrics`, gauges: [{ name: "queue_depth", metric: "work_queue" }] }],
+      monitors: [
+        { kind: "prometheus", url: `${targetUrl}/metrics`, gauges: [{ name: "queue_depth", metric: "work_queue" }] },
+      ],
     },
   });
   const scenario = await db.scenario.create({
@@ -53,7 +57,14 @@ async function setUp(durationS: number) {
       projectId: project.id,
       name: `closed ${durationS} s`,
       engine: "http-closed",
-      spec: { engine: "http-closed", concurrency: 4, durationS, rampUpS: 0, timeoutMs: 5000, request: { method: "GET", path: "/", headers: {} } },
+      spec: {
+        engine: "http-closed",
+        concurrency: 4,
+        durationS,
+        rampUpS: 0,
+        timeoutMs: 5000,
+        request: { method: "GET", path: "/", headers: {} },
+      },
     },
   });
   return { project, target: t, scenario };
@@ -69,7 +80,10 @@ describe("live run page", () => {
     const runId = page.url().split("/").pop() ?? "";
 
     await page.getByText("● live").waitFor({ timeout: 20_000 });
-    const figures = page.getByRole("definition").filter({ hasText: /^\d[\d,]*$/ }).first();
+    const figures = page
+      .getByRole("definition")
+      .filter({ hasText: /^\d[\d,]*$/ })
+      .first();
     await figures.waitFor();
     const requestsCell = page.locator("dl[aria-label='Live figures'] div", { hasText: "Requests" }).locator("dd");
     const first = Number((await requestsCell.textContent())?.replace(/,/g, ""));
@@ -78,12 +92,16 @@ describe("live run page", () => {
     expect(later).toBeGreaterThan(first);
     await page.getByRole("figure", { name: "Target memory" }).waitFor({ timeout: 10_000 });
     await page.getByRole("figure", { name: "Queue depth" }).waitFor();
-    await expect(page.locator("dl[aria-label='Live figures']").textContent()).resolves.toMatch(/Target memory\d+(\.\d+)? MB/);
+    await expect(page.locator("dl[aria-label='Live figures']").textContent()).resolves.toMatch(
+      /Target memory\d+(\.\d+)? MB/,
+    );
     await page.screenshot({ path: path.join(screenshotsDir, "run-live.png"), fullPage: true });
 
     // The stream is a real server-sent event stream, scoped to the signed-in organization.
     const cookie = (await page.context().cookies()).find((c) => c.name === "bb_session");
-    const res = await fetch(`${baseUrl}/api/runs/${runId}/events`, { headers: { cookie: `bb_session=${cookie?.value}` } });
+    const res = await fetch(`${baseUrl}/api/runs/${runId}/events`, {
+      headers: { cookie: `bb_session=${cookie?.value}` },
+    });
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const reader = res.body!.getReader();
     const chunk = new TextDecoder().decode((await reader.read()).value);

@@ -127,7 +127,10 @@ afterAll(async () => {
   for (const w of workers.values()) if (w.exitCode === null) w.kill("SIGKILL");
   await queue?.close().catch(() => {});
   await stopRedis();
-  for (const s of servers) s.closeAllConnections?.(), s.close();
+  for (const s of servers) {
+    s.closeAllConnections?.();
+    s.close();
+  }
   await t?.drop();
 });
 
@@ -169,10 +172,14 @@ describe("runs survive failures", () => {
 
     // The group goes on: its second repetition starts on the surviving worker.
     const second = launched.groupRunIds[1] ?? "";
-    const next2 = await waitFor(async () => {
-      const r = await caller.run.byId({ id: second });
-      return r.status === "running" ? r : null;
-    }, 20_000, "the next repetition to start");
+    const next2 = await waitFor(
+      async () => {
+        const r = await caller.run.byId({ id: second });
+        return r.status === "running" ? r : null;
+      },
+      20_000,
+      "the next repetition to start",
+    );
     expect(next2.workerIds).not.toContain(owner);
     await caller.run.cancel({ id: second });
     expect((await waitFor(ended(second), 20_000, "the repetition to cancel")).status).toBe("canceled");
