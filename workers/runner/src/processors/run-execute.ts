@@ -52,46 +52,13 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
     return;
   }
   log(`run ${run.id} (#${run.number}) started`);
-  const abort = new AbortController();
   let lastProgressWrite = 0;
   // The run's own heartbeat: the watchdog fails runs whose worker stops writing it.
-  const heartbeat = setInterval(() => touchRun(db, run.id).catch(() => {}), RUN_HEARTBEAT_MS);
-  const cancelPoll = setInterval(() => {
-    isCancelRequested(db, run.id)
-      .then((cancel) => {
-        if (cancel && !abort.signal.aborted) abort.abort();
-      })
-      .catch(() => {});
-  }, CANCEL_POLL_MS);
+  const watch = watchRun(db, run.id, () => touchRun(db, run.id));
+  const abort = watch.abort;
 
   try {
-    const target = run.targetSnapshot as unknown as TargetSnapshot | null;
-    if (!target?.baseUrl) throw new EngineConfigError("target", "the run has no target");
-    const scenario = run.scenarioSnapshot as { spec?: unknown } | null;
-    const spec = ZScenarioSpec.safeParse(scenario?.spec);
-    if (!spec.success) {
-      const issue = spec.error.issues[0];
-      throw new EngineConfigError(`scenario.${issue?.path.join(".")}`, issue?.message ?? "invalid");
-    }
-    const org = await db.organization.findUnique({
-      where: { id: run.orgId },
-      select: { caps: true, allowPrivateTargets: true },
-    });
-    const caps = resolveOrgCaps(org?.caps);
-    const monitorConfigs = run.targetId
-      ? await resolveMonitors(db, run.orgId, run.targetId, null, { secretKey: deps.secretKey })
-      : [];
-    if (!org?.allowPrivateTargets) {
-      await assertAddressesAllowed([
-        target.baseUrl,
-        run.target?.configApplyUrl,
-        ...monitorConfigs.map((m) => ("url" in m ? m.url : undefined)),
-      ]);
-    }
-    // Secret values come from the target row (decrypted here), never from the snapshot; resolved
-    // before the config is applied so a run that cannot send its headers changes nothing.
-    const headers = runHeaders(target.headers, run.target, deps.secretKey);
-    await applyInstanceConfig(run.target?.configApplyUrl ?? null, run.configSnapshot as ConfigSnapshot | null);
+    const { target, spec, caps, monitorConfigs, headers } = await prepareLoad(deps, run, { lead: true });
 
     // The target is watched for exactly as long as the load runs, on the same clock.
     const monitors = startMonitors(monitorConfigs);
@@ -99,7 +66,7 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
     let result: EngineResult;
     let watched: Awaited<ReturnType<typeof monitors.stop>>;
     try {
-      result = await runScenario(spec.data, {
+      result = await runScenario(spec, {
         baseUrl: target.baseUrl,
         headers,
         signal: abort.signal,
@@ -129,10 +96,73 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
     log(`run ${run.id} failed: ${reason}`);
     await finishRun(db, run.id, { status: "failed", error: reason, result: null });
   } finally {
-    clearInterval(cancelPoll);
-    clearInterval(heartbeat);
+    watch.stop();
   }
   await startNextInGroup(deps, run.id);
+}
+
+/**
+ * While load runs: a heartbeat every 2 s (the watchdog fails runs and shards whose worker stops
+ * writing it) and a cancellation check every 250 ms that aborts the engine.
+ */
+export function watchRun(db: Db, runId: string, beat: () => Promise<void>): { abort: AbortController; stop(): void } {
+  const abort = new AbortController();
+  const heartbeat = setInterval(() => beat().catch(() => {}), RUN_HEARTBEAT_MS);
+  const cancelPoll = setInterval(() => {
+    isCancelRequested(db, runId)
+      .then((cancel) => {
+        if (cancel && !abort.signal.aborted) abort.abort();
+      })
+      .catch(() => {});
+  }, CANCEL_POLL_MS);
+  return {
+    abort,
+    stop() {
+      clearInterval(heartbeat);
+      clearInterval(cancelPoll);
+    },
+  };
+}
+
+type ClaimedRun = NonNullable<Awaited<ReturnType<typeof claimRun>>>;
+
+/**
+ * Everything a run (or shard) needs before load is sent: its target and spec from the
+ * snapshots, the organization's caps, the monitors to watch, the address check, the secret
+ * headers and — for the lead — the instance config applied to the target. Secret values come
+ * from the target row (decrypted here), never from the snapshot, and are resolved before the
+ * config is applied so a run that cannot send its headers changes nothing.
+ */
+export async function prepareLoad(deps: ProcessorDeps, run: ClaimedRun, options: { lead: boolean }) {
+  const { db } = deps;
+  const target = run.targetSnapshot as unknown as TargetSnapshot | null;
+  if (!target?.baseUrl) throw new EngineConfigError("target", "the run has no target");
+  const parsed = ZScenarioSpec.safeParse((run.scenarioSnapshot as { spec?: unknown } | null)?.spec);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new EngineConfigError(`scenario.${issue?.path.join(".")}`, issue?.message ?? "invalid");
+  }
+  const org = await db.organization.findUnique({
+    where: { id: run.orgId },
+    select: { caps: true, allowPrivateTargets: true },
+  });
+  const caps = resolveOrgCaps(org?.caps);
+  const monitorConfigs =
+    options.lead && run.targetId
+      ? await resolveMonitors(db, run.orgId, run.targetId, null, { secretKey: deps.secretKey })
+      : [];
+  if (!org?.allowPrivateTargets) {
+    await assertAddressesAllowed([
+      target.baseUrl,
+      options.lead ? run.target?.configApplyUrl : null,
+      ...monitorConfigs.map((m) => ("url" in m ? m.url : undefined)),
+    ]);
+  }
+  const headers = runHeaders(target.headers, run.target, deps.secretKey);
+  if (options.lead) {
+    await applyInstanceConfig(run.target?.configApplyUrl ?? null, run.configSnapshot as ConfigSnapshot | null);
+  }
+  return { target, spec: parsed.data, caps, monitorConfigs, headers };
 }
 
 /**

@@ -1,12 +1,9 @@
-import { type EngineProgress, planShards, resolveOrgCaps, ZScenarioSpec } from "@benchboard/core";
+import { type EngineProgress, planShards } from "@benchboard/core";
 import {
   claimShard,
   finishRun,
   finishShard,
-  isCancelRequested,
   recordProgress,
-  resolveMonitors,
-  runHeaders,
   shardProgress,
   shardsIfAllEnded,
   storeShardProgress,
@@ -22,20 +19,15 @@ import {
   startMonitors,
 } from "@benchboard/loadgen";
 import {
-  applyInstanceConfig,
-  assertAddressesAllowed,
-  type ConfigSnapshot,
   describeError,
   judge,
   LiveSamples,
   type ProcessorDeps,
+  prepareLoad,
   startNextInGroup,
-  type TargetSnapshot,
   toResultData,
+  watchRun,
 } from "./run-execute";
-
-const CANCEL_POLL_MS = 250;
-const HEARTBEAT_MS = 2_000;
 
 /**
  * Execute one shard of a sharded run with its share of the load. Shard 0 also applies the
@@ -52,40 +44,12 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
     return;
   }
   log(`run ${run.id} (#${run.number}) shard ${index + 1}/${run.shardCount} started`);
-  const abort = new AbortController();
-  const heartbeat = setInterval(() => touchShard(db, runId, index).catch(() => {}), HEARTBEAT_MS);
-  const cancelPoll = setInterval(() => {
-    isCancelRequested(db, runId)
-      .then((cancel) => cancel && !abort.signal.aborted && abort.abort())
-      .catch(() => {});
-  }, CANCEL_POLL_MS);
+  const watch = watchRun(db, runId, () => touchShard(db, runId, index));
   try {
-    const target = run.targetSnapshot as unknown as TargetSnapshot | null;
-    if (!target?.baseUrl) throw new EngineConfigError("target", "the run has no target");
-    const spec = ZScenarioSpec.safeParse((run.scenarioSnapshot as { spec?: unknown } | null)?.spec);
-    if (!spec.success) throw new EngineConfigError("scenario", spec.error.issues[0]?.message ?? "invalid");
-    const shardSpec = planShards(spec.data, run.shardCount)[index];
-    if (!shardSpec) throw new EngineConfigError("shards", `no shard ${index} in ${run.shardCount}`);
-    const org = await db.organization.findUnique({
-      where: { id: run.orgId },
-      select: { caps: true, allowPrivateTargets: true },
-    });
-    const caps = resolveOrgCaps(org?.caps);
     const lead = index === 0;
-    const monitorConfigs =
-      lead && run.targetId
-        ? await resolveMonitors(db, run.orgId, run.targetId, null, { secretKey: deps.secretKey })
-        : [];
-    if (!org?.allowPrivateTargets) {
-      await assertAddressesAllowed([
-        target.baseUrl,
-        lead ? run.target?.configApplyUrl : null,
-        ...monitorConfigs.map((m) => ("url" in m ? m.url : undefined)),
-      ]);
-    }
-    const headers = runHeaders(target.headers, run.target, deps.secretKey);
-    if (lead)
-      await applyInstanceConfig(run.target?.configApplyUrl ?? null, run.configSnapshot as ConfigSnapshot | null);
+    const { target, spec, caps, monitorConfigs, headers } = await prepareLoad(deps, run, { lead });
+    const shardSpec = planShards(spec, run.shardCount)[index];
+    if (!shardSpec) throw new EngineConfigError("shards", `no shard ${index} in ${run.shardCount}`);
 
     const monitors = lead ? startMonitors(monitorConfigs) : null;
     const live = new LiveSamples();
@@ -95,7 +59,7 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
       result = await runScenario(shardSpec, {
         baseUrl: target.baseUrl,
         headers,
-        signal: abort.signal,
+        signal: watch.abort.signal,
         limits: { maxRate: caps.maxRate, maxConcurrency: caps.maxConnections, maxDurationS: caps.maxDurationS },
         onProgress: (p) => {
           storeShardProgress(db, runId, index, p).catch(() => {});
@@ -125,8 +89,7 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
     log(`run ${runId} shard ${index} failed: ${reason}`);
     await finishShard(db, runId, index, { status: "failed", error: reason });
   } finally {
-    clearInterval(cancelPoll);
-    clearInterval(heartbeat);
+    watch.stop();
   }
   await finalizeShardedRun(deps, runId);
 }
