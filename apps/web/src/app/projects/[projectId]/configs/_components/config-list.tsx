@@ -2,7 +2,6 @@
 
 import type { RouterOutputs } from "@benchboard/api";
 import { describeInstanceSize } from "@benchboard/core";
-import { Card, EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
@@ -10,6 +9,7 @@ import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 import { ConfirmDialog } from "../../_components/confirm-dialog";
+import { ListCard } from "../../_components/list-card";
 import { CloneDialog } from "./clone-dialog";
 
 type Config = RouterOutputs["instanceConfig"]["list"][number];
@@ -37,32 +37,24 @@ export function ConfigList({ projectId }: { projectId: string }) {
   const base = `/projects/${projectId}/configs`;
 
   return (
-    <Card
+    <ListCard
       title="Instance configs"
-      actions={
-        canEdit && (
-          <Link
-            href={`${base}/new`}
-            className="rounded-md bg-sky-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-sky-700"
-          >
-            New config
-          </Link>
-        )
-      }
-    >
-      {configs.isPending ? (
-        <Skeleton className="h-24" label="Loading instance configs" />
-      ) : configs.isError ? (
-        <ErrorState message={configs.error.message} onRetry={() => configs.refetch()} />
-      ) : configs.data.length === 0 ? (
-        <EmptyState title="No instance configs yet">
+      newHref={`${base}/new`}
+      newLabel="New config"
+      canEdit={canEdit}
+      query={configs}
+      loadingLabel="Loading instance configs"
+      emptyTitle="No instance configs yet"
+      empty={
+        <>
           Where and how the target runs: instance type, size, CPU limit, replicas and service knobs.{" "}
           <Link href={`${base}/new`} className="text-sky-700 hover:underline">
             Describe one
           </Link>
           .
-        </EmptyState>
-      ) : (
+        </>
+      }
+      renderList={(items) => (
         <table className="w-full text-sm" aria-label="Instance configs">
           <thead className="text-left text-xs uppercase text-slate-500">
             <tr>
@@ -78,7 +70,7 @@ export function ConfigList({ projectId }: { projectId: string }) {
             </tr>
           </thead>
           <tbody>
-            {configs.data.map((c) => (
+            {items.map((c) => (
               <tr key={c.id} className="border-t border-slate-100 align-top">
                 <td className="py-2">
                   <Link href={`${base}/${c.id}`} className="font-medium text-sky-700 hover:underline">
@@ -145,6 +137,7 @@ export function ConfigList({ projectId }: { projectId: string }) {
           </tbody>
         </table>
       )}
+    >
       <CloneDialog projectId={projectId} source={cloning} onClose={() => setCloning(null)} />
       <ConfirmDialog
         open={doomed !== null}
@@ -157,6 +150,6 @@ export function ConfigList({ projectId }: { projectId: string }) {
       >
         <p>Its {doomed?.runCount ?? 0} runs keep the snapshot of the config they ran with.</p>
       </ConfirmDialog>
-    </Card>
+    </ListCard>
   );
 }

@@ -2,7 +2,6 @@
 
 import type { RouterOutputs } from "@benchboard/api";
 import { describeScenarioSpec, describeThreshold, ENGINE_LABEL, ZScenarioSpec } from "@benchboard/core";
-import { Card, EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
@@ -10,6 +9,7 @@ import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 import { ConfirmDialog } from "../../_components/confirm-dialog";
+import { ListCard } from "../../_components/list-card";
 
 type Scenario = RouterOutputs["scenario"]["list"][number];
 
@@ -36,32 +36,24 @@ export function ScenarioList({ projectId }: { projectId: string }) {
   const base = `/projects/${projectId}/scenarios`;
 
   return (
-    <Card
+    <ListCard
       title="Scenarios"
-      actions={
-        canEdit && (
-          <Link
-            href={`${base}/new`}
-            className="rounded-md bg-sky-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-sky-700"
-          >
-            New scenario
-          </Link>
-        )
-      }
-    >
-      {scenarios.isPending ? (
-        <Skeleton className="h-24" label="Loading scenarios" />
-      ) : scenarios.isError ? (
-        <ErrorState message={scenarios.error.message} onRetry={() => scenarios.refetch()} />
-      ) : scenarios.data.length === 0 ? (
-        <EmptyState title="No scenarios yet">
+      newHref={`${base}/new`}
+      newLabel="New scenario"
+      canEdit={canEdit}
+      query={scenarios}
+      loadingLabel="Loading scenarios"
+      emptyTitle="No scenarios yet"
+      empty={
+        <>
           A scenario is the load: an engine with its rate or concurrency, duration and thresholds.{" "}
           <Link href={`${base}/new`} className="text-sky-700 hover:underline">
             Define one
           </Link>{" "}
           or import a drill plan.
-        </EmptyState>
-      ) : (
+        </>
+      }
+      renderList={(items) => (
         <table className="w-full text-sm" aria-label="Scenarios">
           <thead className="text-left text-xs uppercase text-slate-500">
             <tr>
@@ -76,7 +68,7 @@ export function ScenarioList({ projectId }: { projectId: string }) {
             </tr>
           </thead>
           <tbody>
-            {scenarios.data.map((s) => (
+            {items.map((s) => (
               <tr key={s.id} className="border-t border-slate-100 align-top">
                 <td className="py-2">
                   <Link href={`${base}/${s.id}`} className="font-medium text-sky-700 hover:underline">
@@ -126,6 +118,7 @@ export function ScenarioList({ projectId }: { projectId: string }) {
           </tbody>
         </table>
       )}
+    >
       <ConfirmDialog
         open={doomed !== null}
         title={`Delete scenario "${doomed?.name ?? ""}"?`}
@@ -137,6 +130,6 @@ export function ScenarioList({ projectId }: { projectId: string }) {
       >
         <p>Its {doomed?.runCount ?? 0} runs keep the snapshot of the scenario they ran.</p>
       </ConfirmDialog>
-    </Card>
+    </ListCard>
   );
 }

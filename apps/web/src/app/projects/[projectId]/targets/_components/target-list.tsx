@@ -1,7 +1,6 @@
 "use client";
 
 import type { RouterOutputs } from "@benchboard/api";
-import { Card, EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
@@ -9,6 +8,7 @@ import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 import { ConfirmDialog } from "../../_components/confirm-dialog";
+import { ListCard } from "../../_components/list-card";
 
 type Target = RouterOutputs["target"]["list"][number];
 
@@ -36,32 +36,24 @@ export function TargetList({ projectId }: { projectId: string }) {
   const base = `/projects/${projectId}/targets`;
 
   return (
-    <Card
+    <ListCard
       title="Targets"
-      actions={
-        canEdit && (
-          <Link
-            href={`${base}/new`}
-            className="rounded-md bg-sky-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-sky-700"
-          >
-            New target
-          </Link>
-        )
-      }
-    >
-      {targets.isPending ? (
-        <Skeleton className="h-24" label="Loading targets" />
-      ) : targets.isError ? (
-        <ErrorState message={targets.error.message} onRetry={() => targets.refetch()} />
-      ) : targets.data.length === 0 ? (
-        <EmptyState title="No targets yet">
+      newHref={`${base}/new`}
+      newLabel="New target"
+      canEdit={canEdit}
+      query={targets}
+      loadingLabel="Loading targets"
+      emptyTitle="No targets yet"
+      empty={
+        <>
           A target is the service endpoint you load: its base URL, headers and what to monitor on it.{" "}
           <Link href={`${base}/new`} className="text-sky-700 hover:underline">
             Register one
           </Link>
           .
-        </EmptyState>
-      ) : (
+        </>
+      }
+      renderList={(items) => (
         <table className="w-full text-sm" aria-label="Targets">
           <thead className="text-left text-xs uppercase text-slate-500">
             <tr>
@@ -77,7 +69,7 @@ export function TargetList({ projectId }: { projectId: string }) {
             </tr>
           </thead>
           <tbody>
-            {targets.data.map((t) => {
+            {items.map((t) => {
               const secrets = t.headers.filter((h) => "secret" in h).length;
               return (
                 <tr key={t.id} className="border-t border-slate-100 align-top">
@@ -123,6 +115,7 @@ export function TargetList({ projectId }: { projectId: string }) {
           </tbody>
         </table>
       )}
+    >
       <ConfirmDialog
         open={doomed !== null}
         title={`Delete target "${doomed?.name ?? ""}"?`}
@@ -137,6 +130,6 @@ export function TargetList({ projectId }: { projectId: string }) {
           queued are canceled. Its stored secrets are deleted.
         </p>
       </ConfirmDialog>
-    </Card>
+    </ListCard>
   );
 }

@@ -1,0 +1,67 @@
+"use client";
+
+import { Card, EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
+import Link from "next/link";
+import type { ReactNode } from "react";
+
+/**
+ * A project's list of targets, configs or scenarios: the card with its "New …" link for those who
+ * may edit, and the loading, error and empty states around the list itself. `children` (dialogs)
+ * are rendered in every state.
+ */
+export function ListCard<T>({
+  title,
+  newHref,
+  newLabel,
+  canEdit,
+  query,
+  loadingLabel,
+  emptyTitle,
+  empty,
+  renderList,
+  children,
+}: {
+  title: string;
+  newHref: string;
+  newLabel: string;
+  canEdit: boolean;
+  query: {
+    isPending: boolean;
+    isError: boolean;
+    error: { message: string } | null;
+    data: T[] | undefined;
+    refetch: () => unknown;
+  };
+  loadingLabel: string;
+  emptyTitle: string;
+  empty: ReactNode;
+  renderList: (items: T[]) => ReactNode;
+  children?: ReactNode;
+}) {
+  return (
+    <Card
+      title={title}
+      actions={
+        canEdit && (
+          <Link
+            href={newHref}
+            className="rounded-md bg-sky-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-sky-700"
+          >
+            {newLabel}
+          </Link>
+        )
+      }
+    >
+      {query.isPending ? (
+        <Skeleton className="h-24" label={loadingLabel} />
+      ) : query.isError || !query.data ? (
+        <ErrorState message={query.error?.message ?? "could not load the list"} onRetry={() => query.refetch()} />
+      ) : query.data.length === 0 ? (
+        <EmptyState title={emptyTitle}>{empty}</EmptyState>
+      ) : (
+        renderList(query.data)
+      )}
+      {children}
+    </Card>
+  );
+}
