@@ -1,6 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ConfigStore, registerAdminConfigRoutes } from "../lib/config-store";
-import { closeServer, createHttpServer, HttpError, listen, Router, readJson, sendJson } from "../lib/http";
+import {
+  closeServer,
+  createHttpServer,
+  HttpError,
+  listen,
+  onResponseEnd,
+  Router,
+  readJson,
+  sendJson,
+} from "../lib/http";
 import { DURATION_BUCKETS_SECONDS, PROMETHEUS_CONTENT_TYPE, Registry, registerProcessMetrics } from "../lib/metrics";
 import { formatServerTiming } from "../lib/server-timing";
 import { WorkerPool } from "../lib/worker-pool";
@@ -279,7 +288,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   );
   router.post("/v1/chat/completions", async ({ req, res }) => {
     let stream = false;
-    res.once("finish", () => requests.inc({ status: res.statusCode, stream: String(stream) }));
+    onResponseEnd(res, () => requests.inc({ status: res.statusCode, stream: String(stream) }));
     const request = await parseCompletionRequest(req);
     stream = request.stream === true;
     let finished!: () => void;

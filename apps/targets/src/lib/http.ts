@@ -13,6 +13,23 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * Runs `record` synchronously when the handler ends the response, before its last bytes are
+ * handed to the socket. Counting on "finish" instead leaves a window in which a client has read
+ * the whole response but a scrape of /metrics does not count it yet.
+ */
+export function onResponseEnd(res: ServerResponse, record: () => void): void {
+  const end = res.end;
+  let recorded = false;
+  res.end = function (this: ServerResponse, ...args: unknown[]) {
+    if (!recorded) {
+      recorded = true;
+      record();
+    }
+    return (end as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse["end"];
+}
+
 export function sendJson(
   res: ServerResponse,
   status: number,
