@@ -176,6 +176,63 @@ describe("organizations, invitations and tokens", () => {
     expect(await verifyApiToken(t.db, second.token)).not.toBeNull();
   });
 
+  it("lets a token act only with its creator's current role, and only its creator or an owner revoke it", async () => {
+    const org = await t.db.organization.create({
+      data: { name: "Tokens", slug: `tokens-${randomBytes(3).toString("hex")}` },
+    });
+    const user = (email: string) => t.db.user.create({ data: { email: `${email}-${org.slug}@example.com` } });
+    const [boss, ana, ben] = await Promise.all([user("boss"), user("ana"), user("ben")]);
+    const [, anaMembership] = await Promise.all([
+      t.db.membership.create({ data: { orgId: org.id, userId: boss.id, role: "owner" } }),
+      t.db.membership.create({ data: { orgId: org.id, userId: ana.id, role: "member" } }),
+      t.db.membership.create({ data: { orgId: org.id, userId: ben.id, role: "member" } }),
+    ]);
+    const owner = createCaller(as(boss.id, org.id, "owner"));
+    const asAna = createCaller(as(ana.id, org.id, "member"));
+    const asBen = createCaller(as(ben.id, org.id, "member"));
+
+    // An owner's token acts as a member, never as an owner.
+    const bossToken = await owner.apiToken.create({ name: "boss" });
+    expect((await verifyApiToken(t.db, bossToken.token))?.role).toBe("member");
+
+    const anaToken = await asAna.apiToken.create({ name: "ana-ci" });
+    expect((await verifyApiToken(t.db, anaToken.token))?.role).toBe("member");
+    const listed = await asBen.apiToken.list();
+    expect(listed.find((x) => x.id === anaToken.record.id)?.createdBy?.id).toBe(ana.id);
+    // Another member can see it but not revoke it.
+    await expect(asBen.apiToken.revoke({ id: anaToken.record.id })).rejects.toThrow(
+      "only the member who created a token, or an owner, can revoke it",
+    );
+    expect(await verifyApiToken(t.db, anaToken.token)).not.toBeNull();
+
+    // Demoted to viewer: the token keeps reading but carries the viewer role.
+    await owner.member.updateRole({ id: anaMembership.id, role: "viewer" });
+    expect((await verifyApiToken(t.db, anaToken.token))?.role).toBe("viewer");
+    await owner.member.updateRole({ id: anaMembership.id, role: "member" });
+
+    // Removed: every token they made stops working and is listed as revoked.
+    const second = await asAna.apiToken.create({ name: "ana-nightly" });
+    await owner.member.remove({ id: anaMembership.id });
+    expect(await verifyApiToken(t.db, anaToken.token)).toBeNull();
+    expect(await verifyApiToken(t.db, second.token)).toBeNull();
+    const after = await owner.apiToken.list();
+    expect(after.filter((x) => x.createdBy?.id === ana.id).map((x) => x.revokedAt !== null)).toEqual([true, true]);
+    // Even a token the removal missed is refused while its creator is not a member.
+    await t.db.apiToken.update({ where: { id: second.record.id }, data: { revokedAt: null } });
+    expect(await verifyApiToken(t.db, second.token)).toBeNull();
+
+    // An owner revokes anyone's token; a member their own.
+    const [benFirst, benSecond] = [
+      await asBen.apiToken.create({ name: "a" }),
+      await asBen.apiToken.create({ name: "b" }),
+    ];
+    await owner.apiToken.revoke({ id: benFirst.record.id });
+    await asBen.apiToken.revoke({ id: benSecond.record.id });
+    expect(await verifyApiToken(t.db, benFirst.token)).toBeNull();
+    expect(await verifyApiToken(t.db, benSecond.token)).toBeNull();
+    expect(await verifyApiToken(t.db, bossToken.token)).not.toBeNull();
+  });
+
   it("accepts an invitation only for the invited email, once", async () => {
     const local = await ensureLocalOrganization(t.db);
     const owner = await t.db.user.findUniqueOrThrow({ where: { email: "first@example.com" } });

@@ -47,7 +47,7 @@ describe("migrated database matches the Prisma schema", () => {
       },
     });
     await roundTrip("Organization", org, () => db.organization.findUnique({ where: { id: org.id } }));
-    const user = await db.user.create({ data: { email: "a@example.com", name: "Ann", passwordHash: "$argon2id$x" } });
+    const user = await db.user.create({ data: { email: "a@example.com", name: "Ann", passwordHash: "scrypt$x" } });
     await roundTrip("User", user, () => db.user.findUnique({ where: { id: user.id } }));
     const membership = await db.membership.create({ data: { orgId: org.id, userId: user.id, role: "viewer" } });
     await roundTrip("Membership", membership, () => db.membership.findUnique({ where: { id: membership.id } }));

@@ -38,6 +38,7 @@ export interface ApiToken {
   orgId: string;
   projectId: string | null;
   scopes: ApiTokenScope[];
+  role: "member" | "viewer";
 }
 
 export interface ApiCaller {
@@ -55,7 +56,8 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /**
  * Resolve the bearer token and check it may do `scope`: 401 for a missing, unknown, revoked or
  * expired token (or one of another organization than the pinned one), 429 over the token's
- * rate limit, 403 without the scope. The token acts as a member of its organization.
+ * rate limit, 403 without the scope. The token acts with its creator's role, capped at member
+ * (see verifyApiToken), so a creator demoted to viewer leaves a read-only token.
  */
 export async function authorize(req: RestRequest, deps: RestDeps, scope: ApiTokenScope): Promise<ApiCaller> {
   const header = req.headers.get("authorization");
@@ -94,7 +96,7 @@ export async function authorize(req: RestRequest, deps: RestDeps, scope: ApiToke
     queue: deps.queue,
     orgId: token.orgId,
     userId: null,
-    role: "member",
+    role: token.role,
     rateLimit: deps.rateLimit,
     secretKey: deps.secretKey ?? null,
   };

@@ -521,6 +521,33 @@ describe("tokens", () => {
     expect(await counts()).toEqual(before);
   });
 
+  it("acts with its creator's role: read-only once they are a viewer, refused once they leave", async () => {
+    const user = await t.db.user.create({ data: { email: `ci-${randomBytes(3).toString("hex")}@example.com` } });
+    const membership = await t.db.membership.create({ data: { orgId: org.id, userId: user.id, role: "member" } });
+    const { token } = await createApiToken(t.db, org.id, {
+      name: "personal",
+      scopes: ["runs:read", "runs:write"],
+      createdById: user.id,
+    });
+    const body = { body: nativeRun({ rps: 7 }), contentType: "application/json", token };
+    const stored = await upload(`?project=${project.slug}`, body);
+    expect(stored.status).toBe(201);
+    const runId = ZRestUploadResult.parse(stored.body).run.id;
+
+    await t.db.membership.update({ where: { id: membership.id }, data: { role: "viewer" } });
+    const before = await counts();
+    const refused = await upload(`?project=${project.slug}`, body);
+    expect(refused.status).toBe(403);
+    expect(errorOf(refused).message).toMatch(/member role/);
+    expect(await counts()).toEqual(before);
+    expect((await getRun(runId, { token })).status).toBe(200);
+
+    await t.db.membership.delete({ where: { id: membership.id } });
+    const gone = await getRun(runId, { token });
+    expect(gone.status).toBe(401);
+    expect(errorOf(gone).message).toBe("the API token is invalid, revoked or expired");
+  });
+
   it("refuses a token of another organization than the one pinned with Benchboard-Org", async () => {
     const wrong = await getRun("anything", { token: otherOrgToken, headers: { "benchboard-org": org.slug } });
     expect(wrong.status).toBe(401);

@@ -1,4 +1,5 @@
 import { API_TOKEN_SCOPES, createApiToken, listApiTokens, revokeApiToken } from "@benchboard/db";
+import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { memberProcedure, router } from "../trpc";
 
@@ -27,7 +28,20 @@ export const apiTokenRouter = router({
     // Shown once; only the hash is stored.
     return { token, record };
   }),
+  /** A member revokes the tokens they created; an owner any token of the organization. */
   revoke: memberProcedure.input(z.object({ id: z.string() })).mutation(async ({ ctx, input }) => {
+    if (ctx.role !== "owner") {
+      const token = await ctx.db.apiToken.findFirst({
+        where: { id: input.id, orgId: ctx.orgId },
+        select: { createdById: true },
+      });
+      if (token && token.createdById !== ctx.userId) {
+        throw new TRPCError({
+          code: "FORBIDDEN",
+          message: "only the member who created a token, or an owner, can revoke it",
+        });
+      }
+    }
     await revokeApiToken(ctx.db, ctx.orgId, input.id);
     return { ok: true };
   }),

@@ -52,7 +52,15 @@ export const memberRouter = router({
   }),
   remove: ownerProcedure.input(z.object({ id: z.string() })).mutation(async ({ ctx, input }) => {
     const m = await assertNotLastOwner(ctx, input.id);
-    await ctx.db.membership.delete({ where: { id: m.id } });
+    // Their API tokens stop working with the membership (verifyApiToken checks it too); revoking
+    // them here also shows it in the token list.
+    await ctx.db.$transaction([
+      ctx.db.membership.delete({ where: { id: m.id } }),
+      ctx.db.apiToken.updateMany({
+        where: { orgId: ctx.orgId, createdById: m.userId, revokedAt: null },
+        data: { revokedAt: new Date() },
+      }),
+    ]);
     return { ok: true };
   }),
 });

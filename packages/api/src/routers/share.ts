@@ -1,7 +1,7 @@
 import { createShareLink, listShareLinks, resolveShareLink, revokeShareLink } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { memberProcedure, orgProcedure, publicProcedure, router } from "../trpc";
+import { memberProcedure, publicProcedure, router } from "../trpc";
 
 const ZShareTarget = z
   .object({ runId: z.string().min(1).optional(), comparisonId: z.string().min(1).optional() })
@@ -26,7 +26,8 @@ export type TCreateShareLinkInput = z.infer<typeof ZCreateShareLinkInput>;
 export const ZShareTokenInput = z.object({ token: z.string().max(200) });
 
 export const shareRouter = router({
-  list: orgProcedure.input(ZShareTarget).query(({ ctx, input }) => listShareLinks(ctx.db, ctx.orgId, input)),
+  /** The links carry the public token, so only those who may make links may list them. */
+  list: memberProcedure.input(ZShareTarget).query(({ ctx, input }) => listShareLinks(ctx.db, ctx.orgId, input)),
   create: memberProcedure.input(ZCreateShareLinkInput).mutation(({ ctx, input }) =>
     createShareLink(ctx.db, ctx.orgId, {
       runId: input.runId,

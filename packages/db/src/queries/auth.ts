@@ -209,17 +209,43 @@ export const apiTokenPublicSelect = {
   createdAt: true,
 } as const;
 
-/** Resolve a bearer token: null when unknown, revoked or expired. Records last use. */
+/**
+ * Resolve a bearer token: null when unknown, revoked or expired, or when the member who created it
+ * has left the organization. Records last use.
+ *
+ * A token acts with its creator's current role, capped at member: a creator demoted to viewer
+ * leaves a read-only token. Tokens without a creator (made by tooling such as the demo seed)
+ * act as a member.
+ */
 export async function verifyApiToken(db: Db, token: string) {
   if (!token.startsWith(API_TOKEN_PREFIX)) return null;
   const record = await db.apiToken.findUnique({ where: { tokenHash: hashToken(token) } });
   if (!record || record.revokedAt || (record.expiresAt && record.expiresAt < new Date())) return null;
+  let role: "member" | "viewer" = "member";
+  if (record.createdById) {
+    const membership = await db.membership.findUnique({
+      where: { orgId_userId: { orgId: record.orgId, userId: record.createdById } },
+      select: { role: true },
+    });
+    if (!membership) return null;
+    if (membership.role === "viewer") role = "viewer";
+  }
   await db.apiToken.update({ where: { id: record.id }, data: { lastUsedAt: new Date() } });
-  return { id: record.id, orgId: record.orgId, projectId: record.projectId, scopes: record.scopes as ApiTokenScope[] };
+  return {
+    id: record.id,
+    orgId: record.orgId,
+    projectId: record.projectId,
+    scopes: record.scopes as ApiTokenScope[],
+    role,
+  };
 }
 
 export async function listApiTokens(db: Db, orgId: string) {
-  return db.apiToken.findMany({ where: { orgId }, orderBy: { createdAt: "desc" }, select: apiTokenPublicSelect });
+  return db.apiToken.findMany({
+    where: { orgId },
+    orderBy: { createdAt: "desc" },
+    select: { ...apiTokenPublicSelect, createdBy: { select: { id: true, email: true, name: true } } },
+  });
 }
 
 export async function revokeApiToken(db: Db, orgId: string, id: string) {

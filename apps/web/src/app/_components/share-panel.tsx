@@ -22,7 +22,8 @@ export function SharePanel({
   const trpc = useTRPC();
   const qc = useQueryClient();
   const target = runId ? { runId } : { comparisonId: comparisonId! };
-  const links = useQuery(trpc.share.list.queryOptions(target));
+  // Links carry their public token: viewers neither list nor make them.
+  const links = useQuery({ ...trpc.share.list.queryOptions(target), enabled: canEdit });
   const refresh = () => qc.invalidateQueries(trpc.share.list.queryFilter());
   const [days, setDays] = useState("");
   const create = useMutation(trpc.share.create.mutationOptions({ onSuccess: refresh }));
@@ -34,6 +35,10 @@ export function SharePanel({
     (l) => !l.revokedAt && !(l.expiresAt && new Date(l.expiresAt).getTime() <= now),
   );
   const ended = (links.data ?? []).filter((l) => !active.includes(l));
+
+  if (!canEdit) {
+    return <p className="text-sm text-slate-500">Share links are made and listed by members and owners.</p>;
+  }
 
   return (
     <div className="space-y-3 text-sm">
@@ -56,16 +61,14 @@ export function SharePanel({
                   {l.expiresAt ? `expires ${new Date(l.expiresAt).toLocaleDateString()}` : "no expiry"}
                   {l.lastViewedAt ? ` · last viewed ${new Date(l.lastViewedAt).toLocaleString()}` : " · not viewed yet"}
                 </span>
-                {canEdit && (
-                  <button
-                    type="button"
-                    className="font-medium text-rose-700 hover:underline disabled:opacity-50"
-                    disabled={revoke.isPending}
-                    onClick={() => revoke.mutate({ id: l.id })}
-                  >
-                    Revoke
-                  </button>
-                )}
+                <button
+                  type="button"
+                  className="font-medium text-rose-700 hover:underline disabled:opacity-50"
+                  disabled={revoke.isPending}
+                  onClick={() => revoke.mutate({ id: l.id })}
+                >
+                  Revoke
+                </button>
               </div>
             </li>
           );
@@ -76,32 +79,29 @@ export function SharePanel({
           {ended.length} revoked or expired link{ended.length === 1 ? "" : "s"} no longer work.
         </p>
       )}
-      {canEdit ? (
-        <form
-          className="flex items-end gap-2"
-          onSubmit={(e) => {
-            e.preventDefault();
-            create.mutate({ ...target, expiresInDays: days ? Number(days) : null });
-          }}
-        >
-          <Field label="Expires after (days, optional)" htmlFor="share-days" error={errors.expiresInDays}>
-            <input
-              id="share-days"
-              type="number"
-              min={1}
-              max={365}
-              className={`${inputClass} w-28`}
-              value={days}
-              onChange={(e) => setDays(e.target.value)}
-            />
-          </Field>
-          <Button type="submit" disabled={create.isPending}>
-            {create.isPending ? "Creating…" : "Create share link"}
-          </Button>
-        </form>
-      ) : (
-        <p className="text-xs text-slate-500">Viewers cannot create links.</p>
-      )}
+      <form
+        className="flex items-end gap-2"
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate({ ...target, expiresInDays: days ? Number(days) : null });
+        }}
+      >
+        <Field label="Expires after (days, optional)" htmlFor="share-days" error={errors.expiresInDays}>
+          <input
+            id="share-days"
+            type="number"
+            min={1}
+            max={365}
+            className={`${inputClass} w-28`}
+            value={days}
+            onChange={(e) => setDays(e.target.value)}
+          />
+        </Field>
+        <Button type="submit" disabled={create.isPending}>
+          {create.isPending ? "Creating…" : "Create share link"}
+        </Button>
+      </form>
+
       {create.isError && !errors.expiresInDays && <p className="text-rose-700">{errorMessage(create.error)}</p>}
     </div>
   );

@@ -85,6 +85,7 @@ export function ApiTokens() {
               <tr>
                 <th className="py-1">Name</th>
                 <th>Token</th>
+                <th>Created by</th>
                 <th>Last used</th>
                 <th />
               </tr>
@@ -94,11 +95,12 @@ export function ApiTokens() {
                 <tr key={t.id} className={`border-t border-slate-100 ${t.revokedAt ? "text-slate-400" : ""}`}>
                   <td className="py-1.5 font-medium">{t.name}</td>
                   <td className="font-mono text-xs">{t.prefix}…</td>
+                  <td className="text-xs">{t.createdBy ? t.createdBy.name || t.createdBy.email : "—"}</td>
                   <td className="text-xs">{t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : "never"}</td>
                   <td className="text-right">
                     {t.revokedAt ? (
                       <span className="text-xs">revoked</span>
-                    ) : (
+                    ) : me.data?.role !== "owner" && t.createdBy?.id !== me.data?.id ? null : (
                       <button
                         type="button"
                         className="text-xs font-medium text-rose-700 hover:underline"
