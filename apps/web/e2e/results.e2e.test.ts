@@ -294,4 +294,70 @@ describe("sweeps, comparisons and sharing in the local organization", () => {
     expect((await exported.text()).split("\r\n")[0]).toMatch(/^time,elapsed_s,.*rps/);
     await shot("run-detail");
   });
+  it("shows a running sweep's progress and cancels it, keeping what the running value measured", async () => {
+    const { page, baseUrl, db } = stack;
+    await useOrg("local");
+    const org = await db.db.organization.findUniqueOrThrow({ where: { slug: "local" } });
+    const project = await db.db.project.create({ data: { orgId: org.id, name: "Cancel demo", slug: "cancel-demo" } });
+    await db.db.target.create({
+      data: {
+        orgId: org.id,
+        projectId: project.id,
+        name: "slow knob server",
+        kind: "http",
+        baseUrl: targetUrl,
+        configApplyUrl: `${targetUrl}/admin/config`,
+      },
+    });
+    await db.db.scenario.create({
+      data: {
+        orgId: org.id,
+        projectId: project.id,
+        name: "closed 2 for 30 s",
+        engine: "http-closed",
+        spec: { engine: "http-closed", concurrency: 2, durationS: 30 },
+      },
+    });
+    await db.db.instanceConfig.create({
+      data: { orgId: org.id, projectId: project.id, name: "local", vcpu: 2, knobs: { pool_size: 1 } },
+    });
+
+    await page.goto(`${baseUrl}/sweeps`);
+    const form = page.getByRole("form", { name: "New sweep" });
+    await form.getByLabel("Project").selectOption({ label: "Cancel demo" });
+    await form.getByLabel("Target", { exact: true }).selectOption({ label: "slow knob server" });
+    await form.getByLabel("Instance config (optional)").selectOption({ label: "local" });
+    await form.getByLabel("Sweep name").fill("pool size 101–103");
+    await form.getByLabel("Parameter").fill("knobs.pool_size");
+    await form.getByLabel("Values").fill("101, 102, 103");
+    await form.getByRole("button", { name: "Launch sweep" }).click();
+    await page.waitForURL(/\/sweeps\/[a-z0-9]+$/);
+    const sweepId = page.url().split("/").pop()!;
+
+    await page.getByRole("progressbar", { name: "0 of 3 runs finished" }).waitFor();
+    await page.getByText("Measuring 101").waitFor({ timeout: 30_000 });
+    await expect.poll(() => servedAt.get(101) ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
+    await shot("sweep-running");
+    const appliedBefore = applied.length;
+    await page.getByRole("button", { name: "Cancel sweep" }).click();
+    await page.locator('h1 [data-status="canceled"]').waitFor({ timeout: 15_000 });
+    await expect(page.getByRole("progressbar").count()).resolves.toBe(0);
+
+    const runs = await db.db.run.findMany({
+      where: { sweepId },
+      orderBy: { groupIndex: "asc" },
+      select: { status: true, error: true, startedAt: true, result: { select: { metrics: true } } },
+    });
+    expect(runs.map((r) => r.status)).toEqual(["canceled", "canceled", "canceled"]);
+    // The running value stopped and kept its measurements; the others never started.
+    expect((runs[0]!.result?.metrics as { requests?: number } | undefined)?.requests).toBeGreaterThan(0);
+    expect(runs.slice(1).map((r) => [r.error, r.startedAt])).toEqual([
+      ["canceled with its sweep", null],
+      ["canceled with its sweep", null],
+    ]);
+    // Nothing further was applied to the target or sent under the later values.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(applied.slice(appliedBefore)).toEqual([]);
+    expect([servedAt.get(102), servedAt.get(103)]).toEqual([undefined, undefined]);
+  });
 });

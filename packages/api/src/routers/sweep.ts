@@ -1,5 +1,5 @@
 import { CONFIG_FIELDS, isKnownMetric, parseParameterPath } from "@benchboard/core";
-import { createSweep, getSweepView, listSweeps, NotFoundError, SWEEP_MAX_VALUES } from "@benchboard/db";
+import { cancelSweep, createSweep, getSweepView, listSweeps, NotFoundError, SWEEP_MAX_VALUES } from "@benchboard/db";
 import { enqueue, JOBS } from "@benchboard/jobs";
 import { z } from "zod";
 import { memberProcedure, orgProcedure, router } from "../trpc";
@@ -72,4 +72,8 @@ export const sweepRouter = router({
     }
     return { ...sweep, runIds: runs.map((r) => r.id) };
   }),
+  /** Stop the sweep: queued values are canceled, the running one stops and keeps its measurements. */
+  cancel: memberProcedure
+    .input(z.object({ id: z.string() }))
+    .mutation(({ ctx, input }) => cancelSweep(ctx.db, ctx.orgId, input.id)),
 });

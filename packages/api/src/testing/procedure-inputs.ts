@@ -136,6 +136,7 @@ export const INPUTS: Record<string, Build | "none"> = {
   "comparison.delete": (f) => ({ id: f.comparison.id }),
   "sweep.list": "none",
   "sweep.byId": (f) => ({ id: f.sweep.id }),
+  "sweep.cancel": (f) => ({ id: f.sweep.id }),
   "sweep.parameters": (f) => ({ scenarioId: f.scenario.id, instanceConfigId: f.instanceConfig.id }),
   "sweep.create": (f) => ({
     name: "pool sweep",

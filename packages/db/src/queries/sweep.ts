@@ -219,6 +219,24 @@ export async function listSweeps(db: Db, orgId: string) {
   }));
 }
 
+/**
+ * Stop a sweep: its queued runs end `canceled` now, its running run is asked to stop (the worker
+ * keeps what it measured), and no further value is started. Finished runs are kept as they are.
+ */
+export async function cancelSweep(db: Db, orgId: string, id: string) {
+  const sweep = await db.sweep.findFirst({ where: { orgId, id }, select: { id: true } });
+  if (!sweep) throw new NotFoundError("id", "sweep not found");
+  const now = new Date();
+  const [queued, running] = await db.$transaction([
+    db.run.updateMany({
+      where: { orgId, sweepId: id, status: "queued" },
+      data: { status: "canceled", cancelRequested: true, endedAt: now, error: "canceled with its sweep" },
+    }),
+    db.run.updateMany({ where: { orgId, sweepId: id, status: "running" }, data: { cancelRequested: true } }),
+  ]);
+  return { canceledQueued: queued.count, stoppingRunning: running.count };
+}
+
 export function sweepStatus(statuses: readonly string[]): "running" | "succeeded" | "failed" | "canceled" {
   if (statuses.some((s) => s === "queued" || s === "running")) return "running";
   if (statuses.some((s) => s === "succeeded")) return "succeeded";

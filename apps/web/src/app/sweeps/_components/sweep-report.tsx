@@ -10,14 +10,15 @@ import {
   relativeDelta,
   sweepPoints,
 } from "@benchboard/core";
-import { Card, cx, ErrorState, Skeleton, StatusBadge } from "@benchboard/ui";
+import { Button, Card, cx, ErrorState, ProgressBar, Skeleton, StatusBadge } from "@benchboard/ui";
 import { MetricByValueChart } from "@benchboard/ui/charts/metric-by-value-chart";
 import { PublishedFigures } from "@benchboard/ui/published-figures";
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { PageHeader } from "~/app/_components/page-header";
 import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
 
 type View = RouterOutputs["sweep"]["byId"];
 type Check = NonNullable<View["published"]>["checks"][number];
@@ -73,6 +74,11 @@ export function SweepReport({ id }: { id: string }) {
     refetchInterval: (q) => (q.state.data?.sweep.status === "running" ? 1_000 : false),
   });
   const [metric, setMetric] = useState<string | null>(null);
+  const me = useQuery(trpc.auth.me.queryOptions());
+  const qc = useQueryClient();
+  const cancel = useMutation(
+    trpc.sweep.cancel.mutationOptions({ onSuccess: () => qc.invalidateQueries(trpc.sweep.byId.queryFilter({ id })) }),
+  );
   if (sweep.isPending) return <Skeleton className="h-64" label="Loading sweep" />;
   if (sweep.isError)
     return <ErrorState title="Sweep not available" message={sweep.error.message} onRetry={() => sweep.refetch()} />;
@@ -117,6 +123,16 @@ export function SweepReport({ id }: { id: string }) {
           </>
         }
       />
+
+      {view.sweep.status === "running" && (
+        <SweepProgress
+          rows={rows.filter((r) => !r.included)}
+          canCancel={me.data?.role === "owner" || me.data?.role === "member"}
+          canceling={cancel.isPending || cancel.isSuccess}
+          error={cancel.isError ? errorMessage(cancel.error) : null}
+          onCancel={() => cancel.mutate({ id })}
+        />
+      )}
 
       <Card
         title={`${metricDef(chosen).label} (${metricDef(chosen).unit}) by ${view.sweep.parameter}`}
@@ -268,5 +284,50 @@ export function SweepReport({ id }: { id: string }) {
         </Card>
       )}
     </div>
+  );
+}
+
+/** How far a running sweep got, which value is being measured, and a way to stop it. */
+function SweepProgress({
+  rows,
+  canCancel,
+  canceling,
+  error,
+  onCancel,
+}: {
+  rows: View["rows"];
+  canCancel: boolean;
+  canceling: boolean;
+  error: string | null;
+  onCancel: () => void;
+}) {
+  const finished = rows.filter((r) => r.status !== "queued" && r.status !== "running").length;
+  const current = rows.find((r) => r.status === "running");
+  return (
+    <Card title="Progress">
+      <div className="space-y-3">
+        <ProgressBar
+          label={`${finished} of ${rows.length} runs finished`}
+          value={rows.length ? finished / rows.length : null}
+        />
+        <div className="flex items-center justify-between gap-4 text-sm text-slate-600">
+          <span>
+            {current ? (
+              <>
+                Measuring <span className="font-mono text-xs">{formatSweepValue(current.value)}</span>
+              </>
+            ) : (
+              "Waiting for a worker…"
+            )}
+          </span>
+          {canCancel && (
+            <Button variant="danger" disabled={canceling} onClick={onCancel}>
+              {canceling ? "Canceling…" : "Cancel sweep"}
+            </Button>
+          )}
+        </div>
+        {error && <p className="text-sm text-rose-700">{error}</p>}
+      </div>
+    </Card>
   );
 }

@@ -78,7 +78,8 @@ export function Timeline({
   points: Points;
   intervalMs: number;
 }) {
-  const shown = panels(metrics);
+  // A series whose every point is empty (a monitor that never read CPU, say) gets no chart.
+  const shown = panels(metrics.filter((k) => points.some((p) => p[k] != null)));
   if (points.length === 0 || shown.length === 0) {
     return (
       <EmptyState title="No per-second series for this run">
