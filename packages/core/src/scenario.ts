@@ -115,6 +115,12 @@ export const ZWsChatSpec = z.object({
   /** A connection that has not been accepted and joined within this time counts as failed. */
   connectTimeoutMs: z.number().int().positive().max(600_000).default(10_000),
   durationS: z.number().positive().max(HARD_LIMITS.maxDurationS).default(300),
+  /**
+   * Set on a shard's spec only: the shard's rooms and users are numbered from these, so shards of
+   * one run use distinct rooms and user ids (see planShards).
+   */
+  firstRoom: z.number().int().min(0).max(HARD_LIMITS.maxUsers).optional(),
+  firstUser: z.number().int().min(0).max(HARD_LIMITS.maxUsers).optional(),
 });
 
 export const ZScenarioSpec = z.discriminatedUnion("engine", [ZHttpOpenSpec, ZHttpClosedSpec, ZLlmSpec, ZWsChatSpec]);

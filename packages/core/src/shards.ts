@@ -20,8 +20,9 @@ export function splitEvenly(total: number, n: number): number[] {
 /**
  * Split a scenario into `n` shard specs whose load adds up to the scenario's: arrival rates and
  * connection caps divide for open models, virtual users and request counts for closed ones.
- * Durations stay the same, so shards run side by side. A chat scenario cannot be split: a
- * message's deliveries are counted at the room's other members, which must live in one process.
+ * Durations stay the same, so shards run side by side. A chat scenario splits by rooms: a
+ * message's deliveries are counted at the room's other members, so every room lives whole in one
+ * shard, with exactly the members it would have had in an unsplit run.
  */
 export function planShards(spec: TScenarioSpec, n: number): TScenarioSpec[] {
   if (!Number.isInteger(n) || n < 1 || n > MAX_SHARDS)
@@ -55,8 +56,38 @@ export function planShards(spec: TScenarioSpec, n: number): TScenarioSpec[] {
       }));
     }
     case "ws-chat":
-      throw new ShardPlanError(
-        "chat scenarios run in one worker: every member of a room must be in one process to count deliveries",
-      );
+      return planChatShards(spec, n);
   }
+}
+
+type ChatSpec = Extract<TScenarioSpec, { engine: "ws-chat" }>;
+
+/**
+ * Users go round-robin over rooms, so room r has floor(users / rooms) members plus one when
+ * r < users % rooms. Each shard takes a run of consecutive rooms and exactly their members; the
+ * shard's own round-robin over its rooms gives each room the same member count again (the larger
+ * rooms come first in both). Rooms and user ids are numbered on from the previous shard's.
+ */
+function planChatShards(spec: ChatSpec, n: number): ChatSpec[] {
+  if (spec.rooms < n) throw new ShardPlanError(`rooms (${spec.rooms}) is below the shard count: a room is never split`);
+  if (spec.poolSize < n) throw new ShardPlanError(`poolSize (${spec.poolSize}) is below the shard count`);
+  const base = Math.floor(spec.users / spec.rooms);
+  const extra = spec.users % spec.rooms;
+  const membersOf = (room: number) => base + (room < extra ? 1 : 0);
+  const pools = splitEvenly(spec.poolSize, n);
+  let firstRoom = spec.firstRoom ?? 0;
+  let firstUser = spec.firstUser ?? 0;
+  let room = 0;
+  return splitEvenly(spec.rooms, n).map((rooms, i) => {
+    let users = 0;
+    for (let r = room; r < room + rooms; r++) users += membersOf(r);
+    if (users < 1) {
+      throw new ShardPlanError(`users (${spec.users}) leave shard ${i + 1} without members; use fewer shards`);
+    }
+    const shard: ChatSpec = { ...spec, rooms, users, poolSize: pools[i]!, firstRoom, firstUser };
+    room += rooms;
+    firstRoom += rooms;
+    firstUser += users;
+    return shard;
+  });
 }

@@ -6,6 +6,7 @@ import {
   type TErrorEntry,
   type TSeries,
 } from "@benchboard/core";
+import { type RoomStats, roomThroughputMedian } from "./engines/ws-chat";
 import { type Counters, deriveMetrics, SERIES_INTERVAL_MS, stepSummaries } from "./recorder";
 import type { EngineResult } from "./types";
 
@@ -33,6 +34,11 @@ export function mergeResults(results: EngineResult[]): EngineResult {
   }
   const { metrics, stages } = deriveMetrics(counters, latency.totalCount > 0 ? latency : null, extraHistograms);
   metrics.runtime_ms = Math.max(...results.map((r) => r.metrics.runtime_ms ?? 0));
+  // Chat shards hold disjoint rooms: the run's rooms are all of theirs, and the median is re-read.
+  const roomLists = results.map((r) => (r.extra as { rooms?: RoomStats[] } | undefined)?.rooms);
+  const rooms = roomLists.every((list) => Array.isArray(list)) ? roomLists.flatMap((list) => list ?? []) : null;
+  const roomMedian = rooms ? roomThroughputMedian(rooms) : null;
+  if (roomMedian !== null) metrics["custom.room_throughput_median"] = roomMedian;
 
   const statusCounts: Record<string, number> = {};
   for (const r of results) {
@@ -69,7 +75,12 @@ export function mergeResults(results: EngineResult[]): EngineResult {
     valid: results.every((r) => r.valid) && invalidReasons.length === 0,
     invalidReasons,
     series,
-    extra: { shards: results.length, ...stepSummaries(counters, extraHistograms), counters },
+    extra: {
+      shards: results.length,
+      ...stepSummaries(counters, extraHistograms),
+      counters,
+      ...(rooms ? { rooms } : {}),
+    },
   };
 }
 

@@ -9,6 +9,7 @@ import { decodeHistogram } from "@benchboard/core";
 import { ensureLocalOrganization } from "@benchboard/db";
 import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createQueueFor, createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
+import { startChatServer } from "@benchboard/loadgen/test/chat-server";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -167,6 +168,46 @@ describe("sharded runs", () => {
       expect(run.workerIds).toEqual(["w-eu"]);
     }
     const chat = await setup({ engine: "ws-chat", users: 4, rooms: 2, messagesPerUser: 1 });
-    await expect(caller.run.launch({ ...chat, shards: 2 })).rejects.toThrow(/chat scenarios run in one worker/);
+    await expect(caller.run.launch({ ...chat, shards: 3 })).rejects.toThrow(
+      "rooms (2) is below the shard count: a room is never split",
+    );
+  });
+
+  it("splits a chat run by rooms across workers and counts every delivery once", async () => {
+    const chatServer = await startChatServer();
+    try {
+      const project = await caller.project.create({ name: `chat-${randomBytes(3).toString("hex")}` });
+      const target = await caller.target.create({
+        projectId: project.id,
+        name: "chat",
+        kind: "ws_chat",
+        baseUrl: chatServer.url,
+      });
+      const scenario = await caller.scenario.create({
+        projectId: project.id,
+        name: "rooms",
+        spec: { engine: "ws-chat", users: 12, rooms: 4, messagesPerUser: 10, poolSize: 4 },
+      });
+      const launched = await caller.run.launch({ targetId: target.id, scenarioId: scenario.id, shards: 2 });
+      const run = await waitFor(ended(launched.id), 60_000, "the sharded chat run");
+      expect(run.status, run.error ?? "").toBe("succeeded");
+      const shards = await t.db.runShard.findMany({ where: { runId: run.id }, orderBy: { index: "asc" } });
+      const roomsOf = (result: unknown) =>
+        ((result as { extra: { rooms: { room: string }[] } }).extra.rooms ?? []).map((r) => r.room);
+      expect(shards.map((s) => roomsOf(s.result))).toEqual([
+        ["room-0", "room-1"],
+        ["room-2", "room-3"],
+      ]);
+      // Rooms of 3: each of the 120 messages is owed to 2 other members, across both shards.
+      const m = run.result?.metrics as Record<string, number>;
+      expect(m.requests).toBe(120);
+      expect(m.messages).toBe(240);
+      expect(m.failed_connections).toBe(0);
+      expect(chatServer.stats.connections).toBe(12);
+      expect(decodeHistogram(run.result?.histogram ?? "").totalCount).toBe(240);
+      expect(m["custom.room_throughput_median"]).toBeGreaterThan(0);
+    } finally {
+      await chatServer.close();
+    }
   });
 });

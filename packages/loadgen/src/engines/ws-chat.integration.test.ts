@@ -1,6 +1,7 @@
+import { decodeHistogram, planShards, ZScenarioSpec } from "@benchboard/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { startChatServer } from "../../test/chat-server";
-import { runScenario } from "../index";
+import { mergeResults, runScenario } from "../index";
 
 type ChatServer = Awaited<ReturnType<typeof startChatServer>>;
 let server: ChatServer | null = null;
@@ -116,5 +117,25 @@ describe("ws-chat engine", () => {
     expect(result.canceled).toBe(true);
     expect(result.metrics.failed_connections).toBe(0);
     expect(result.metrics.requests).toBe(0);
+  });
+
+  it("runs a chat scenario split by rooms side by side and merges to the unsplit counts exactly", async () => {
+    server = await startChatServer();
+    const spec = ZScenarioSpec.parse({ engine: "ws-chat", users: 23, rooms: 5, messagesPerUser: 4, poolSize: 6 });
+    const shards = await Promise.all(planShards(spec, 2).map((s) => runScenario(s, { baseUrl: server!.url })));
+    const merged = mergeResults(shards);
+    const rooms = (merged.extra as unknown as ChatExtra).rooms;
+    // Shards used disjoint rooms: each room's members all sat in one shard.
+    expect(rooms.map((r) => r.room).sort()).toEqual(["room-0", "room-1", "room-2", "room-3", "room-4"]);
+    expect(rooms.map((r) => r.members).sort()).toEqual([4, 4, 5, 5, 5]);
+    // Rooms of 5 owe 4 deliveries per message, rooms of 4 owe 3: 15×4×4 + 8×4×3.
+    expect(merged.metrics.requests).toBe(92);
+    expect(merged.metrics.messages).toBe(336);
+    expect(shards.map((r) => (r.extra as unknown as ChatExtra).lostDeliveries)).toEqual([0, 0]);
+    expect(shards.map((r) => (r.extra as unknown as ChatExtra).duplicates)).toEqual([0, 0]);
+    expect(merged.metrics.failed_connections).toBe(0);
+    expect(decodeHistogram(merged.histogram!).totalCount).toBe(336);
+    expect(server.stats.connections).toBe(23);
+    expect(merged.metrics["custom.room_throughput_median"]).toBeGreaterThan(0);
   });
 });

@@ -57,7 +57,7 @@ export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<E
   const signal = ctx.signal;
   const startedAt = new Date();
   const rooms: Room[] = Array.from({ length: spec.rooms }, (_, i) => ({
-    name: `room-${i}`,
+    name: `room-${(spec.firstRoom ?? 0) + i}`,
     members: [],
     sent: 0,
     delivered: 0,
@@ -66,7 +66,7 @@ export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<E
   }));
   const users: User[] = Array.from({ length: spec.users }, (_, i) => ({
     index: i,
-    id: `u-${i}`,
+    id: `u-${(spec.firstUser ?? 0) + i}`,
     room: rooms[i % spec.rooms]!,
     ws: null,
     joined: false,
@@ -317,7 +317,7 @@ export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<E
   activeRec.counters.lost_deliveries = canceled ? 0 : lost;
   activeRec.counters.duplicate_deliveries = stats.duplicates;
 
-  const roomStats = rooms.map((room) => {
+  const roomStats = rooms.map((room): RoomStats => {
     const span = room.lastDeliveryAt > room.firstSendAt ? (room.lastDeliveryAt - room.firstSendAt) / 1000 : 0;
     return {
       room: room.name,
@@ -327,7 +327,6 @@ export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<E
       throughput: span > 0 ? room.delivered / span : null,
     };
   });
-  const roomRates = roomStats.map((r) => r.throughput).filter((v): v is number => v !== null);
   const result = activeRec.finish(endPerf, {
     startedAt,
     endedAt: new Date(),
@@ -346,8 +345,24 @@ export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<E
       rooms: roomStats,
     },
   });
-  if (roomRates.length > 0) result.metrics["custom.room_throughput_median"] = median(roomRates);
+  const roomMedian = roomThroughputMedian(roomStats);
+  if (roomMedian !== null) result.metrics["custom.room_throughput_median"] = roomMedian;
   return result;
+}
+
+export interface RoomStats {
+  room: string;
+  members: number;
+  sent: number;
+  delivered: number;
+  /** Deliveries per second between the room's first send and its last delivery. */
+  throughput: number | null;
+}
+
+/** The median of the rooms' throughputs (null when no room delivered anything). */
+export function roomThroughputMedian(rooms: readonly RoomStats[]): number | null {
+  const rates = rooms.map((r) => r.throughput).filter((v): v is number => v !== null);
+  return rates.length > 0 ? median(rates) : null;
 }
 
 function median(values: number[]): number {
