@@ -12,6 +12,7 @@ const runner = await startRunner({
   labels: env.BENCHBOARD_WORKER_LABELS.split(",").filter(Boolean),
   healthPort: env.BENCHBOARD_WORKER_HEALTH_PORT,
   staleRunAfterMs: env.BENCHBOARD_RUN_STALE_AFTER_MS,
+  shardStartWaitMs: env.BENCHBOARD_SHARD_START_WAIT_MS,
   secretKey: env.BENCHBOARD_SECRET_KEY ? Buffer.from(env.BENCHBOARD_SECRET_KEY, "base64") : null,
 });
 

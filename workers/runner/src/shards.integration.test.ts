@@ -40,6 +40,7 @@ function startWorker(id: string, labels = ""): void {
       BENCHBOARD_WORKER_CONCURRENCY: "1",
       BENCHBOARD_WORKER_LABELS: labels,
       BENCHBOARD_RUN_STALE_AFTER_MS: "3000",
+      BENCHBOARD_SHARD_START_WAIT_MS: "2000",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -121,6 +122,12 @@ describe("sharded runs", () => {
     // The merged histogram holds every sample: percentiles come from it, never averaged.
     expect(decodeHistogram(run.result?.histogram ?? "").totalCount).toBe(1200);
     expect(run.result?.statusCounts).toEqual({ "200": 1200 });
+    // Two single-run workers for three shards: the first two waited for the third, then started
+    // without it, and the run says its combined rate does not describe overlapping load.
+    expect(run.result?.valid).toBe(false);
+    expect(run.result?.invalidReasons.join("\n")).toMatch(
+      /^shard \d: started without shard \d, not picked up within 2 s \(fewer free workers than shards\?\)/m,
+    );
   });
 
   it("fails a run whose shard's worker is killed, keeping the other shard's measurements", async () => {
@@ -206,6 +213,12 @@ describe("sharded runs", () => {
       expect(chatServer.stats.connections).toBe(12);
       expect(decodeHistogram(run.result?.histogram ?? "").totalCount).toBe(240);
       expect(m["custom.room_throughput_median"]).toBeGreaterThan(0);
+      // The shards started together: neither sent anything before both were ready.
+      const lastReady = Math.max(...shards.map((s) => s.readyAt?.getTime() ?? Number.NaN));
+      for (const s of shards) {
+        expect(new Date((s.result as { startedAt: string }).startedAt).getTime()).toBeGreaterThanOrEqual(lastReady);
+      }
+      expect(run.result?.valid).toBe(true);
     } finally {
       await chatServer.close();
     }

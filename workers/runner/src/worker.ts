@@ -22,6 +22,8 @@ export interface RunnerOptions {
   labels: string[];
   healthPort: number;
   staleRunAfterMs?: number;
+  /** How long a ready shard waits for the run's other shards before starting anyway. */
+  shardStartWaitMs?: number;
   log?: (line: string) => void;
   /** Decrypts target secrets; runs whose target has secret headers fail without it. */
   secretKey?: Buffer | null;
@@ -42,6 +44,7 @@ export async function startRunner(options: RunnerOptions) {
     workerId: options.workerId,
     log,
     secretKey: options.secretKey ?? null,
+    ...(options.shardStartWaitMs !== undefined ? { shardStartWaitMs: options.shardStartWaitMs } : {}),
     enqueueRun: async (runId: string) => {
       const next = await db.run.findUniqueOrThrow({
         where: { id: runId },

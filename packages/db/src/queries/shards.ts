@@ -50,6 +50,33 @@ export async function touchShard(db: Db, runId: string, index: number): Promise<
   await db.run.updateMany({ where: { id: runId, status: "running" }, data: { heartbeatAt: now } });
 }
 
+/** Record that a shard's worker has prepared its load and is ready to start. */
+export async function markShardReady(db: Db, runId: string, index: number, at = new Date()): Promise<void> {
+  await db.runShard.updateMany({ where: { runId, index, status: "running" }, data: { readyAt: at } });
+}
+
+/**
+ * Where the shards of a run stand before they start: the shards still being waited for (queued,
+ * or picked but not yet ready) and the latest time a shard became ready. Shards that already
+ * ended are not waited for.
+ */
+export async function shardReadiness(
+  db: Db,
+  runId: string,
+): Promise<{ waitingFor: number[]; lastReadyAt: Date | null }> {
+  const shards = await db.runShard.findMany({ where: { runId }, select: { index: true, status: true, readyAt: true } });
+  let lastReadyAt: Date | null = null;
+  const waitingFor: number[] = [];
+  for (const s of shards) {
+    if (s.readyAt) {
+      if (!lastReadyAt || s.readyAt > lastReadyAt) lastReadyAt = s.readyAt;
+    } else if (s.status === "queued" || s.status === "running") {
+      waitingFor.push(s.index);
+    }
+  }
+  return { waitingFor: waitingFor.sort((a, b) => a - b), lastReadyAt };
+}
+
 /** Keep a shard's latest progress (in its result column until it has a result). */
 export async function storeShardProgress(
   db: Db,

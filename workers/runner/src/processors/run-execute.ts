@@ -23,6 +23,8 @@ export interface ProcessorDeps {
   secretKey?: Buffer | null;
   /** Queues a run; used to start the next repetition of a group when one ends. */
   enqueueRun?: (runId: string) => Promise<void>;
+  /** How long a ready shard waits for its run's other shards before starting anyway. */
+  shardStartWaitMs?: number;
 }
 
 const CANCEL_POLL_MS = 250;

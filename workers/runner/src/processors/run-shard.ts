@@ -3,8 +3,10 @@ import {
   claimShard,
   finishRun,
   finishShard,
+  markShardReady,
   recordProgress,
   shardProgress,
+  shardReadiness,
   shardsIfAllEnded,
   storeShardProgress,
   touchShard,
@@ -51,6 +53,13 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
     const shardSpec = planShards(spec, run.shardCount)[index];
     if (!shardSpec) throw new EngineConfigError("shards", `no shard ${index} in ${run.shardCount}`);
 
+    // Every shard waits until all are ready (the lead has applied the instance config by then),
+    // then all start at one agreed moment, so their load overlaps and their series line up.
+    const start = await awaitCommonStart(deps, runId, index, watch.abort.signal);
+    if (start.waitingFor.length) {
+      log(`run ${runId} shard ${index} starts without shards ${start.waitingFor.join(", ")} (not ready in time)`);
+    }
+
     const monitors = lead ? startMonitors(monitorConfigs) : null;
     const live = new LiveSamples();
     let lastWrite = 0;
@@ -79,6 +88,15 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
         Object.assign(result.metrics, watched.metrics);
       }
     }
+    if (start.waitingFor.length) {
+      const waitS = Math.round(shardStartWaitMs(deps) / 1000);
+      result.valid = false;
+      result.invalidReasons.push(
+        `started without shard${start.waitingFor.length > 1 ? "s" : ""} ${start.waitingFor.map((i) => i + 1).join(", ")}, ` +
+          `not picked up within ${waitS} s (fewer free workers than shards?): the shards' load did not overlap, ` +
+          "so the combined rate understates it",
+      );
+    }
     await finishShard(db, runId, index, {
       status: result.canceled ? "canceled" : "succeeded",
       result: JSON.parse(JSON.stringify(result)),
@@ -92,6 +110,51 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
     watch.stop();
   }
   await finalizeShardedRun(deps, runId);
+}
+
+/** How long a ready shard waits for the others before starting anyway. */
+export const DEFAULT_SHARD_START_WAIT_MS = 15_000;
+/** Margin after the last shard became ready, so every worker can see it before the start. */
+const SHARD_START_MARGIN_MS = 300;
+const shardStartWaitMs = (deps: ProcessorDeps) => deps.shardStartWaitMs ?? DEFAULT_SHARD_START_WAIT_MS;
+
+/**
+ * Mark this shard ready, wait until every other shard of the run still in play is ready too,
+ * then sleep until the moment all of them compute alike: the last shard's ready time plus a
+ * margin. After the wait limit the shard starts anyway; `waitingFor` lists who it left behind.
+ */
+export async function awaitCommonStart(
+  deps: ProcessorDeps,
+  runId: string,
+  index: number,
+  signal: AbortSignal,
+): Promise<{ waitingFor: number[] }> {
+  await markShardReady(deps.db, runId, index);
+  const until = Date.now() + shardStartWaitMs(deps);
+  for (;;) {
+    if (signal.aborted) return { waitingFor: [] };
+    const { waitingFor, lastReadyAt } = await shardReadiness(deps.db, runId);
+    if (waitingFor.length === 0) {
+      const startAt = (lastReadyAt?.getTime() ?? Date.now()) + SHARD_START_MARGIN_MS;
+      await sleep(startAt - Date.now(), signal);
+      return { waitingFor: [] };
+    }
+    if (Date.now() >= until) return { waitingFor };
+    await sleep(100, signal);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** Live figures across shards: counts and rates add; the slowest shard's p99 is shown. */

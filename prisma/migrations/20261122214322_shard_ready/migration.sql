@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "RunShard" ADD COLUMN     "readyAt" TIMESTAMP(3);
