@@ -10,6 +10,7 @@ import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor as waitForIn } from "../test/wait";
 
 // Runs must never stay `running`: a worker killed with SIGKILL, a Redis restart, a target that
 // stops mid-run. Real worker processes, a private Redis server (restarted by the test), real
@@ -33,19 +34,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitFor<T>(
-  check: () => Promise<T | false | null | undefined>,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}\n${logs.join("")}`);
-}
+const waitFor = <T>(check: () => Promise<T | false | null | undefined>, timeoutMs: number, what: string) =>
+  waitForIn(check, timeoutMs, what, () => logs.join(""));
 
 async function startRedis(): Promise<void> {
   redis = spawn(

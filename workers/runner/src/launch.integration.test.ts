@@ -10,6 +10,7 @@ import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor as waitForIn } from "../test/wait";
 
 // The walking skeleton end to end with real parts: tRPC launch → BullMQ job in Redis → a separate
 // worker process → undici load against a real HTTP server → results in PostgreSQL.
@@ -71,14 +72,8 @@ afterAll(async () => {
   server?.close();
 });
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}\n${workerLog.join("")}`);
-}
+const waitFor = <T>(check: () => Promise<T | false | null | undefined>, timeoutMs: number, what: string) =>
+  waitForIn(check, timeoutMs, what, () => workerLog.join(""));
 
 async function waitForEnd(runId: string) {
   let run = await caller.run.byId({ id: runId });

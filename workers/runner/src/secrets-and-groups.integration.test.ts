@@ -9,6 +9,7 @@ import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor as waitForIn } from "../test/wait";
 
 // A real worker process with a secret key: secret header values reach the target server and
 // nowhere else; repetitions run one after another, the worker queueing each next one.
@@ -66,14 +67,8 @@ afterAll(async () => {
   server?.close();
 });
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}\n${workerLog.join("")}`);
-}
+const waitFor = <T>(check: () => Promise<T | false | null | undefined>, timeoutMs: number, what: string) =>
+  waitForIn(check, timeoutMs, what, () => workerLog.join(""));
 
 const ENDED = ["succeeded", "failed", "canceled"];
 

@@ -12,6 +12,7 @@ import { createQueueFor, createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/
 import { startChatServer } from "@benchboard/loadgen/test/chat-server";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor as waitForIn } from "../test/wait";
 
 // A run split across real worker processes: shards on different workers merge exactly, a
 // killed worker's shard fails the run while the other shard's measurements are kept, and a
@@ -49,19 +50,8 @@ function startWorker(id: string, labels = ""): void {
   workers.set(id, child);
 }
 
-async function waitFor<T>(
-  check: () => Promise<T | false | null | undefined>,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}\n${logs.join("")}`);
-}
+const waitFor = <T>(check: () => Promise<T | false | null | undefined>, timeoutMs: number, what: string) =>
+  waitForIn(check, timeoutMs, what, () => logs.join(""));
 
 const ended = (id: string) => async () => {
   const run = await caller.run.byId({ id });
