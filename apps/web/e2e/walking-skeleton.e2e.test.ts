@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, screenshotsDir, startStack } from "./harness";
@@ -82,5 +83,20 @@ describe("walking skeleton in the browser", () => {
 
     await page.getByRole("link", { name: "Runs" }).first().click();
     await page.getByRole("table", { name: "Runs" }).getByText("#1").waitFor();
+  });
+
+  it("lists the worker that ran it on the Workers page, online, with its host and load", async () => {
+    const { page, baseUrl, db } = stack;
+    const run = await db.db.run.findFirstOrThrow({ select: { workerIds: true } });
+    const workerId = run.workerIds[0]!;
+    await page.goto(`${baseUrl}/workers`);
+    const row = page.getByRole("table", { name: "Workers" }).getByRole("row", { name: new RegExp(workerId) });
+    await row.waitFor();
+    const text = await row.textContent();
+    expect(text).toContain("online");
+    expect(text).toContain(os.hostname());
+    expect(text).toMatch(/pid \d+/);
+    expect(text).toMatch(/\d+ \/ \d+/);
+    await page.screenshot({ path: path.join(screenshotsDir, "workers.png"), fullPage: true });
   });
 });

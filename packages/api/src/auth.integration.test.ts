@@ -233,6 +233,23 @@ describe("organizations, invitations and tokens", () => {
     expect(await verifyApiToken(t.db, bossToken.token)).not.toBeNull();
   });
 
+  it("shows where workers run only to the install's own organization", async () => {
+    const local = await ensureLocalOrganization(t.db);
+    const owner = await t.db.user.findUniqueOrThrow({ where: { email: "first@example.com" } });
+    const outsider = await t.db.membership.findFirstOrThrow({
+      where: { user: { email: "two@example.com" }, orgId: { not: local.id } },
+    });
+    await t.db.worker.create({
+      data: { id: "build-host-7-4242", host: "build-host-7", pid: 4242, labels: ["eu"], capacity: 2 },
+    });
+    const inside = await createCaller(as(owner.id, local.id, "viewer")).worker.list();
+    expect(inside.find((w) => w.id === "build-host-7-4242")).toMatchObject({ host: "build-host-7", pid: 4242 });
+    const outside = await createCaller(as(outsider.userId, outsider.orgId, "owner")).worker.list();
+    expect(outside.map((w) => [w.host, w.pid])).toEqual(outside.map(() => [null, null]));
+    expect(JSON.stringify(outside)).not.toMatch(/build-host-7|4242/);
+    expect(outside.find((w) => w.labels.includes("eu"))).toMatchObject({ capacity: 2, online: true });
+  });
+
   it("accepts an invitation only for the invited email, once", async () => {
     const local = await ensureLocalOrganization(t.db);
     const owner = await t.db.user.findUniqueOrThrow({ where: { email: "first@example.com" } });

@@ -46,7 +46,15 @@ export function WorkerList() {
                 </span>
               </td>
               <td className="px-3 py-2">
-                {w.host} <span className="text-xs text-slate-500">pid {w.pid}</span>
+                {w.host === null ? (
+                  <span className="text-xs text-slate-400" title="Shown to the install's own organization">
+                    not shown
+                  </span>
+                ) : (
+                  <>
+                    {w.host} <span className="text-xs text-slate-500">pid {w.pid}</span>
+                  </>
+                )}
               </td>
               <td className="px-3 py-2">
                 {w.labels.length ? (
