@@ -40,7 +40,7 @@ export const ZRun = z.object({
 export type TRun = z.infer<typeof ZRun>;
 
 export const ZUploadResult = z.object({ created: z.boolean(), run: ZRun });
-export const ZLaunchResult = z.object({ run: ZRun, groupRunIds: z.array(z.string()) });
+export const ZLaunchResult = z.object({ run: ZRun, groupRunIds: z.array(z.string()), created: z.boolean().optional() });
 
 const ZRunSummary = ZRun.pick({
   id: true,

@@ -100,7 +100,8 @@ export class ApiClient {
           await sleep(RETRY_DELAYS_MS[attempt]!);
           continue;
         }
-        throw new CliError(`${options.what}: cannot reach ${this.config.url}: ${networkReason(err)}`);
+        const tries = attempt > 0 ? ` (${attempt + 1} attempts)` : "";
+        throw new CliError(`${options.what}: cannot reach ${this.config.url}: ${networkReason(err)}${tries}`);
       }
       const text = await res.text();
       if (options.retry && attempt < RETRY_DELAYS_MS.length) {

@@ -65,7 +65,10 @@ describe("server commands", () => {
       BENCHBOARD_TOKEN: TOKEN,
     });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`benchboard: launch: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\n`);
+    // A launch carries an Idempotency-Key, so it is resent after a network error.
+    expect(result.stderr).toBe(
+      `benchboard: launch: cannot reach http://127.0.0.1:${port}: ECONNREFUSED (4 attempts)\n`,
+    );
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
   });
 

@@ -251,6 +251,16 @@ describe("CI uploads through the benchboard command", () => {
     expect(strict.stdout.split("\n")[0]).toBe("## ❌ Benchboard: 1 failed threshold");
     expect(strict.stderr).toMatch(/benchboard: run #\d+ failed its thresholds\n$/);
     expectNoSecret(strict);
+
+    // A re-attempted CI job with the same key follows the first launch instead of starting another.
+    const again = ["run", "smoke", "--project", projectSlug, "--target", "local", "--idempotency-key", "job-42"];
+    const before = await db.run.count({ where: { projectId: project.id } });
+    const first = await benchboard(again);
+    const second = await benchboard(again);
+    expect([first.code, second.code]).toEqual([0, 0]);
+    expect(second.stdout).toBe(first.stdout);
+    expect(first.stdout).toMatch(/^Queued run #\d+ \(smoke\): http/);
+    expect(await db.run.count({ where: { projectId: project.id } })).toBe(before + 1);
   });
 
   it("refuses revoked tokens and other organizations' tokens", async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { appendFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError } from "commander";
 import { TERMINAL_STATUSES, type TRun, ZLaunchResult, ZRun } from "../api-types";
@@ -16,6 +17,7 @@ interface RunOptions extends ServerOptions {
   tag: string[];
   notes?: string;
   repetitions?: number;
+  idempotencyKey?: string;
   wait?: boolean;
   pollInterval: number;
   timeout: number;
@@ -91,6 +93,10 @@ export function registerRun(program: Command, io: CliIo): void {
       .option("--tag <tag>", "a tag for the run; repeat for several", collect, [])
       .option("--notes <text>", "free text shown on the run")
       .option("--repetitions <n>", "runs back to back, to judge noise", positiveInteger)
+      .option(
+        "--idempotency-key <key>",
+        "launches with the same key start once (e.g. the CI job's id, so a re-attempted job follows the first run)",
+      )
       .option("--wait", "follow the run until it ends; exit 1 if it fails or fails its thresholds")
       .option("--poll-interval <seconds>", "how often to check on the run with --wait", positiveNumber, 1)
       .option("--timeout <seconds>", "give up waiting after this long (the run goes on)", positiveNumber, 3600)
@@ -110,8 +116,9 @@ export function registerRun(program: Command, io: CliIo): void {
         ...(options.notes ? { notes: options.notes } : {}),
         ...(options.repetitions ? { repetitions: options.repetitions } : {}),
       },
-      // A launch is not idempotent: sending it twice would start two runs.
-      retry: false,
+      // The key makes a resent launch return the first one's runs, so network errors can be retried.
+      headers: { "idempotency-key": options.idempotencyKey ?? randomUUID() },
+      retry: true,
       schema: ZLaunchResult,
       what: "launch",
     });

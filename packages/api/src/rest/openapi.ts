@@ -192,7 +192,17 @@ export function openApiDocument(): JsonObject {
             "Queues a run of a stored scenario (by id, or by name with `project`) against one of the project's targets, " +
             "optionally on an instance config, with the same checks as the web app (organization caps, target safety). " +
             "Poll `GET /runs/{id}` for progress and results. Needs scope `runs:launch`.",
-          parameters: [orgHeader],
+          parameters: [
+            {
+              name: "Idempotency-Key",
+              in: "header",
+              required: false,
+              description:
+                "Makes retries safe: a launch with a key used before in the organization returns that launch's runs (200) instead of launching again.",
+              schema: { type: "string", maxLength: 255 },
+            },
+            orgHeader,
+          ],
           requestBody: {
             required: true,
             content: { "application/json": { schema: { $ref: REF("LaunchInput") } } },
@@ -200,6 +210,10 @@ export function openApiDocument(): JsonObject {
           responses: {
             "201": {
               description: "Queued.",
+              content: { "application/json": { schema: { $ref: REF("LaunchResult") } } },
+            },
+            "200": {
+              description: "The Idempotency-Key was used before: the runs launched then.",
               content: { "application/json": { schema: { $ref: REF("LaunchResult") } } },
             },
             "400": errorResponse("Bad input, naming the field."),

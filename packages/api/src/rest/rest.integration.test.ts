@@ -689,6 +689,42 @@ describe("POST /api/v1/runs/launch", () => {
     expect(ZRestRun.parse(status.body).status).toBe("queued");
   });
 
+  it("launches once per Idempotency-Key: a retry, even a concurrent one, gets the first launch's runs", async () => {
+    const body = { project: project.slug, scenario: "chat 5k", target: "gw", repetitions: 2 };
+    const key = { headers: { "idempotency-key": `ci-${randomBytes(4).toString("hex")}` } };
+    const before = await t.db.run.count();
+    const first = await launch(body, key);
+    expect(first.status).toBe(201);
+    const launched = ZRestLaunchResult.parse(first.body);
+    expect(launched.created).toBe(true);
+    expect(launched.groupRunIds).toHaveLength(2);
+    const retry = await launch(body, key);
+    expect(retry.status).toBe(200);
+    expect(ZRestLaunchResult.parse(retry.body)).toMatchObject({
+      created: false,
+      run: { id: launched.run.id },
+      groupRunIds: launched.groupRunIds,
+    });
+    expect(await t.db.run.count()).toBe(before + 2);
+    await t.db.run.updateMany({ where: { orgId: org.id, status: "queued" }, data: { status: "canceled" } });
+
+    const raceKey = { headers: { "idempotency-key": `race-${randomBytes(4).toString("hex")}` } };
+    const single = { project: project.slug, scenario: "chat 5k", target: "gw" };
+    const raced = await Promise.all([launch(single, raceKey), launch(single, raceKey), launch(single, raceKey)]);
+    expect(raced.map((r) => r.status).sort()).toEqual([200, 200, 201]);
+    const ids = new Set(raced.map((r) => ZRestLaunchResult.parse(r.body).run.id));
+    expect(ids.size).toBe(1);
+    expect(await t.db.run.count()).toBe(before + 3);
+    expect(await queue.getJob([...ids][0]!)).toBeDefined();
+    await t.db.run.updateMany({ where: { orgId: org.id, status: "queued" }, data: { status: "canceled" } });
+
+    const bad = await launch(single, { headers: { "idempotency-key": "has spaces" } });
+    expect(bad.status).toBe(400);
+    expect(errorOf(bad)).toMatchObject({ field: "Idempotency-Key" });
+    expect(errorOf(bad).message).toBe("Idempotency-Key: must be visible ASCII characters");
+    expect(await t.db.run.count()).toBe(before + 3);
+  });
+
   it("names what it cannot find, and refuses over the organization's caps", async () => {
     const scenario = await t.db.scenario.findFirstOrThrow({ where: { projectId: project.id, name: "chat 5k" } });
     const noTarget = await launch({ scenario: scenario.id, target: "nope" });

@@ -1,11 +1,13 @@
 import {
   findInstanceConfigByRef,
+  findLaunchByIdempotencyKey,
   findProjectByRef,
   findScenarioByRef,
   findTargetByRef,
   storedThresholds,
 } from "@benchboard/db";
 import type { RouterOutputs } from "../index";
+import { ZLaunchRunInput } from "../routers/run";
 import { type TUploadRunInput, ZUploadRunInput } from "../routers/upload";
 import { type ApiCaller, assertProjectAllowed, authorize, type RestDeps, restLimits } from "./auth";
 import {
@@ -195,6 +197,19 @@ export async function uploadRunHandler(req: RestRequest, deps: RestDeps): Promis
 
 const MAX_LAUNCH_BODY_BYTES = 64_000;
 
+/** The Idempotency-Key header of a launch, checked like an upload's (400 naming the header). */
+function launchIdempotencyKey(req: RestRequest): string | undefined {
+  const key = req.headers.get("idempotency-key") ?? undefined;
+  if (key === undefined) return undefined;
+  const parsed = ZLaunchRunInput.shape.idempotencyKey.safeParse(key);
+  if (!parsed.success) {
+    throw new RestError(400, `Idempotency-Key: ${parsed.error.issues[0]?.message ?? "invalid"}`, {
+      field: "Idempotency-Key",
+    });
+  }
+  return key;
+}
+
 export async function launchRunHandler(req: RestRequest, deps: RestDeps): Promise<RestResponse> {
   try {
     const api = await authorize(req, deps, "runs:launch");
@@ -202,6 +217,16 @@ export async function launchRunHandler(req: RestRequest, deps: RestDeps): Promis
     if (!parsed.success) throw zodFailure(parsed.error);
     const input = parsed.data;
     const orgId = api.token.orgId;
+    const idempotencyKey = launchIdempotencyKey(req);
+    // A retried launch returns the runs of the first instead of launching again.
+    const replay = async () => {
+      const earlier = idempotencyKey ? await findLaunchByIdempotencyKey(deps.db, orgId, idempotencyKey) : null;
+      if (!earlier) return null;
+      const run = presentRun(await loadRun(api, earlier.runId), requestOrigin(req));
+      return json(200, { run, groupRunIds: earlier.groupRunIds, created: false }, { location: run.url });
+    };
+    const replayed = await replay();
+    if (replayed) return replayed;
     let projectId: string | undefined;
     if (input.project) {
       const project = await findProjectByRef(deps.db, orgId, input.project);
@@ -228,16 +253,25 @@ export async function launchRunHandler(req: RestRequest, deps: RestDeps): Promis
     if (input.instanceConfig && !config) {
       throw notFound("instanceConfig", `instance config "${input.instanceConfig}" in the scenario's project`);
     }
-    const launched = await api.caller.run.launch({
-      scenarioId: scenario.id,
-      targetId: target.id,
-      instanceConfigId: config?.id ?? null,
-      tags: input.tags ?? [],
-      notes: input.notes,
-      repetitions: input.repetitions ?? 1,
-    });
+    let launched: { id: string; groupRunIds: string[] };
+    try {
+      launched = await api.caller.run.launch({
+        scenarioId: scenario.id,
+        targetId: target.id,
+        instanceConfigId: config?.id ?? null,
+        tags: input.tags ?? [],
+        notes: input.notes,
+        repetitions: input.repetitions ?? 1,
+        idempotencyKey: idempotencyKey ?? null,
+      });
+    } catch (err) {
+      // Two retries at once: the other one launched; answer with its runs.
+      const raced = idempotencyKey ? await replay() : null;
+      if (raced) return raced;
+      throw err;
+    }
     const run = presentRun(await loadRun(api, launched.id), requestOrigin(req));
-    return json(201, { run, groupRunIds: launched.groupRunIds }, { location: run.url });
+    return json(201, { run, groupRunIds: launched.groupRunIds, created: true }, { location: run.url });
   } catch (err) {
     return restErrorResponse(err, "POST /runs/launch");
   }

@@ -135,6 +135,8 @@ export const ZRestLaunchResult = z.object({
   run: ZRestRun,
   /** Every run of the launch in order (more than one with repetitions). */
   groupRunIds: z.array(z.string()),
+  /** False when an Idempotency-Key used before returned the earlier launch's runs. */
+  created: z.boolean(),
 });
 
 export const ZRestRunSummary = ZRestRun.pick({

@@ -43,6 +43,13 @@ export const ZLaunchRunInput = z.object({
     .default(1),
   /** Only workers offering this label (e.g. a region) take the run. */
   workerLabel: ZWorkerLabel.nullish(),
+  /** A launch with a key used before in the organization is refused (REST replays the first). */
+  idempotencyKey: z
+    .string()
+    .min(1)
+    .max(255, "at most 255 characters")
+    .regex(/^[\x21-\x7e]+$/, "must be visible ASCII characters")
+    .nullish(),
   /** Runs launched back to back as one group, e.g. 3 to judge noise. */
   repetitions: z
     .number({ error: "must be a number" })

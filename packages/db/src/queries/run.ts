@@ -30,6 +30,8 @@ export interface LaunchInput {
   createdById?: string | null;
   /** Runs launched together back to back (1 = a single run). They share a group. */
   repetitions?: number;
+  /** Kept on the first run: a launch with a key used before in the organization is refused. */
+  idempotencyKey?: string | null;
 }
 
 /**
@@ -46,66 +48,91 @@ export async function createLaunchedRun(db: Db, orgId: string, input: LaunchInpu
 /** Like createLaunchedRun, returning every run of the group in order. */
 export async function createLaunchedRuns(db: Db, orgId: string, input: LaunchInput) {
   const repetitions = Math.max(1, Math.floor(input.repetitions ?? 1));
-  return db.$transaction(async (tx) => {
-    const target = await tx.target.findFirst({ where: { orgId, id: input.targetId }, select: publicTargetSelect });
-    if (!target) throw new NotFoundError("targetId", "target not found");
-    const scenario = await tx.scenario.findFirst({ where: { orgId, id: input.scenarioId } });
-    if (!scenario) throw new NotFoundError("scenarioId", "scenario not found");
-    if (scenario.projectId !== target.projectId) {
-      throw new NotFoundError("scenarioId", "scenario belongs to another project than the target");
-    }
-    const config = input.instanceConfigId
-      ? await tx.instanceConfig.findFirst({ where: { orgId, id: input.instanceConfigId } })
-      : null;
-    if (input.instanceConfigId && !config) throw new NotFoundError("instanceConfigId", "instance config not found");
-    if (config && config.projectId !== target.projectId) {
-      throw new NotFoundError("instanceConfigId", "instance config belongs to another project than the target");
-    }
-    await checkLaunchCaps(tx, orgId, scenario, { countsAsNewChain: !input.sweepId });
-    const project = await tx.project.update({
-      where: { id: target.projectId },
-      data: { runCounter: { increment: repetitions } },
-    });
-    const firstNumber = project.runCounter - repetitions + 1;
-    const runs: Awaited<ReturnType<typeof tx.run.create>>[] = [];
-    for (let index = 0; index < repetitions; index++) {
-      const run = await tx.run.create({
-        data: {
-          orgId,
-          projectId: project.id,
-          number: firstNumber + index,
-          targetId: target.id,
-          scenarioId: scenario.id,
-          instanceConfigId: config?.id ?? null,
-          sweepId: input.sweepId ?? null,
-          sweepValue: input.sweepValue ?? undefined,
-          groupId: repetitions > 1 ? (runs[0]?.id ?? null) : null,
-          groupIndex: repetitions > 1 ? index : null,
-          status: "queued",
-          source: "launched",
-          targetSnapshot: jsonSnapshot(target),
-          scenarioSnapshot: jsonSnapshot({
-            id: scenario.id,
-            name: scenario.name,
-            engine: scenario.engine,
-            spec: scenario.spec,
-            thresholds: scenario.thresholds,
-          }),
-          configSnapshot: config ? jsonSnapshot(config) : undefined,
-          scenarioName: scenario.name,
-          tags: input.tags ?? [],
-          notes: input.notes ?? "",
-          createdById: input.createdById ?? null,
-        },
+  const reused = () => new ConflictError("idempotencyKey", "a run was already launched with this key");
+  if (input.idempotencyKey && (await findLaunchByIdempotencyKey(db, orgId, input.idempotencyKey))) throw reused();
+  return db
+    .$transaction(async (tx) => {
+      const target = await tx.target.findFirst({ where: { orgId, id: input.targetId }, select: publicTargetSelect });
+      if (!target) throw new NotFoundError("targetId", "target not found");
+      const scenario = await tx.scenario.findFirst({ where: { orgId, id: input.scenarioId } });
+      if (!scenario) throw new NotFoundError("scenarioId", "scenario not found");
+      if (scenario.projectId !== target.projectId) {
+        throw new NotFoundError("scenarioId", "scenario belongs to another project than the target");
+      }
+      const config = input.instanceConfigId
+        ? await tx.instanceConfig.findFirst({ where: { orgId, id: input.instanceConfigId } })
+        : null;
+      if (input.instanceConfigId && !config) throw new NotFoundError("instanceConfigId", "instance config not found");
+      if (config && config.projectId !== target.projectId) {
+        throw new NotFoundError("instanceConfigId", "instance config belongs to another project than the target");
+      }
+      await checkLaunchCaps(tx, orgId, scenario, { countsAsNewChain: !input.sweepId });
+      const project = await tx.project.update({
+        where: { id: target.projectId },
+        data: { runCounter: { increment: repetitions } },
       });
-      runs.push(run);
-    }
-    if (repetitions > 1) {
-      // The group is named after its first run, which only has an id once created.
-      runs[0] = await tx.run.update({ where: { id: runs[0]!.id }, data: { groupId: runs[0]!.id } });
-    }
-    return runs;
+      const firstNumber = project.runCounter - repetitions + 1;
+      const runs: Awaited<ReturnType<typeof tx.run.create>>[] = [];
+      for (let index = 0; index < repetitions; index++) {
+        const run = await tx.run.create({
+          data: {
+            orgId,
+            projectId: project.id,
+            number: firstNumber + index,
+            targetId: target.id,
+            scenarioId: scenario.id,
+            instanceConfigId: config?.id ?? null,
+            sweepId: input.sweepId ?? null,
+            sweepValue: input.sweepValue ?? undefined,
+            groupId: repetitions > 1 ? (runs[0]?.id ?? null) : null,
+            groupIndex: repetitions > 1 ? index : null,
+            status: "queued",
+            source: "launched",
+            targetSnapshot: jsonSnapshot(target),
+            scenarioSnapshot: jsonSnapshot({
+              id: scenario.id,
+              name: scenario.name,
+              engine: scenario.engine,
+              spec: scenario.spec,
+              thresholds: scenario.thresholds,
+            }),
+            configSnapshot: config ? jsonSnapshot(config) : undefined,
+            scenarioName: scenario.name,
+            tags: input.tags ?? [],
+            notes: input.notes ?? "",
+            createdById: input.createdById ?? null,
+            idempotencyKey: index === 0 ? (input.idempotencyKey ?? null) : null,
+          },
+        });
+        runs.push(run);
+      }
+      if (repetitions > 1) {
+        // The group is named after its first run, which only has an id once created.
+        runs[0] = await tx.run.update({ where: { id: runs[0]!.id }, data: { groupId: runs[0]!.id } });
+      }
+      return runs;
+    })
+    .catch((err: unknown) => {
+      // Two retries racing past the check above: the database's unique key decides.
+      if (input.idempotencyKey && (err as { code?: string }).code === "P2002") throw reused();
+      throw err;
+    });
+}
+
+/** The runs of an earlier launch with this key (its group in order), or null. */
+export async function findLaunchByIdempotencyKey(db: Db, orgId: string, idempotencyKey: string) {
+  const first = await db.run.findUnique({
+    where: { orgId_idempotencyKey: { orgId, idempotencyKey } },
+    select: { id: true, groupId: true },
   });
+  if (!first) return null;
+  if (!first.groupId) return { runId: first.id, groupRunIds: [first.id] };
+  const group = await db.run.findMany({
+    where: { orgId, groupId: first.groupId },
+    orderBy: { groupIndex: "asc" },
+    select: { id: true },
+  });
+  return { runId: first.id, groupRunIds: group.map((r) => r.id) };
 }
 
 /**
