@@ -1,6 +1,11 @@
 "use client";
 
+import { Button } from "@benchboard/ui";
+import { type QueryKey, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
 import type { ReactNode } from "react";
+import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
 /**
@@ -70,4 +75,52 @@ export function InlineError({ id, message }: { id: string; message?: string }) {
       {message}
     </p>
   );
+}
+
+/**
+ * The foot of an editor: errors that belong to no field shown, the failed save's own message,
+ * then save and cancel.
+ */
+export function EditorActions({
+  unshown,
+  saveError,
+  pending,
+  label,
+  cancelHref,
+}: {
+  unshown: string | null;
+  saveError: unknown;
+  pending: boolean;
+  label: string;
+  cancelHref: string;
+}) {
+  return (
+    <>
+      <FormAlert>{unshown}</FormAlert>
+      <FormAlert>{generalError(saveError)}</FormAlert>
+      <div className="flex items-center gap-3">
+        <Button type="submit" disabled={pending}>
+          {pending ? "Saving…" : label}
+        </Button>
+        <Link href={cancelHref} className="text-sm text-slate-600 hover:underline">
+          Cancel
+        </Link>
+      </div>
+    </>
+  );
+}
+
+/**
+ * What an editor does once saved: refresh the edited kind's queries and the project's (its
+ * counts), then go back to the list.
+ */
+export function useSavedThenBack(kindKey: QueryKey, listUrl: string): () => Promise<void> {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  return async () => {
+    await queryClient.invalidateQueries({ queryKey: kindKey });
+    await queryClient.invalidateQueries({ queryKey: trpc.project.pathKey() });
+    router.push(listUrl);
+  };
 }

@@ -13,20 +13,18 @@ import {
   parseKnobValue,
 } from "@benchboard/core";
 import { Button, Card, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
-import { useRouter } from "next/navigation";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/client";
 import {
-  FormAlert,
-  generalError,
+  EditorActions,
   InlineError,
   mergeErrors,
   numText,
   readNumbers,
   smallInputClass,
   unshownErrors,
+  useSavedThenBack,
 } from "../../_components/form";
 import { CloneDialog } from "./clone-dialog";
 
@@ -61,8 +59,6 @@ export function ConfigEditor({ projectId, configId }: { projectId: string; confi
 
 function ConfigForm({ projectId, config }: { projectId: string; config?: Config }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const router = useRouter();
   const [name, setName] = useState(config?.name ?? "");
   const [instanceType, setInstanceType] = useState(config?.instanceType ?? "");
   const [vcpu, setVcpu] = useState(numText(config?.vcpu));
@@ -85,11 +81,7 @@ function ConfigForm({ projectId, config }: { projectId: string; config?: Config 
   const [cloning, setCloning] = useState(false);
   const listUrl = `/projects/${projectId}/configs`;
 
-  const onSaved = async () => {
-    await queryClient.invalidateQueries({ queryKey: trpc.instanceConfig.pathKey() });
-    await queryClient.invalidateQueries({ queryKey: trpc.project.pathKey() });
-    router.push(listUrl);
-  };
+  const onSaved = useSavedThenBack(trpc.instanceConfig.pathKey(), listUrl);
   const create = useMutation(trpc.instanceConfig.create.mutationOptions({ onSuccess: onSaved }));
   const update = useMutation(trpc.instanceConfig.update.mutationOptions({ onSuccess: onSaved }));
   const save = config ? update : create;
@@ -381,16 +373,13 @@ function ConfigForm({ projectId, config }: { projectId: string; config?: Config 
           )}
         </Card>
 
-        <FormAlert>{unshownErrors(errors, shown)}</FormAlert>
-        <FormAlert>{generalError(save.error)}</FormAlert>
-        <div className="flex items-center gap-3">
-          <Button type="submit" disabled={save.isPending}>
-            {save.isPending ? "Saving…" : config ? "Save config" : "Create config"}
-          </Button>
-          <Link href={listUrl} className="text-sm text-slate-600 hover:underline">
-            Cancel
-          </Link>
-        </div>
+        <EditorActions
+          unshown={unshownErrors(errors, shown)}
+          saveError={save.error}
+          pending={save.isPending}
+          label={config ? "Save config" : "Create config"}
+          cancelHref={listUrl}
+        />
       </form>
       {config && (
         <CloneDialog

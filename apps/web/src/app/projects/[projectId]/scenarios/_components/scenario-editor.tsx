@@ -15,21 +15,20 @@ import {
   ZScenarioSpec,
 } from "@benchboard/core";
 import { Button, Card, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
-import { useRouter } from "next/navigation";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 import {
+  EditorActions,
   FormAlert,
-  generalError,
   InlineError,
   mergeErrors,
   numberOrEmpty,
   numText,
   smallInputClass,
   unshownErrors,
+  useSavedThenBack,
 } from "../../_components/form";
 
 type Scenario = RouterOutputs["scenario"]["byId"];
@@ -232,8 +231,6 @@ export function ScenarioEditor({ projectId, scenarioId }: { projectId: string; s
 
 function ScenarioForm({ projectId, scenario }: { projectId: string; scenario?: Scenario }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const router = useRouter();
   const initialSpec = ZScenarioSpec.safeParse(scenario?.spec);
   const [name, setName] = useState(scenario?.name ?? "");
   const [description, setDescription] = useState(scenario?.description ?? "");
@@ -248,11 +245,7 @@ function ScenarioForm({ projectId, scenario }: { projectId: string; scenario?: S
   const [imported, setImported] = useState<{ warnings: string[]; base: string | null } | null>(null);
   const listUrl = `/projects/${projectId}/scenarios`;
 
-  const onSaved = async () => {
-    await queryClient.invalidateQueries({ queryKey: trpc.scenario.pathKey() });
-    await queryClient.invalidateQueries({ queryKey: trpc.project.pathKey() });
-    router.push(listUrl);
-  };
+  const onSaved = useSavedThenBack(trpc.scenario.pathKey(), listUrl);
   const create = useMutation(trpc.scenario.create.mutationOptions({ onSuccess: onSaved }));
   const update = useMutation(trpc.scenario.update.mutationOptions({ onSuccess: onSaved }));
   const importDrill = useMutation(
@@ -658,16 +651,13 @@ function ScenarioForm({ projectId, scenario }: { projectId: string; scenario?: S
         )}
       </Card>
 
-      <FormAlert>{unshownErrors(errors, shown)}</FormAlert>
-      <FormAlert>{generalError(save.error)}</FormAlert>
-      <div className="flex items-center gap-3">
-        <Button type="submit" disabled={save.isPending}>
-          {save.isPending ? "Saving…" : scenario ? "Save scenario" : "Create scenario"}
-        </Button>
-        <Link href={listUrl} className="text-sm text-slate-600 hover:underline">
-          Cancel
-        </Link>
-      </div>
+      <EditorActions
+        unshown={unshownErrors(errors, shown)}
+        saveError={save.error}
+        pending={save.isPending}
+        label={scenario ? "Save scenario" : "Create scenario"}
+        cancelHref={listUrl}
+      />
     </form>
   );
 }

@@ -3,21 +3,20 @@
 import type { RouterInputs, RouterOutputs } from "@benchboard/api";
 import { formatBytes } from "@benchboard/core";
 import { Button, Card, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
-import { useRouter } from "next/navigation";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 import {
+  EditorActions,
   FormAlert,
-  generalError,
   InlineError,
   mergeErrors,
   numberOrEmpty,
   numText,
   smallInputClass,
   unshownErrors,
+  useSavedThenBack,
 } from "../../_components/form";
 import { TARGET_KIND_LABEL } from "./target-list";
 
@@ -174,8 +173,6 @@ export function TargetEditor({ projectId, targetId }: { projectId: string; targe
 
 function TargetForm({ projectId, target }: { projectId: string; target?: Target }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const router = useRouter();
   const initial = target ? rowsFromTarget(target) : { headers: [], monitors: [] };
   const [name, setName] = useState(target?.name ?? "");
   const [kind, setKind] = useState<TargetInput["kind"]>(target?.kind ?? "http");
@@ -187,11 +184,7 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
   const [probe, setProbe] = useState<ProbeResults | null>(null);
   const listUrl = `/projects/${projectId}/targets`;
 
-  const onSaved = async () => {
-    await queryClient.invalidateQueries({ queryKey: trpc.target.pathKey() });
-    await queryClient.invalidateQueries({ queryKey: trpc.project.pathKey() });
-    router.push(listUrl);
-  };
+  const onSaved = useSavedThenBack(trpc.target.pathKey(), listUrl);
   const create = useMutation(trpc.target.create.mutationOptions({ onSuccess: onSaved }));
   const update = useMutation(trpc.target.update.mutationOptions({ onSuccess: onSaved }));
   const test = useMutation(trpc.target.testMonitors.mutationOptions({ onSuccess: setProbe }));
@@ -481,16 +474,13 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
         {test.isError && <FormAlert>{errorMessage(test.error)}</FormAlert>}
       </Card>
 
-      <FormAlert>{unshown}</FormAlert>
-      <FormAlert>{generalError(save.error)}</FormAlert>
-      <div className="flex items-center gap-3">
-        <Button type="submit" disabled={save.isPending}>
-          {save.isPending ? "Saving…" : target ? "Save target" : "Create target"}
-        </Button>
-        <Link href={listUrl} className="text-sm text-slate-600 hover:underline">
-          Cancel
-        </Link>
-      </div>
+      <EditorActions
+        unshown={unshown}
+        saveError={save.error}
+        pending={save.isPending}
+        label={target ? "Save target" : "Create target"}
+        cancelHref={listUrl}
+      />
     </form>
   );
 }
