@@ -202,6 +202,75 @@ plan:
     expect(received).toBe(0);
   });
 
+  it("sends a multi-byte body intact on every request and records each response once", async () => {
+    const body = "héllo ✓"; // 7 characters, 10 bytes in UTF-8
+    const seen = new Map<string, number>();
+    let received = 0;
+    server = await startHttpServer(async (req, res) => {
+      received++;
+      const key = `${req.method} ${req.headers["content-length"]} ${await readBody(req)}`;
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+      res.end("ok");
+    });
+    const result = await runScenario(
+      { engine: "http-closed", concurrency: 4, requests: 300, request: { method: "POST", path: "/b", body } },
+      { baseUrl: server.url },
+    );
+    expect(received).toBe(300);
+    expect([...seen]).toEqual([[`POST 10 ${body}`, 300]]);
+    expect(result.metrics.requests).toBe(300);
+    expect(result.metrics.req_bytes_avg).toBe(10);
+    expect(result.metrics.res_bytes_avg).toBe(2);
+    expect(result.statusCounts).toEqual({ "200": 300 });
+    // No Server-Timing header: no stages.
+    expect(result.stages).toEqual({});
+    // Every response is in the per-second rps series and the latency histogram exactly once.
+    expect((result.series.rps?.values ?? []).reduce<number>((a, v) => a + (v ?? 0), 0)).toBe(300);
+    expect(result.metrics.latency_p50).toBeGreaterThan(0);
+    const intervals = result.intervalHistograms?.values.filter((v) => v !== null).length ?? 0;
+    expect(intervals).toBeGreaterThan(0);
+  });
+
+  it("stops within a second of cancellation against a fast server, counting only answered requests", async () => {
+    let received = 0;
+    server = await startHttpServer((_req, res) => {
+      received++;
+      res.end("ok");
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const started = performance.now();
+    const result = await runScenario(
+      { engine: "http-closed", concurrency: 4, durationS: 60 },
+      { baseUrl: server.url, signal: controller.signal },
+    );
+    expect(performance.now() - started).toBeLessThan(1_300);
+    expect(result.canceled).toBe(true);
+    expect(result.metrics.requests).toBeGreaterThan(0);
+    expect(result.metrics.failed).toBe(0);
+    // Requests torn down by the abort (at most one per user) are not measurements.
+    expect(received - (result.metrics.requests ?? 0)).toBeGreaterThanOrEqual(0);
+    expect(received - (result.metrics.requests ?? 0)).toBeLessThanOrEqual(4);
+    expect((result.series.rps?.values ?? []).reduce<number>((a, v) => a + (v ?? 0), 0)).toBe(result.metrics.requests);
+  });
+
+  it("sends nothing when canceled before it starts", async () => {
+    let received = 0;
+    server = await startHttpServer((_req, res) => {
+      received++;
+      res.end();
+    });
+    const controller = new AbortController();
+    controller.abort();
+    const result = await runScenario(
+      { engine: "http-closed", concurrency: 4, durationS: 60 },
+      { baseUrl: server.url, signal: controller.signal },
+    );
+    expect(received).toBe(0);
+    expect(result.canceled).toBe(true);
+    expect(result.metrics.requests).toBe(0);
+  });
+
   it("stops within a second of cancellation against a hung server", async () => {
     server = await startHttpServer(() => {
       // never answers

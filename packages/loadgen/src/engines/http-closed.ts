@@ -2,10 +2,11 @@ import type { TPlanStep, TScenarioSpec } from "@benchboard/core";
 import type { Dispatcher } from "undici";
 import {
   CallTimeoutError,
+  ClosedLoopCall,
   callOnce,
   createClient,
   createPool,
-  HttpCall,
+  type HttpCall,
   type PreparedRequest,
   prepareRequest,
 } from "../http/call";
@@ -96,7 +97,7 @@ export async function runHttpClosed(spec: HttpClosedSpec, ctx: EngineContext): P
         }),
       );
     } else {
-      await runSingleRequest(spec, ctx, connections, rec, state, canContinue);
+      await runSingleRequest(spec, ctx, connections, rec, state, total, deadline);
     }
   } finally {
     stopProgress();
@@ -132,7 +133,8 @@ async function runSingleRequest(
   connections: Dispatcher[],
   rec: Recorder,
   state: { claimed: number; closing: boolean },
-  canContinue: (now?: number) => boolean,
+  total: number,
+  deadline: number,
 ): Promise<void> {
   const url = resolveTargetUrl(ctx.baseUrl, spec.request.path);
   const request = prepareRequest({
@@ -151,12 +153,18 @@ async function runSingleRequest(
   const userDone = () => {
     if (--usersLeft === 0) resolveAll();
   };
+  // Kept by a listener so that the per-request check reads a local instead of the signal.
+  let aborted = ctx.signal?.aborted === true;
+  const markAborted = () => {
+    aborted = true;
+  };
+  ctx.signal?.addEventListener("abort", markAborted, { once: true });
   // The completion time of one call is the start time of the user's next one.
-  const send = (user: number, now = performance.now()) => {
-    if (!canContinue(now)) return userDone();
+  const send = (user: number, now: number) => {
+    if (aborted || state.claimed >= total || now >= deadline) return userDone();
     state.claimed++;
     inFlight.inc();
-    connections[user]!.dispatch(request, new HttpCall(now, done, null, user));
+    connections[user]!.dispatch(request, new ClosedLoopCall(now, done, null, user));
   };
   const done = (call: HttpCall, error: Error | null) => {
     inFlight.dec();
@@ -174,12 +182,12 @@ async function runSingleRequest(
   for (let user = 0; user < spec.concurrency; user++) {
     const delay = rampDelay(spec, user);
     if (delay === 0) {
-      send(user);
+      send(user, performance.now());
       continue;
     }
     const timer = setTimeout(() => {
       rampTimers.delete(timer);
-      send(user);
+      send(user, performance.now());
     }, delay);
     rampTimers.add(timer);
   }
@@ -195,6 +203,7 @@ async function runSingleRequest(
     await Promise.race([allDone, abortedAndDrained(ctx.signal, inFlight)]);
   } finally {
     ctx.signal?.removeEventListener("abort", onAbort);
+    ctx.signal?.removeEventListener("abort", markAborted);
     for (const timer of rampTimers) clearTimeout(timer);
   }
 }

@@ -26,7 +26,7 @@ export class HttpCall implements Dispatcher.DispatchHandler {
   serverTiming: string | null = null;
   rawHeaders: Buffer[] | null = null;
   chunks: Buffer[] | null;
-  private abortFn: ((err?: Error) => void) | null = null;
+  protected abortFn: ((err?: Error) => void) | null = null;
   private settled = false;
 
   constructor(
@@ -109,6 +109,16 @@ export class HttpCall implements Dispatcher.DispatchHandler {
   }
 }
 
+/**
+ * A closed-model call: it is sent as soon as it is started, so nothing reads its send time and
+ * it has no queueing deadline. Skips the clock read `onConnect` makes for the open model.
+ */
+export class ClosedLoopCall extends HttpCall {
+  override onConnect(abort: (err?: Error) => void): void {
+    this.abortFn = abort;
+  }
+}
+
 const SERVER_TIMING = Buffer.from("server-timing");
 
 function isServerTiming(name: Buffer): boolean {
@@ -155,7 +165,9 @@ export function prepareRequest(opts: {
     if (k.toLowerCase() === "host" || k.toLowerCase() === "content-length") continue;
     headers.push(k, v);
   }
-  const body = opts.body ?? null;
+  // Encoded once: undici would otherwise run `Buffer.from` on a string body for every request.
+  // An empty body stays as it was (undici sends none either way).
+  const body = typeof opts.body === "string" && opts.body.length > 0 ? Buffer.from(opts.body) : (opts.body ?? null);
   return {
     path: opts.path,
     method: opts.method as Dispatcher.HttpMethod,
