@@ -120,29 +120,40 @@ describe("sharded runs", () => {
     );
   });
 
-  it("fails a run whose shard's worker is killed, keeping the other shard's measurements", async () => {
-    const ids = await setup({ engine: "http-closed", concurrency: 2, durationS: 8 });
+  it("fails a run whose shard's worker is killed, keeping what every shard measured", async () => {
+    const ids = await setup({ engine: "http-closed", concurrency: 2, durationS: 10 });
     const launched = await caller.run.launch({ ...ids, shards: 2 });
+    // Killed once shard 1 has stored a checkpoint (every 5 s), mid-run.
     const running = await waitFor(
       async () => {
-        const shards = await t.db.runShard.findMany({ where: { runId: launched.id } });
-        return shards.length === 2 && shards.every((s) => s.status === "running") ? shards : null;
+        const shards = await t.db.runShard.findMany({ where: { runId: launched.id }, orderBy: { index: "asc" } });
+        const checkpointed = (shards[1]?.result as { metrics?: { requests: number } } | null)?.metrics;
+        return shards.length === 2 && shards.every((s) => s.status === "running") && checkpointed ? shards : null;
       },
       30_000,
-      "both shards running",
+      "both shards running and shard 1 checkpointed",
     );
-    const victim = running.find((s) => s.index === 1)?.workerId ?? "";
-    await new Promise((r) => setTimeout(r, 1_000));
+    const victim = running[1]!.workerId ?? "";
     workers.get(victim)?.kill("SIGKILL");
 
     const run = await waitFor(ended(launched.id), 40_000, "the run to end");
     expect(run.status).toBe("failed");
     expect(run.error).toMatch(
       new RegExp(
-        `^1 of 2 shards failed: shard 1 on worker ${victim} stopped responding \\(no heartbeat for \\d+ s\\); the other shards' results are kept$`,
+        `^1 of 2 shards failed: shard 1 on worker ${victim} stopped responding \\(no heartbeat for \\d+ s\\); what the shards measured \\(a failed one's until its last checkpoint\\) is kept$`,
       ),
     );
-    expect((run.result?.metrics as Record<string, number>).requests).toBeGreaterThan(0);
+    const shards = await t.db.runShard.findMany({ where: { runId: launched.id }, orderBy: { index: "asc" } });
+    const requestsOf = (i: number) => (shards[i]!.result as { metrics: { requests: number } }).metrics.requests;
+    expect(requestsOf(0)).toBeGreaterThan(0);
+    expect(requestsOf(1)).toBeGreaterThan(0);
+    // The merged result holds the finished shard and the killed one's checkpoint, flagged partial.
+    const merged = run.result?.metrics as Record<string, number>;
+    expect(merged.requests).toBe(requestsOf(0) + requestsOf(1));
+    expect(run.result?.valid).toBe(false);
+    expect(run.result?.invalidReasons).toContainEqual(
+      expect.stringMatching(/^shard 2: partial result: checkpoint after \d+ s/),
+    );
   });
 
   it("sends a run that asks for a label only to workers offering it, and refuses unknown labels", async () => {

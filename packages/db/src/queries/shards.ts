@@ -77,17 +77,32 @@ export async function shardReadiness(
   return { waitingFor: waitingFor.sort((a, b) => a - b), lastReadyAt };
 }
 
-/** Keep a shard's latest progress (in its result column until it has a result). */
+/**
+ * Keep a shard's latest live progress under `live` in its result column, beside its latest
+ * checkpoint (which it leaves as it is).
+ */
 export async function storeShardProgress(
   db: Db,
   runId: string,
   index: number,
   progress: EngineProgress,
 ): Promise<void> {
-  await db.runShard.updateMany({
-    where: { runId, index, status: "running" },
-    data: { result: { live: progress } as unknown as Prisma.InputJsonValue },
-  });
+  await db.$executeRaw`
+    UPDATE "RunShard"
+    SET "result" = COALESCE("result", '{}'::jsonb) || jsonb_build_object('live', ${JSON.stringify(progress)}::jsonb)
+    WHERE "runId" = ${runId} AND "index" = ${index} AND "status" = 'running'`;
+}
+
+/**
+ * Store a running shard's partial result (an engine checkpoint, histograms encoded) so that, if
+ * its worker dies, the run keeps what the shard measured until then. Its live progress stays.
+ */
+export async function checkpointShard(db: Db, runId: string, index: number, partial: object): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "RunShard"
+    SET "result" = ${JSON.stringify(partial)}::jsonb
+      || jsonb_build_object('live', COALESCE("result"->'live', 'null'::jsonb))
+    WHERE "runId" = ${runId} AND "index" = ${index} AND "status" = 'running'`;
 }
 
 /** Latest progress of every running shard of a run. */
@@ -98,7 +113,10 @@ export async function shardProgress(db: Db, runId: string): Promise<EngineProgre
     .filter((p): p is EngineProgress => Boolean(p));
 }
 
-/** Store a shard's end state and result (the engine result, histograms encoded). */
+/**
+ * Store a shard's end state and result (the engine result, histograms encoded). Without a result
+ * (the shard failed) its last checkpoint stays, so the run keeps what it measured.
+ */
 export async function finishShard(
   db: Db,
   runId: string,
@@ -111,7 +129,7 @@ export async function finishShard(
       status: outcome.status,
       error: outcome.error ?? null,
       endedAt: new Date(),
-      result: (outcome.result ?? null) as Prisma.InputJsonValue,
+      ...(outcome.result !== undefined ? { result: (outcome.result ?? null) as Prisma.InputJsonValue } : {}),
     },
   });
 }

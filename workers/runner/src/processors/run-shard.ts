@@ -1,5 +1,6 @@
 import { type EngineProgress, planShards } from "@benchboard/core";
 import {
+  checkpointShard,
   claimShard,
   finishRun,
   finishShard,
@@ -70,6 +71,10 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
         headers,
         signal: watch.abort.signal,
         limits: { maxRate: caps.maxRate, maxConcurrency: caps.maxConnections, maxDurationS: caps.maxDurationS },
+        // Every 5 s the shard's result so far, kept if its worker dies before the end.
+        onCheckpoint: (partial) => {
+          checkpointShard(db, runId, index, JSON.parse(JSON.stringify(partial))).catch(() => {});
+        },
         onProgress: (p) => {
           storeShardProgress(db, runId, index, p).catch(() => {});
           if (!lead || Date.now() - lastWrite < 900) return;
@@ -194,7 +199,7 @@ export async function finalizeShardedRun(deps: ProcessorDeps, runId: string): Pr
   if (failed.length) {
     outcome = {
       status: "failed",
-      error: `${failed.length} of ${shards.length} shards failed: ${failed[0]?.error ?? "unknown"}${merged ? "; the other shards' results are kept" : ""}`,
+      error: `${failed.length} of ${shards.length} shards failed: ${failed[0]?.error ?? "unknown"}${merged ? "; what the shards measured (a failed one's until its last checkpoint) is kept" : ""}`,
     };
   } else if (!merged) {
     outcome = { status: "canceled", error: "canceled before any shard measured anything" };
