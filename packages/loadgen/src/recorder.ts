@@ -399,6 +399,9 @@ export function stepSummaries(
   return Object.keys(steps).length > 0 ? { steps } : {};
 }
 
+/** Half of the engines' once-a-second tick. */
+const CHECKPOINT_TICK_SLACK_MS = 500;
+
 /**
  * Returns a function for an engine's once-a-second timer that hands the context a snapshot of
  * the result every `ctx.checkpointMs` (marked as partial), and does nothing without a callback.
@@ -411,7 +414,9 @@ export function checkpointer(
   const every = ctx.checkpointMs ?? DEFAULT_CHECKPOINT_MS;
   let last = performance.now();
   return (nowPerf) => {
-    if (!ctx.onCheckpoint || nowPerf - last < every) return;
+    // The timer ticks once a second and may fire a little early or late: a checkpoint is due
+    // from half a tick before its time, so ticks that land just short of it do not skip a beat.
+    if (!ctx.onCheckpoint || nowPerf - last < every - CHECKPOINT_TICK_SLACK_MS) return;
     last = nowPerf;
     const runtimeMs = rec.elapsedMs(nowPerf);
     ctx.onCheckpoint(
