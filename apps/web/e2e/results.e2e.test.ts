@@ -138,45 +138,60 @@ describe("published benchmarks (demo organization)", () => {
 describe("sweeps, comparisons and sharing in the local organization", () => {
   let projectName: string;
 
-  it("launches a sweep of a knob over three values against a live target", async () => {
+  /**
+   * A project with the test's knob target (taking configs over PUT /admin/config), one closed
+   * scenario and an instance config, then a sweep of knobs.pool_size launched from the form.
+   */
+  async function launchSweep(o: {
+    project: { name: string; slug: string };
+    targetName: string;
+    scenarioName: string;
+    spec: Record<string, string | number>;
+    knobs: Record<string, string | number>;
+    sweepName: string;
+    values: string;
+  }) {
     const { page, baseUrl, db } = stack;
     await useOrg("local");
     const org = await db.db.organization.findUniqueOrThrow({ where: { slug: "local" } });
-    projectName = "Sweep demo";
-    const project = await db.db.project.create({ data: { orgId: org.id, name: projectName, slug: "sweep-demo" } });
+    const project = await db.db.project.create({ data: { orgId: org.id, ...o.project } });
+    const owned = { orgId: org.id, projectId: project.id };
     await db.db.target.create({
       data: {
-        orgId: org.id,
-        projectId: project.id,
-        name: "knob server",
+        ...owned,
+        name: o.targetName,
         kind: "http",
         baseUrl: targetUrl,
         configApplyUrl: `${targetUrl}/admin/config`,
       },
     });
-    await db.db.scenario.create({
-      data: {
-        orgId: org.id,
-        projectId: project.id,
-        name: "closed 4×300",
-        engine: "http-closed",
-        spec: { engine: "http-closed", concurrency: 4, requests: 300 },
-      },
-    });
-    await db.db.instanceConfig.create({
-      data: { orgId: org.id, projectId: project.id, name: "local", vcpu: 2, knobs: { pool_size: 4, mode: "fast" } },
-    });
+    await db.db.scenario.create({ data: { ...owned, name: o.scenarioName, engine: "http-closed", spec: o.spec } });
+    await db.db.instanceConfig.create({ data: { ...owned, name: "local", vcpu: 2, knobs: o.knobs } });
 
     await page.goto(`${baseUrl}/sweeps`);
     const form = page.getByRole("form", { name: "New sweep" });
-    await form.getByLabel("Project").selectOption({ label: projectName });
-    await form.getByLabel("Target", { exact: true }).selectOption({ label: "knob server" });
+    await form.getByLabel("Project").selectOption({ label: o.project.name });
+    await form.getByLabel("Target", { exact: true }).selectOption({ label: o.targetName });
     await form.getByLabel("Instance config (optional)").selectOption({ label: "local" });
-    await form.getByLabel("Sweep name").fill("pool size 8–32");
+    await form.getByLabel("Sweep name").fill(o.sweepName);
     await form.getByLabel("Parameter").fill("knobs.pool_size");
-    await form.getByLabel("Values").fill("8, 16, 32");
+    await form.getByLabel("Values").fill(o.values);
     await form.getByRole("button", { name: "Launch sweep" }).click();
     await page.waitForURL(/\/sweeps\/[a-z0-9]+$/);
+  }
+
+  it("launches a sweep of a knob over three values against a live target", async () => {
+    const { page, db } = stack;
+    projectName = "Sweep demo";
+    await launchSweep({
+      project: { name: projectName, slug: "sweep-demo" },
+      targetName: "knob server",
+      scenarioName: "closed 4×300",
+      spec: { engine: "http-closed", concurrency: 4, requests: 300 },
+      knobs: { pool_size: 4, mode: "fast" },
+      sweepName: "pool size 8–32",
+      values: "8, 16, 32",
+    });
     await page.locator('h1 [data-status="succeeded"]').waitFor({ timeout: 90_000 });
 
     const sweepId = page.url().split("/").pop()!;
@@ -295,43 +310,16 @@ describe("sweeps, comparisons and sharing in the local organization", () => {
     await shot("run-detail");
   });
   it("shows a running sweep's progress and cancels it, keeping what the running value measured", async () => {
-    const { page, baseUrl, db } = stack;
-    await useOrg("local");
-    const org = await db.db.organization.findUniqueOrThrow({ where: { slug: "local" } });
-    const project = await db.db.project.create({ data: { orgId: org.id, name: "Cancel demo", slug: "cancel-demo" } });
-    await db.db.target.create({
-      data: {
-        orgId: org.id,
-        projectId: project.id,
-        name: "slow knob server",
-        kind: "http",
-        baseUrl: targetUrl,
-        configApplyUrl: `${targetUrl}/admin/config`,
-      },
+    const { page, db } = stack;
+    await launchSweep({
+      project: { name: "Cancel demo", slug: "cancel-demo" },
+      targetName: "slow knob server",
+      scenarioName: "closed 2 for 30 s",
+      spec: { engine: "http-closed", concurrency: 2, durationS: 30 },
+      knobs: { pool_size: 1 },
+      sweepName: "pool size 101–103",
+      values: "101, 102, 103",
     });
-    await db.db.scenario.create({
-      data: {
-        orgId: org.id,
-        projectId: project.id,
-        name: "closed 2 for 30 s",
-        engine: "http-closed",
-        spec: { engine: "http-closed", concurrency: 2, durationS: 30 },
-      },
-    });
-    await db.db.instanceConfig.create({
-      data: { orgId: org.id, projectId: project.id, name: "local", vcpu: 2, knobs: { pool_size: 1 } },
-    });
-
-    await page.goto(`${baseUrl}/sweeps`);
-    const form = page.getByRole("form", { name: "New sweep" });
-    await form.getByLabel("Project").selectOption({ label: "Cancel demo" });
-    await form.getByLabel("Target", { exact: true }).selectOption({ label: "slow knob server" });
-    await form.getByLabel("Instance config (optional)").selectOption({ label: "local" });
-    await form.getByLabel("Sweep name").fill("pool size 101–103");
-    await form.getByLabel("Parameter").fill("knobs.pool_size");
-    await form.getByLabel("Values").fill("101, 102, 103");
-    await form.getByRole("button", { name: "Launch sweep" }).click();
-    await page.waitForURL(/\/sweeps\/[a-z0-9]+$/);
     const sweepId = page.url().split("/").pop()!;
 
     await page.getByRole("progressbar", { name: "0 of 3 runs finished" }).waitFor();
