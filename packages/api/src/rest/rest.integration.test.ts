@@ -707,6 +707,16 @@ describe("POST /api/v1/runs/launch", () => {
     });
     expect(await t.db.run.count()).toBe(before + 2);
     await t.db.run.updateMany({ where: { orgId: org.id, status: "queued" }, data: { status: "canceled" } });
+    // Uploads keep keys of their own: the same key on an upload stores a new run.
+    const uploaded = await upload(`?project=${project.slug}`, {
+      body: nativeRun({ rps: 5 }),
+      contentType: "application/json",
+      ...key,
+    });
+    expect(uploaded.status).toBe(201);
+    expect(ZRestUploadResult.parse(uploaded.body).run.id).not.toBe(launched.run.id);
+    expect((await launch(body, key)).status).toBe(200);
+    await t.db.run.deleteMany({ where: { id: ZRestUploadResult.parse(uploaded.body).run.id } });
 
     const raceKey = { headers: { "idempotency-key": `race-${randomBytes(4).toString("hex")}` } };
     const single = { project: project.slug, scenario: "chat 5k", target: "gw" };

@@ -50,6 +50,7 @@ export async function createLaunchedRuns(db: Db, orgId: string, input: LaunchInp
   const repetitions = Math.max(1, Math.floor(input.repetitions ?? 1));
   const reused = () => new ConflictError("idempotencyKey", "a run was already launched with this key");
   if (input.idempotencyKey && (await findLaunchByIdempotencyKey(db, orgId, input.idempotencyKey))) throw reused();
+  const storedKey = input.idempotencyKey ? launchKey(input.idempotencyKey) : null;
   return db
     .$transaction(async (tx) => {
       const target = await tx.target.findFirst({ where: { orgId, id: input.targetId }, select: publicTargetSelect });
@@ -101,7 +102,7 @@ export async function createLaunchedRuns(db: Db, orgId: string, input: LaunchInp
             tags: input.tags ?? [],
             notes: input.notes ?? "",
             createdById: input.createdById ?? null,
-            idempotencyKey: index === 0 ? (input.idempotencyKey ?? null) : null,
+            idempotencyKey: index === 0 ? storedKey : null,
           },
         });
         runs.push(run);
@@ -119,10 +120,16 @@ export async function createLaunchedRuns(db: Db, orgId: string, input: LaunchInp
     });
 }
 
+/**
+ * Launch keys are stored with a prefix an upload's key cannot have (keys are visible ASCII, no
+ * spaces), so a launch never answers with an uploaded run or the other way round.
+ */
+const launchKey = (key: string) => `launch ${key}`;
+
 /** The runs of an earlier launch with this key (its group in order), or null. */
 export async function findLaunchByIdempotencyKey(db: Db, orgId: string, idempotencyKey: string) {
   const first = await db.run.findUnique({
-    where: { orgId_idempotencyKey: { orgId, idempotencyKey } },
+    where: { orgId_idempotencyKey: { orgId, idempotencyKey: launchKey(idempotencyKey) } },
     select: { id: true, groupId: true },
   });
   if (!first) return null;
