@@ -323,7 +323,8 @@ describe("sweeps, comparisons and sharing in the local organization", () => {
     const sweepId = page.url().split("/").pop()!;
 
     await page.getByRole("progressbar", { name: "0 of 3 runs finished" }).waitFor();
-    await page.getByText("Measuring 101").waitFor({ timeout: 30_000 });
+    // The value being measured shows how far its own run has got.
+    await page.getByText(/Measuring 101 \(\d+% of this run\)/).waitFor({ timeout: 30_000 });
     await expect.poll(() => servedAt.get(101) ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
     await shot("sweep-running");
     const appliedBefore = applied.length;

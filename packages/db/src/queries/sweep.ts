@@ -272,6 +272,17 @@ export async function getSweepView(db: Db, orgId: string, id: string) {
     select: runFactsSelect,
   });
   const runs = rows.map(toRunFacts);
+  // How far the value being measured has got (its live progress), for the sweep's progress bar.
+  const running = await db.run.findMany({
+    where: { orgId, sweepId: sweep.id, status: "running" },
+    select: { id: true, progress: true },
+  });
+  const fractionOf = new Map(
+    running.map((r) => {
+      const fraction = (r.progress as { fraction?: unknown } | null)?.fraction;
+      return [r.id, typeof fraction === "number" ? fraction : null];
+    }),
+  );
   const thresholds: TThreshold[] = [
     ...ZThresholdList.parse(sweep.project.thresholds),
     ...ZThresholdList.parse(sweep.scenario?.thresholds ?? []),
@@ -316,6 +327,8 @@ export async function getSweepView(db: Db, orgId: string, id: string) {
         label: run.label,
         included: sweep.includedRunIds.includes(run.id),
         excludedReason: run.excludedReason,
+        /** Live progress (0–1) of a running run, when it reports one. */
+        fraction: fractionOf.get(run.id) ?? null,
         configName: typeof run.config?.name === "string" ? run.config.name : null,
       };
     }),

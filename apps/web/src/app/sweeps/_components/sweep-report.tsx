@@ -303,18 +303,21 @@ function SweepProgress({
 }) {
   const finished = rows.filter((r) => r.status !== "queued" && r.status !== "running").length;
   const current = rows.find((r) => r.status === "running");
+  // The value being measured counts by how far it has got.
+  const done = finished + (current?.fraction ?? 0);
   return (
     <Card title="Progress">
       <div className="space-y-3">
         <ProgressBar
           label={`${finished} of ${rows.length} runs finished`}
-          value={rows.length ? finished / rows.length : null}
+          value={rows.length ? done / rows.length : null}
         />
         <div className="flex items-center justify-between gap-4 text-sm text-slate-600">
           <span>
             {current ? (
               <>
                 Measuring <span className="font-mono text-xs">{formatSweepValue(current.value)}</span>
+                {current.fraction !== null && ` (${Math.round(current.fraction * 100)}% of this run)`}
               </>
             ) : (
               "Waiting for a worker…"
