@@ -20,11 +20,21 @@ pnpm --silent db:seed
 build_web
 bash scripts/down.sh --quiet
 
+# Each process runs in a session (and process group) of its own whose id is the recorded pid, so
+# down.sh stops it together with any children it forks (next start runs the server in a child).
 start() { # name dir command...
   local name="$1" dir="$2"
   shift 2
-  (cd "$dir" && nohup "$@" >"$ROOT/.data/logs/$name.log" 2>&1 & echo $! >"$ROOT/.data/pids/$name.pid")
+  (cd "$dir" || exit 1; exec setsid nohup "$@" >"$ROOT/.data/logs/$name.log" 2>&1) &
+  echo $! >"$ROOT/.data/pids/$name.pid"
 }
+# Something else listening on a port we need would answer the health checks below in our place.
+port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+ports=("$PORT")
+[ -f apps/targets/src/main.ts ] && ports+=("${BENCHBOARD_GATEWAY_PORT:-4100}" "${BENCHBOARD_CHAT_PORT:-4200}" "${BENCHBOARD_EXAMPLES_PORT:-4300}")
+for port in "${ports[@]}"; do
+  port_taken "$port" && die "port $port is already in use (another Benchboard? stop it with scripts/down.sh in its checkout, or set PORT / BENCHBOARD_*_PORT)"
+done
 step "starting the reference targets, the worker and the web app"
 if [ -f apps/targets/src/main.ts ]; then start targets apps/targets node --import tsx src/main.ts; fi
 start worker workers/runner node --import tsx src/index.ts
