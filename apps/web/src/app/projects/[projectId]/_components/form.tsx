@@ -1,12 +1,12 @@
 "use client";
 
 import { Button } from "@benchboard/ui";
-import { type QueryKey, useQueryClient } from "@tanstack/react-query";
+import type { QueryKey } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { ReactNode } from "react";
-import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
+import { useRefreshKind } from "./use-refresh-kind";
 
 /**
  * Errors to show at fields: the form's own checks first (empty or non-numeric input never goes to
@@ -115,12 +115,10 @@ export function EditorActions({
  * counts), then go back to the list.
  */
 export function useSavedThenBack(kindKey: QueryKey, listUrl: string): () => Promise<void> {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
+  const refresh = useRefreshKind(kindKey);
   const router = useRouter();
   return async () => {
-    await queryClient.invalidateQueries({ queryKey: kindKey });
-    await queryClient.invalidateQueries({ queryKey: trpc.project.pathKey() });
+    await refresh();
     router.push(listUrl);
   };
 }

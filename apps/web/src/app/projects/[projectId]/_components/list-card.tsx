@@ -65,3 +65,43 @@ export function ListCard<T>({
     </Card>
   );
 }
+
+/**
+ * The actions of a list row: Edit (View for those who may not edit) and Delete, with any other
+ * actions of the row before (`lead`) or between them (`extra`).
+ */
+export function RowActions({
+  href,
+  name,
+  canEdit,
+  onDelete,
+  lead,
+  extra,
+}: {
+  href: string;
+  name: string;
+  canEdit: boolean;
+  onDelete: () => void;
+  lead?: ReactNode;
+  extra?: ReactNode;
+}) {
+  return (
+    <span className="inline-flex items-center gap-3">
+      {lead}
+      <Link href={href} className="text-sky-700 hover:underline" aria-label={`${canEdit ? "Edit" : "View"} ${name}`}>
+        {canEdit ? "Edit" : "View"}
+      </Link>
+      {extra}
+      {canEdit && (
+        <button
+          type="button"
+          className="text-rose-700 hover:underline"
+          aria-label={`Delete ${name}`}
+          onClick={onDelete}
+        >
+          Delete
+        </button>
+      )}
+    </span>
+  );
+}

@@ -2,14 +2,15 @@
 
 import type { RouterOutputs } from "@benchboard/api";
 import { describeInstanceSize } from "@benchboard/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 import { ConfirmDialog } from "../../_components/confirm-dialog";
-import { ListCard } from "../../_components/list-card";
+import { ListCard, RowActions } from "../../_components/list-card";
+import { useRefreshKind } from "../../_components/use-refresh-kind";
 import { CloneDialog } from "./clone-dialog";
 
 type Config = RouterOutputs["instanceConfig"]["list"][number];
@@ -20,7 +21,7 @@ export function formatKnob(value: unknown): string {
 
 export function ConfigList({ projectId }: { projectId: string }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
+  const refresh = useRefreshKind(trpc.instanceConfig.pathKey());
   const configs = useQuery(trpc.instanceConfig.list.queryOptions({ projectId }));
   const canEdit = useCanEdit();
   const [doomed, setDoomed] = useState<Config | null>(null);
@@ -29,8 +30,7 @@ export function ConfigList({ projectId }: { projectId: string }) {
     trpc.instanceConfig.delete.mutationOptions({
       onSuccess: async () => {
         setDoomed(null);
-        await queryClient.invalidateQueries({ queryKey: trpc.instanceConfig.pathKey() });
-        await queryClient.invalidateQueries({ queryKey: trpc.project.pathKey() });
+        await refresh();
       },
     }),
   );
@@ -101,36 +101,27 @@ export function ConfigList({ projectId }: { projectId: string }) {
                 </td>
                 <td className="py-2 text-right tabular-nums">{c.runCount}</td>
                 <td className="py-2 text-right whitespace-nowrap">
-                  <Link
+                  <RowActions
                     href={`${base}/${c.id}`}
-                    className="text-sky-700 hover:underline"
-                    aria-label={`${canEdit ? "Edit" : "View"} ${c.name}`}
-                  >
-                    {canEdit ? "Edit" : "View"}
-                  </Link>
-                  {canEdit && (
-                    <button
-                      type="button"
-                      className="ml-3 text-sky-700 hover:underline"
-                      aria-label={`Clone ${c.name}`}
-                      onClick={() => setCloning(c)}
-                    >
-                      Clone
-                    </button>
-                  )}
-                  {canEdit && (
-                    <button
-                      type="button"
-                      className="ml-3 text-rose-700 hover:underline"
-                      aria-label={`Delete ${c.name}`}
-                      onClick={() => {
-                        remove.reset();
-                        setDoomed(c);
-                      }}
-                    >
-                      Delete
-                    </button>
-                  )}
+                    name={c.name}
+                    canEdit={canEdit}
+                    onDelete={() => {
+                      remove.reset();
+                      setDoomed(c);
+                    }}
+                    extra={
+                      canEdit && (
+                        <button
+                          type="button"
+                          className="text-sky-700 hover:underline"
+                          aria-label={`Clone ${c.name}`}
+                          onClick={() => setCloning(c)}
+                        >
+                          Clone
+                        </button>
+                      )
+                    }
+                  />
                 </td>
               </tr>
             ))}

@@ -2,14 +2,15 @@
 
 import type { RouterOutputs } from "@benchboard/api";
 import { describeScenarioSpec, describeThreshold, ENGINE_LABEL, ZScenarioSpec } from "@benchboard/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 import { ConfirmDialog } from "../../_components/confirm-dialog";
-import { ListCard } from "../../_components/list-card";
+import { ListCard, RowActions } from "../../_components/list-card";
+import { useRefreshKind } from "../../_components/use-refresh-kind";
 
 type Scenario = RouterOutputs["scenario"]["list"][number];
 
@@ -20,7 +21,7 @@ export function describeStoredSpec(spec: unknown): string {
 
 export function ScenarioList({ projectId }: { projectId: string }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
+  const refresh = useRefreshKind(trpc.scenario.pathKey());
   const scenarios = useQuery(trpc.scenario.list.queryOptions({ projectId }));
   const canEdit = useCanEdit();
   const [doomed, setDoomed] = useState<Scenario | null>(null);
@@ -28,8 +29,7 @@ export function ScenarioList({ projectId }: { projectId: string }) {
     trpc.scenario.delete.mutationOptions({
       onSuccess: async () => {
         setDoomed(null);
-        await queryClient.invalidateQueries({ queryKey: trpc.scenario.pathKey() });
-        await queryClient.invalidateQueries({ queryKey: trpc.project.pathKey() });
+        await refresh();
       },
     }),
   );
@@ -83,35 +83,26 @@ export function ScenarioList({ projectId }: { projectId: string }) {
                 </td>
                 <td className="py-2 text-right tabular-nums">{s.runCount}</td>
                 <td className="py-2 text-right whitespace-nowrap">
-                  {canEdit && (
-                    <Link
-                      href={`/projects/${projectId}/launch?scenarioId=${s.id}`}
-                      className="font-medium text-sky-700 hover:underline"
-                      aria-label={`Launch ${s.name}`}
-                    >
-                      Launch
-                    </Link>
-                  )}
-                  <Link
+                  <RowActions
                     href={`${base}/${s.id}`}
-                    className="ml-3 text-sky-700 hover:underline"
-                    aria-label={`${canEdit ? "Edit" : "View"} ${s.name}`}
-                  >
-                    {canEdit ? "Edit" : "View"}
-                  </Link>
-                  {canEdit && (
-                    <button
-                      type="button"
-                      className="ml-3 text-rose-700 hover:underline"
-                      aria-label={`Delete ${s.name}`}
-                      onClick={() => {
-                        remove.reset();
-                        setDoomed(s);
-                      }}
-                    >
-                      Delete
-                    </button>
-                  )}
+                    name={s.name}
+                    canEdit={canEdit}
+                    onDelete={() => {
+                      remove.reset();
+                      setDoomed(s);
+                    }}
+                    lead={
+                      canEdit && (
+                        <Link
+                          href={`/projects/${projectId}/launch?scenarioId=${s.id}`}
+                          className="font-medium text-sky-700 hover:underline"
+                          aria-label={`Launch ${s.name}`}
+                        >
+                          Launch
+                        </Link>
+                      )
+                    }
+                  />
                 </td>
               </tr>
             ))}

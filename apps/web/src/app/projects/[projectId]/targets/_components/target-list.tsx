@@ -1,14 +1,15 @@
 "use client";
 
 import type { RouterOutputs } from "@benchboard/api";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 import { ConfirmDialog } from "../../_components/confirm-dialog";
-import { ListCard } from "../../_components/list-card";
+import { ListCard, RowActions } from "../../_components/list-card";
+import { useRefreshKind } from "../../_components/use-refresh-kind";
 
 type Target = RouterOutputs["target"]["list"][number];
 
@@ -20,7 +21,7 @@ export const TARGET_KIND_LABEL: Record<Target["kind"], string> = {
 
 export function TargetList({ projectId }: { projectId: string }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
+  const refresh = useRefreshKind(trpc.target.pathKey());
   const targets = useQuery(trpc.target.list.queryOptions({ projectId }));
   const canEdit = useCanEdit();
   const [doomed, setDoomed] = useState<Target | null>(null);
@@ -28,8 +29,7 @@ export function TargetList({ projectId }: { projectId: string }) {
     trpc.target.delete.mutationOptions({
       onSuccess: async () => {
         setDoomed(null);
-        await queryClient.invalidateQueries({ queryKey: trpc.target.pathKey() });
-        await queryClient.invalidateQueries({ queryKey: trpc.project.pathKey() });
+        await refresh();
       },
     }),
   );
@@ -88,26 +88,15 @@ export function TargetList({ projectId }: { projectId: string }) {
                   </td>
                   <td className="py-2 text-right tabular-nums">{t.runCount}</td>
                   <td className="py-2 text-right whitespace-nowrap">
-                    <Link
+                    <RowActions
                       href={`${base}/${t.id}`}
-                      className="text-sky-700 hover:underline"
-                      aria-label={`${canEdit ? "Edit" : "View"} ${t.name}`}
-                    >
-                      {canEdit ? "Edit" : "View"}
-                    </Link>
-                    {canEdit && (
-                      <button
-                        type="button"
-                        className="ml-3 text-rose-700 hover:underline"
-                        aria-label={`Delete ${t.name}`}
-                        onClick={() => {
-                          remove.reset();
-                          setDoomed(t);
-                        }}
-                      >
-                        Delete
-                      </button>
-                    )}
+                      name={t.name}
+                      canEdit={canEdit}
+                      onDelete={() => {
+                        remove.reset();
+                        setDoomed(t);
+                      }}
+                    />
                   </td>
                 </tr>
               );
