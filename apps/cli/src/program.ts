@@ -1,11 +1,13 @@
 import { Command } from "commander";
+import packageJson from "../package.json";
 import { registerCompare } from "./commands/compare";
 import { registerParse } from "./commands/parse";
 import { registerRun } from "./commands/run";
 import { registerUpload } from "./commands/upload";
 import type { CliIo } from "./io";
 
-export const VERSION = "0.1.0";
+/** The package's version, bundled into the built file. */
+export const VERSION: string = packageJson.version;
 
 /**
  * The `benchboard` command. Each subcommand lives in `commands/<name>.ts` and reports failures
