@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import packageJson from "../package.json";
 import { registerCompare } from "./commands/compare";
+import { registerExec } from "./commands/exec";
 import { registerParse } from "./commands/parse";
 import { registerRun } from "./commands/run";
 import { registerUpload } from "./commands/upload";
@@ -27,6 +28,7 @@ export function createProgram(io: CliIo): Command {
   registerUpload(program, io);
   registerRun(program, io);
   registerCompare(program, io);
+  registerExec(program, io);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
