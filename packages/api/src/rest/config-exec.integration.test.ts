@@ -249,7 +249,7 @@ describe("client-driven runs (benchboard exec)", () => {
 
     const lines = readFileSync(`${FIXTURES}vegeta-results/mixed.jsonl`, "utf8").trimEnd().split("\n");
     const agg = new RequestAggregator("vegeta");
-    lines.forEach((text, i) => agg.add(parseVegetaResultLine(i + 1, text)!));
+    for (const [i, text] of lines.entries()) agg.add(parseVegetaResultLine(i + 1, text)!);
     const second = agg.tick();
     const progress = await execProgressHandler(
       request("POST", `/runs/${run.id}/progress`, tokens.runsOnly!, { ...agg.progress(), samples: [second] }),
