@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import packageJson from "../package.json";
 import { registerCompare } from "./commands/compare";
+import { registerConfig } from "./commands/config";
 import { registerExec } from "./commands/exec";
 import { registerParse } from "./commands/parse";
 import { registerRun } from "./commands/run";
@@ -29,6 +30,7 @@ export function createProgram(io: CliIo): Command {
   registerRun(program, io);
   registerCompare(program, io);
   registerExec(program, io);
+  registerConfig(program, io);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -38,6 +38,7 @@ const FIXTURES: [string, ImportFormat][] = [
   ["drill/stats-verbose.txt", "drill"],
   ["bifrost/results.json", "bifrost"],
   ["k6-json/points.jsonl", "k6-json"],
+  ["k6-json/mixed.jsonl", "k6-json"],
   ["vegeta-results/mixed.jsonl", "vegeta-results"],
   ["vegeta-results/refused.jsonl", "vegeta-results"],
 ];

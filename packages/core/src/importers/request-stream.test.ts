@@ -75,6 +75,30 @@ describe("vegeta results stream (attack | encode)", () => {
 
 const k6Lines = fixture("k6-json/points.jsonl").trimEnd().split("\n");
 
+describe("k6 --out json stream, recorded from k6 v1.8.1", () => {
+  it("gives the totals k6's own summary gives for the same run", () => {
+    const summary = JSON.parse(fixture("k6-json/mixed.summary.json")) as {
+      metrics: {
+        http_reqs: { count: number };
+        http_req_failed: { passes: number; fails: number };
+        http_req_duration: { max: number; avg: number };
+      };
+    };
+    const run = parseK6Stream(fixture("k6-json/mixed.jsonl"));
+    const { metrics } = run.result;
+    expect(metrics.requests).toBe(summary.metrics.http_reqs.count);
+    // k6's Rate counts the requests that failed as its passes.
+    expect(metrics.failed).toBe(summary.metrics.http_req_failed.passes);
+    expect(metrics.success).toBe(summary.metrics.http_req_failed.fails);
+    const max = summary.metrics.http_req_duration.max;
+    expect(Math.abs(metrics.latency_max! - max) / max).toBeLessThan(0.002);
+    expect(run.result.errors).toContainEqual(
+      expect.objectContaining({ kind: "connect", message: "dial: connection refused" }),
+    );
+    expect(detectFormat(fixture("k6-json/mixed.jsonl"))).toBe("k6-json");
+  });
+});
+
 describe("k6 --out json stream (hand-written from k6's documented format)", () => {
   it("takes one request per http_req_duration point, failures by status and error tag", () => {
     const run = parseK6Stream(`${k6Lines.join("\n")}\n`);
