@@ -161,7 +161,20 @@ export function registerExec(program: Command, io: CliIo): void {
     const run = started.body.run;
     await rememberRun(io, run);
     io.stderr(`benchboard: run #${run.number} is live at ${run.url}\n`);
-    const outcome = await runTool(command, plan, client, run.id, io);
+    let outcome: Outcome;
+    try {
+      outcome = await runTool(command, plan, client, run.id, io);
+    } catch (err) {
+      // The tool could not run: end the run failed rather than leave it to the stale-run reaper.
+      const reason = err instanceof Error ? err.message : String(err);
+      await finish(client, run.id, {
+        status: "failed",
+        aggregator: new RequestAggregator(plan.tool),
+        exitCode: EXIT.badInput,
+        error: reason.replace(/^exec: /, ""),
+      }).catch(() => {});
+      throw err;
+    }
     const finished = await finish(client, run.id, outcome);
     await rememberRun(io, finished);
     io.stdout(`Stored run #${finished.number} (${finished.source}, ${finished.scenario.name}): ${finished.url}\n`);
@@ -244,6 +257,8 @@ async function runTool(
     spawn(program, toolArgs, { stdio: stdio as ["inherit", "pipe", "inherit"], detached: true });
   let tool: ChildProcess;
   const helpers: ChildProcess[] = [];
+  // Watched from the start: a helper may end before the tool's end is noticed.
+  const helpersDone: Promise<unknown>[] = [];
   try {
     if (plan.tool === "vegeta") {
       tool = spawnTool(["inherit", "pipe", "inherit"]);
@@ -251,6 +266,7 @@ async function runTool(
       // vegeta's own report of the same results, printed as vegeta prints it.
       const report = spawn(program, ["report"], { stdio: ["pipe", "inherit", "inherit"] });
       helpers.push(encode, report);
+      helpersDone.push(exited(encode), exited(report));
       for (const helper of helpers) helper.stdin!.on("error", () => {});
       tool.stdout!.on("data", (chunk: Buffer) => {
         encode.stdin!.write(chunk);
@@ -331,9 +347,10 @@ async function runTool(
   }, 1000);
 
   let status: { code: number | null; signal: NodeJS.Signals | null };
+  const toolDone = exited(tool);
   try {
-    status = await exited(tool);
-    await Promise.all(helpers.map((h) => exited(h)));
+    status = await toolDone;
+    await Promise.all(helpersDone);
     if (tail) feed(await tail.read());
     feed("", true);
   } catch (err) {
