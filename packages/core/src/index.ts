@@ -17,3 +17,4 @@ export * from "./snapshots";
 export * from "./statistics";
 export * from "./sweep";
 export * from "./thresholds";
+export * from "./words";
