@@ -39,7 +39,7 @@ function plural(n: number, one: string, many = `${one}s`): string {
 export function thresholdLines(thresholds: TThresholds): string[] {
   const lines = thresholds.verdicts.map((v) => {
     const actual = v.actual === null ? "not measured" : formatMetric(v.metric, v.actual);
-    return `- ${v.passed ? "✅" : "❌"} ${metricDef(v.metric).label} ${v.op} ${v.value} (${actual}; ${v.source})`;
+    return `- ${v.passed ? "✅" : "❌"} ${metricDef(v.metric).label} ${v.op} ${formatMetric(v.metric, v.value)} (${actual}; ${v.source} threshold)`;
   });
   for (const v of thresholds.tool) {
     lines.push(`- ${v.passed ? "✅" : "❌"} ${code(v.metric)} ${code(v.expression)} (the load tool's own threshold)`);

@@ -1,4 +1,5 @@
 export * from "./caps";
+export * from "./change-point";
 export * from "./compare";
 export * from "./derived";
 export * from "./histogram";
@@ -17,3 +18,4 @@ export * from "./snapshots";
 export * from "./statistics";
 export * from "./sweep";
 export * from "./thresholds";
+export * from "./words";

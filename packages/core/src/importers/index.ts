@@ -7,7 +7,7 @@ import { isObject } from "./json";
 import { k6SummaryShape, parseK6 } from "./k6";
 import type { TNormalizedRun } from "./normalized-run";
 import { parseK6Stream, parseVegetaResults } from "./request-stream";
-import { stripAnsi } from "./text";
+import { MAX_LINE_CHARS, stripAnsi } from "./text";
 import { looksLikeVegeta, parseVegeta } from "./vegeta";
 import { parseWrk } from "./wrk";
 
@@ -104,23 +104,43 @@ export function importRun(format: ImportFormat | "auto", text: string, options: 
   });
 }
 
-/** Recognises a format from the content alone; undefined when nothing fits. */
+/** Recognises a format from the content alone; undefined when nothing fits. Linear time. */
 export function detectFormat(text: string): ImportFormat | undefined {
   const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
   const trimmed = source.trimStart();
   if (trimmed.startsWith("{")) return detectJson(trimmed);
-  const plain = stripAnsi(source);
-  if (
-    /This is ApacheBench/.test(plain) ||
-    (/^Concurrency Level:/m.test(plain) && /^Time taken for tests:/m.test(plain))
-  ) {
-    return "ab";
+  const seen = new Set<string>();
+  // Each line is tested on its own with patterns anchored at its start: a multi-line pattern
+  // such as /^\s*…/m backtracks over every blank line after each line start.
+  let start = 0;
+  while (start <= source.length) {
+    const end = source.indexOf("\n", start);
+    const stop = end === -1 ? source.length : end;
+    if (stop - start <= MAX_LINE_CHARS) {
+      const line = stripAnsi(source.slice(start, stop)).trim();
+      for (const [key, pattern] of DETECT_LINES) if (pattern.test(line)) seen.add(key);
+    }
+    if (end === -1) break;
+    start = end + 1;
   }
-  if (/^Running \S+ test @ /m.test(plain) || /^\s*\d+ requests in \S+, \S+ read$/m.test(plain)) return "wrk";
-  if (/^Summary:$/m.test(plain) && /^\s*Requests\/sec:\s/m.test(plain)) return "hey";
-  if (/^Total requests\s+\d+$/m.test(plain) && /^Requests per second\s+[\d.]+ \[#\/sec\]$/m.test(plain)) return "drill";
+  if (seen.has("abBanner") || (seen.has("abConcurrency") && seen.has("abTime"))) return "ab";
+  if (seen.has("wrkRunning") || seen.has("wrkRequests")) return "wrk";
+  if (seen.has("heySummary") && seen.has("heyRps")) return "hey";
+  if (seen.has("drillTotal") && seen.has("drillRps")) return "drill";
   return undefined;
 }
+
+const DETECT_LINES: [string, RegExp][] = [
+  ["abBanner", /^This is ApacheBench/],
+  ["abConcurrency", /^Concurrency Level:/],
+  ["abTime", /^Time taken for tests:/],
+  ["wrkRunning", /^Running \S+ test @ /],
+  ["wrkRequests", /^\d+ requests in \S+, \S+ read$/],
+  ["heySummary", /^Summary:$/],
+  ["heyRps", /^Requests\/sec:\s/],
+  ["drillTotal", /^Total requests\s+\d+$/],
+  ["drillRps", /^Requests per second\s+[\d.]+ \[#\/sec\]$/],
+];
 
 function detectJson(text: string): ImportFormat | undefined {
   let doc: unknown;

@@ -116,7 +116,7 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                       )}
                       {run.meetsTargets !== null && (
                         <span className={run.meetsTargets ? "text-emerald-700" : "text-rose-700"}>
-                          {run.meetsTargets ? "meets targets" : "misses a target"}
+                          {run.meetsTargets ? "meets thresholds" : "misses a threshold"}
                         </span>
                       )}
                     </div>

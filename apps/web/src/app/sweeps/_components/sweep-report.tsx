@@ -176,7 +176,7 @@ export function SweepReport({ id }: { id: string }) {
         )}
         <p className="mt-2 text-xs text-slate-500">
           {best
-            ? `Best: ${view.sweep.parameter} = ${formatSweepValue(best.value)} (${best.label}), the best ${metricDef(view.sweep.metric).label.toLowerCase()} among runs that meet every target.`
+            ? `Best: ${view.sweep.parameter} = ${formatSweepValue(best.value)} (${best.label}), the best ${metricDef(view.sweep.metric).label.toLowerCase()} among runs that meet every threshold.`
             : "No best value yet."}{" "}
           Green marks the best value, red the values that miss a target; dashed lines are targets on this metric.
         </p>
@@ -200,7 +200,7 @@ export function SweepReport({ id }: { id: string }) {
                     <HeaderUnit metric={k} />
                   </th>
                 ))}
-                <th className="py-1.5 pr-3">Meets targets</th>
+                <th className="py-1.5 pr-3">Meets thresholds</th>
                 <th className="py-1.5">Best</th>
               </tr>
             </thead>
@@ -246,7 +246,7 @@ export function SweepReport({ id }: { id: string }) {
                     ))}
                     <td className="min-w-40 py-1.5 pr-3" title={row.failedTargets.join(", ") || undefined}>
                       {row.meetsTargets === null ? (
-                        <span className="text-slate-400">{hasTargets ? "—" : "no targets"}</span>
+                        <span className="text-slate-400">{hasTargets ? "—" : "no thresholds"}</span>
                       ) : row.meetsTargets ? (
                         <span className="font-semibold text-emerald-700">✓ yes</span>
                       ) : (
@@ -266,8 +266,8 @@ export function SweepReport({ id }: { id: string }) {
         </div>
         <p className="mt-3 text-xs text-slate-500">
           {hasTargets
-            ? `Targets: ${view.thresholds.map((t) => `${metricDef(t.metric).label} ${t.op} ${formatMetric(t.metric, t.value)}`).join(", ")} (the project's and scenario's current targets).`
-            : "The project has no targets; set them on the Trends page."}{" "}
+            ? `Thresholds: ${view.thresholds.map((t) => `${metricDef(t.metric).label} ${t.op} ${formatMetric(t.metric, t.value)}`).join(", ")} (the project's and scenario's current thresholds).`
+            : "The project has no thresholds; set them on the Trends page."}{" "}
           Excluded runs stay listed but leave the chart and the best value.
         </p>
       </Card>

@@ -109,13 +109,13 @@ export function RunReport({
       </section>
 
       <div className="grid gap-6 lg:grid-cols-3">
-        <Card title="Targets" className="self-start lg:col-span-1">
+        <Card title="Thresholds" className="self-start lg:col-span-1">
           {result.verdicts.length === 0 ? (
             <p className="text-sm text-slate-500">
-              No targets apply to this run. Set project targets on the Trends page.
+              No thresholds apply to this run. Set project thresholds on the Trends page.
             </p>
           ) : (
-            <ul className="space-y-1.5 text-sm" aria-label="Target verdicts">
+            <ul className="space-y-1.5 text-sm" aria-label="Threshold verdicts">
               {result.verdicts.map((v) => (
                 <li
                   key={`${v.source}-${v.metric}-${v.op}-${v.value}`}
