@@ -15,7 +15,6 @@ import {
 import { Button, Card, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { useTRPC } from "~/trpc/client";
 import {
   EditorActions,
   InlineError,
@@ -25,7 +24,8 @@ import {
   smallInputClass,
   unshownErrors,
   useSavedThenBack,
-} from "../../_components/form";
+} from "~/app/_components/form-kit";
+import { useTRPC } from "~/trpc/client";
 import { CloneDialog } from "./clone-dialog";
 
 type Config = RouterOutputs["instanceConfig"]["byId"];

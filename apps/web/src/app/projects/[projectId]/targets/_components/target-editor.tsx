@@ -5,8 +5,6 @@ import { formatBytes } from "@benchboard/core";
 import { Button, Card, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { useTRPC } from "~/trpc/client";
-import { errorMessage } from "~/trpc/errors";
 import {
   EditorActions,
   FormAlert,
@@ -17,7 +15,9 @@ import {
   smallInputClass,
   unshownErrors,
   useSavedThenBack,
-} from "../../_components/form";
+} from "~/app/_components/form-kit";
+import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
 import { TARGET_KIND_LABEL } from "./target-list";
 
 type Target = RouterOutputs["target"]["byId"];
