@@ -200,6 +200,9 @@ export function openApiDocument(): JsonObject {
           description:
             "Queues a run of a stored scenario (by id, or by name with `project`) against one of the project's targets, " +
             "optionally on an instance config, with the same checks as the web app (organization caps, target safety). " +
+            "`shards` splits each run across worker processes (results merge exactly), `workerLabel` sends it to workers " +
+            "offering that label, and `rate`, `concurrency` and `durationS` override the scenario's load for this launch " +
+            "(kept on the run's snapshot, within the caps). " +
             "Poll `GET /runs/{id}` for progress and results. Needs scope `runs:launch`.",
           parameters: [
             {
@@ -228,7 +231,9 @@ export function openApiDocument(): JsonObject {
             "400": errorResponse("Bad input, naming the field."),
             ...COMMON_ERRORS,
             "404": errorResponse("No such project, scenario, target or instance config."),
-            "409": errorResponse("Over the organization's caps (rate, duration, concurrent runs)."),
+            "409": errorResponse(
+              "Over the organization's caps (rate, duration, concurrent runs), a split the scenario cannot take, an override its engine has no use for, or a label no online worker offers.",
+            ),
             "503": errorResponse("The job queue is unavailable; the run was marked failed."),
           },
         },
