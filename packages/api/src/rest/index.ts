@@ -8,6 +8,7 @@ export { type RestErrorBody, type RestRequest, type RestResponse, toFetchRespons
 export { openApiDocument } from "./openapi";
 export { getRunHandler, launchRunHandler, uploadRunHandler } from "./runs";
 export * from "./schemas";
+export { trendHandler } from "./trend";
 
 let openApi: Record<string, unknown> | undefined;
 let runSchema: Record<string, unknown> | undefined;
