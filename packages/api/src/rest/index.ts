@@ -24,6 +24,7 @@ export {
 export { openApiDocument } from "./openapi";
 export { getRunHandler, launchRunHandler, uploadRunHandler } from "./runs";
 export * from "./schemas";
+export { trendHandler } from "./trend";
 
 let openApi: Record<string, unknown> | undefined;
 let runSchema: Record<string, unknown> | undefined;
