@@ -153,7 +153,7 @@ describe("POST /api/v1/runs", () => {
         result: {
           metrics: { requests: 300_000, rps: 4998.7, latency_p50: 1.5, latency_p99: 6.9 },
           toolThresholds: [{ metric: "http_req_duration", expression: "p(95)<500", passed: true }],
-          series: { rps: { start: 1_763_632_800_000, values: [4990, 5001, 5002] } },
+          series: { rps: { start: 1_795_168_800_000, values: [4990, 5001, 5002] } },
         },
       },
     );
