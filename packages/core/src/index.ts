@@ -18,3 +18,4 @@ export * from "./statistics";
 export * from "./sweep";
 export * from "./thresholds";
 export * from "./words";
+export { plainZodMessage } from "./zod-messages";

@@ -1,4 +1,4 @@
-import { metricDef } from "./metrics";
+import { formatMetric, metricDef } from "./metrics";
 import type { TThreshold } from "./scenario";
 
 export interface ThresholdVerdict extends TThreshold {
@@ -28,5 +28,5 @@ export function evaluateThresholds(
 }
 
 export function describeThreshold(t: TThreshold): string {
-  return `${metricDef(t.metric).label} ${t.op} ${t.value}`;
+  return `${metricDef(t.metric).label} ${t.op} ${formatMetric(t.metric, t.value)}`;
 }
