@@ -1,4 +1,5 @@
 export * from "./caps";
+export * from "./change-point";
 export * from "./compare";
 export * from "./derived";
 export * from "./histogram";

@@ -856,9 +856,15 @@ describe("OpenAPI and schemas", () => {
     expect(Object.keys(paths).sort()).toEqual([
       "/compare",
       "/openapi.json",
+      "/projects/{project}/config",
+      "/projects/{project}/{kind}",
+      "/projects/{project}/{kind}/{name}",
       "/runs",
+      "/runs/exec",
       "/runs/launch",
       "/runs/{id}",
+      "/runs/{id}/finish",
+      "/runs/{id}/progress",
       "/schema/run.json",
     ]);
     expect(Object.keys(paths["/runs"]!)).toEqual(["post"]);

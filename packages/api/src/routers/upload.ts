@@ -1,3 +1,4 @@
+import type { TRunResultData } from "@benchboard/core";
 import {
   detectFormat,
   IMPORT_FORMATS,
@@ -10,6 +11,7 @@ import {
   ZNormalizedRunGit,
   ZNormalizedRunInstanceConfig,
 } from "@benchboard/core/importers";
+import { canonicalUploadResult } from "@benchboard/core/result-input";
 import { createUploadedRun, findProjectByRef, NotFoundError } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
@@ -130,8 +132,11 @@ export const uploadRouter = router({
     const project = await findProjectByRef(ctx.db, ctx.orgId, input.project);
     if (!project) throw new NotFoundError("project", `no project "${input.project}" in this organization`);
     let read: ReturnType<typeof readUpload>;
+    let result: TRunResultData;
     try {
       read = readUpload(input);
+      // Histograms re-encoded and series bounded once here, so views read canonical data.
+      result = canonicalUploadResult(read.format, read.run.result, runTimes(read.run));
     } catch (err) {
       if (err instanceof ImportError) throw new TRPCError({ code: "BAD_REQUEST", message: err.message, cause: err });
       throw err;
@@ -147,7 +152,7 @@ export const uploadRouter = router({
       tool: run.tool ?? null,
       target: run.target ?? null,
       instanceConfig: mergedInstanceConfig(run, input.instanceConfig),
-      result: run.result,
+      result,
       startedAt,
       endedAt,
       branch: input.branch ?? run.git?.branch ?? null,

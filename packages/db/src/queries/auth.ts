@@ -162,7 +162,12 @@ export async function acceptInvitation(db: Db, token: string, userId: string) {
 
 // ---- API tokens ----
 
-export const API_TOKEN_SCOPES = ["runs:read", "runs:write", "runs:launch"] as const;
+/**
+ * What an API token may do: read runs, upload or report runs (`exec`), launch stored scenarios,
+ * read the project's configuration (targets, instance configs, scenarios, thresholds; secrets
+ * never), and change it (`benchboard apply`).
+ */
+export const API_TOKEN_SCOPES = ["runs:read", "runs:write", "runs:launch", "config:read", "config:write"] as const;
 export type ApiTokenScope = (typeof API_TOKEN_SCOPES)[number];
 
 export async function createApiToken(
