@@ -22,3 +22,4 @@ export * from "./statistics";
 export * from "./sweep";
 export * from "./thresholds";
 export * from "./words";
+export { plainZodMessage } from "./zod-messages";

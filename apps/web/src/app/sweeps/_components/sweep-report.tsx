@@ -217,7 +217,9 @@ export function SweepReport({ id }: { id: string }) {
                       </Link>{" "}
                       {row.status !== "succeeded" && <StatusBadge status={row.status} />}
                       {row.included && <div className="text-[11px] text-slate-500">shared with another sweep</div>}
-                      {row.excluded && <div className="max-w-56 text-[11px]">excluded: {row.excludedReason}</div>}
+                      {row.excluded && (
+                        <div className="max-w-56 text-[11px] whitespace-normal">excluded: {row.excludedReason}</div>
+                      )}
                     </td>
                     <td className="py-1.5 pr-3 text-right tabular-nums whitespace-nowrap">
                       {formatMetric(chosen, value)}
