@@ -81,3 +81,71 @@ describe("uploads in the built app", () => {
     );
   });
 });
+
+describe("hardening of the built app", () => {
+  it("serves pages with a nonce CSP, no framing, nosniff and a same-origin referrer policy", async () => {
+    const res = await fetch(`${stack.baseUrl}/sign-in`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(nonce).toBeTruthy();
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toMatch(/script-src[^;]*'unsafe-inline'/);
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("referrer-policy")).toBe("same-origin");
+    expect(res.headers.get("strict-transport-security")).toBeNull();
+    const html = await res.text();
+    const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const tag of scripts) expect(tag).toContain(`nonce="${nonce}"`);
+    // A second request gets a fresh nonce.
+    const again = (await fetch(`${stack.baseUrl}/sign-in`)).headers.get("content-security-policy");
+    expect(again).not.toBe(csp);
+  });
+
+  it("runs the pages' scripts under that policy: the signed-in browser sees its projects", async () => {
+    const violations: string[] = [];
+    stack.page.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
+    await stack.page.goto(`${stack.baseUrl}/`);
+    await stack.page.getByText("Hostile", { exact: true }).first().waitFor({ timeout: 30_000 });
+    expect(violations).toEqual([]);
+  });
+
+  it("shows a branded 404 and serves a favicon", async () => {
+    const res = await fetch(`${stack.baseUrl}/share/${"x".repeat(43)}`);
+    expect(res.status).toBe(404);
+    expect(await res.text()).toContain("This page does not exist");
+    const icon = await fetch(`${stack.baseUrl}/icon.svg`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toMatch(/svg/);
+  });
+
+  it("refuses a cross-site write that forges X-Forwarded-Host", async () => {
+    const res = await fetch(`${stack.baseUrl}/api/trpc/auth.signOut`, {
+      method: "POST",
+      headers: {
+        origin: "http://evil.example",
+        "x-forwarded-host": "evil.example",
+        "content-type": "application/json",
+      },
+      body: "{}",
+    });
+    expect(res.status).toBe(403);
+  });
+
+  it("counts sign-in attempts under the socket address, whatever X-Forwarded-For says", async () => {
+    const attempt = (i: number) =>
+      fetch(`${stack.baseUrl}/api/trpc/auth.signIn`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": `203.0.113.${i}` },
+        body: JSON.stringify({ json: { email: "owner@example.com", password: `wrong guess ${i}` } }),
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await attempt(i)).status);
+    // Five wrong tries, then the address must wait: a new X-Forwarded-For each time changes nothing.
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses.slice(5)).toEqual([429, 429]);
+  });
+});

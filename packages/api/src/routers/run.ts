@@ -16,7 +16,7 @@ import {
 } from "@benchboard/db";
 import { dispatchRun, ZWorkerLabel } from "@benchboard/jobs";
 import { z } from "zod";
-import { type Context, memberProcedure, orgProcedure, router } from "../trpc";
+import { type Context, enforceRateLimit, LAUNCHES_PER_MINUTE, memberProcedure, orgProcedure, router } from "../trpc";
 
 export const ZLaunchRunInput = z.object({
   targetId: z.string().min(1, "target is required"),
@@ -128,6 +128,7 @@ export const runRouter = router({
     .input(z.object({ id: z.string() }))
     .query(({ ctx, input }) => getRunSeries(ctx.db, ctx.orgId, input.id)),
   launch: memberProcedure.input(ZLaunchRunInput).mutation(async ({ ctx, input }) => {
+    await enforceRateLimit(ctx, `launch:${ctx.orgId}`, LAUNCHES_PER_MINUTE, 60, "launches in this organization");
     await assertShardable(ctx, input);
     const created = await createLaunchedRuns(ctx.db, ctx.orgId, { ...input, createdById: ctx.userId });
     const runs =

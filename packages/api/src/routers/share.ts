@@ -1,7 +1,7 @@
 import { createShareLink, listShareLinks, resolveShareLink, revokeShareLink } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { memberProcedure, publicProcedure, router } from "../trpc";
+import { enforceRateLimit, memberProcedure, publicProcedure, router } from "../trpc";
 
 const ZShareTarget = z
   .object({ runId: z.string().min(1).optional(), comparisonId: z.string().min(1).optional() })
@@ -44,6 +44,7 @@ export const shareRouter = router({
    * revoked and expired tokens all answer the same NOT_FOUND.
    */
   view: publicProcedure.input(ZShareTokenInput).query(async ({ ctx, input }) => {
+    await enforceRateLimit(ctx, `share-view:${ctx.clientIp ?? "?"}`, 120, 60, "share page views from this address");
     const shared = await resolveShareLink(ctx.db, input.token);
     if (!shared) throw new TRPCError({ code: "NOT_FOUND", message: "not found" });
     return shared;

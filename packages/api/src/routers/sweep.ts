@@ -2,7 +2,7 @@ import { CONFIG_FIELDS, isKnownMetric, parseParameterPath } from "@benchboard/co
 import { cancelSweep, createSweep, getSweepView, listSweeps, NotFoundError, SWEEP_MAX_VALUES } from "@benchboard/db";
 import { enqueue, JOBS } from "@benchboard/jobs";
 import { z } from "zod";
-import { memberProcedure, orgProcedure, router } from "../trpc";
+import { enforceRateLimit, LAUNCHES_PER_MINUTE, memberProcedure, orgProcedure, router } from "../trpc";
 
 const ZSweepValue = z.union([z.number().finite(), z.string().trim().min(1).max(200), z.boolean()]);
 
@@ -59,6 +59,7 @@ export const sweepRouter = router({
     }),
   /** Create the sweep's runs and start the first; the worker runs the rest back to back. */
   create: memberProcedure.input(ZCreateSweepInput).mutation(async ({ ctx, input }) => {
+    await enforceRateLimit(ctx, `launch:${ctx.orgId}`, LAUNCHES_PER_MINUTE, 60, "launches in this organization");
     const { sweep, runs } = await createSweep(ctx.db, ctx.orgId, { ...input, createdById: ctx.userId });
     const first = runs[0]!;
     try {

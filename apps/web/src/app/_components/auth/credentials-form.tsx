@@ -3,6 +3,7 @@
 import { Button, Field, inputClass } from "@benchboard/ui";
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
+import { safeNextPath } from "~/lib/safe-next";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
@@ -20,7 +21,7 @@ export function CredentialsForm({
   const [email, setEmail] = useState(fixedEmail ?? "");
   const [password, setPassword] = useState("");
   const [name, setName] = useState("");
-  const go = () => window.location.assign(next?.startsWith("/") && !next.startsWith("//") ? next : "/");
+  const go = () => window.location.assign(safeNextPath(next, window.location.origin));
   const signIn = useMutation(trpc.auth.signIn.mutationOptions({ onSuccess: go }));
   const signUp = useMutation(trpc.auth.signUp.mutationOptions({ onSuccess: go }));
   const m = mode === "sign-in" ? signIn : signUp;
