@@ -77,9 +77,12 @@ export function RunReport({
   view,
   chart,
   chartLoading = false,
+  readOnly = false,
 }: {
   view: View;
   chart: Chart | undefined;
+  /** A shared page: nothing on it can be changed, not even a local choice. */
+  readOnly?: boolean;
   chartLoading?: boolean;
 }) {
   const result = view.result;
@@ -186,7 +189,7 @@ export function RunReport({
 
       <div className="grid gap-6 lg:grid-cols-2">
         <Card title="Stage breakdown (server timing)">
-          <StageBreakdown stages={result.stages} overheadStages={view.overheadStages} />
+          <StageBreakdown stages={result.stages} overheadStages={view.overheadStages} readOnly={readOnly} />
         </Card>
         <Card title="Responses and errors">
           {statusCounts.length === 0 && otherErrors.length === 0 ? (

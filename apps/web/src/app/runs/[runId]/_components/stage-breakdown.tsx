@@ -19,9 +19,11 @@ function title(name: string): string {
 export function StageBreakdown({
   stages,
   overheadStages,
+  readOnly = false,
 }: {
   stages: Record<string, TStageStat>;
   overheadStages: readonly string[] | null;
+  readOnly?: boolean;
 }) {
   // Slowest first: where the time goes.
   const names = Object.keys(stages).sort((a, b) => (stages[b]?.meanMs ?? 0) - (stages[a]?.meanMs ?? 0));
@@ -78,6 +80,7 @@ export function StageBreakdown({
                     type="checkbox"
                     aria-label={`Count ${title(name)} in the gateway overhead`}
                     checked={chosen.includes(name)}
+                    disabled={readOnly}
                     onChange={(e) => setChosen((c) => (e.target.checked ? [...c, name] : c.filter((x) => x !== name)))}
                   />
                 </td>
