@@ -6,9 +6,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { ImportError } from "../packages/core/src/importers/import-error";
-import { MAX_LINE_CHARS } from "../packages/core/src/importers/text";
 import { ParsePool } from "../packages/core/src/importers/parse-pool";
 import { readUploadContent } from "../packages/core/src/importers/read-upload";
+import { MAX_LINE_CHARS } from "../packages/core/src/importers/text";
 import { envNumber, fmt, loadAverage, ROOT } from "./lib";
 
 const ROUNDS = envNumber("BENCH_ROUNDS", 5);
