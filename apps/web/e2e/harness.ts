@@ -75,7 +75,7 @@ export async function startStack(): Promise<Stack> {
     child.stderr?.on("data", (d) => logs.push(`[${name}] ${d}`));
     children.push(child);
   };
-  launch(path.join(webDir, "node_modules/.bin/next"), ["start", "-p", String(port), "-H", "127.0.0.1"], webDir, "web");
+  launch(process.execPath, ["server.mjs", "-p", String(port), "-H", "127.0.0.1"], webDir, "web");
   launch(process.execPath, ["--import", "tsx", "src/index.ts"], path.join(repoRoot, "workers/runner"), "worker");
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHttp(`${baseUrl}/`, 60_000, logs);

@@ -77,9 +77,12 @@ export function RunReport({
   view,
   chart,
   chartLoading = false,
+  readOnly = false,
 }: {
   view: View;
   chart: Chart | undefined;
+  /** A shared page: nothing on it can be changed, not even a local choice. */
+  readOnly?: boolean;
   chartLoading?: boolean;
 }) {
   const result = view.result;
@@ -193,6 +196,7 @@ export function RunReport({
           <StageBreakdown
             stages={result.stages}
             overheadStages={view.overheadStages}
+            readOnly={readOnly}
             emptyReason={
               view.run.source !== "launched"
                 ? "The imported results carry no stage timings."
