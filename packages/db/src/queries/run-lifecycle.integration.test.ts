@@ -159,7 +159,8 @@ describe("creating runs", () => {
 describe("reaping", () => {
   it("continues a group whose worker died between ending one run and queuing the next", async () => {
     const { runs } = await launchRuns(t.db, orgId, { targetId, scenarioId, repetitions: 3 }, dispatch);
-    const [first, second] = runs as [DispatchableRun, DispatchableRun];
+    const first = runs[0]!;
+    const second = runs[1]!;
     const long = new Date(Date.now() - 60_000);
     // The first ran and ended; the worker died before it queued the second.
     await t.db.run.update({ where: { id: first.id }, data: { status: "succeeded", endedAt: long, queuedAt: long } });
@@ -174,7 +175,8 @@ describe("reaping", () => {
 
   it("ends a run whose heartbeat stopped and starts the next of its group", async () => {
     const { runs } = await launchRuns(t.db, orgId, { targetId, scenarioId, repetitions: 2 }, dispatch);
-    const [first, second] = runs as [DispatchableRun, DispatchableRun];
+    const first = runs[0]!;
+    const second = runs[1]!;
     const long = new Date(Date.now() - 60_000);
     await t.db.run.update({
       where: { id: first.id },
