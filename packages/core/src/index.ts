@@ -1,4 +1,5 @@
 export * from "./caps";
+export * from "./change-point";
 export * from "./compare";
 export * from "./derived";
 export * from "./histogram";
@@ -20,3 +21,5 @@ export * from "./snapshots";
 export * from "./statistics";
 export * from "./sweep";
 export * from "./thresholds";
+export * from "./words";
+export { plainZodMessage } from "./zod-messages";

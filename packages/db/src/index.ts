@@ -6,6 +6,7 @@ export { Prisma } from "./generated/prisma/client";
 export * from "./generated/prisma/enums";
 export * from "./queries/auth";
 export * from "./queries/comparison";
+export * from "./queries/exec-run";
 export * from "./queries/instance-config";
 export * from "./queries/org";
 export * from "./queries/project";

@@ -73,6 +73,8 @@ export function presentRun(run: StoredRun, origin: string): TRestRun {
         })
       : null,
     thresholds: result ? storedThresholds(result) : null,
+    valid: result ? result.valid : null,
+    invalidReasons: result?.invalidReasons ?? [],
   };
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../testing";
-import { type DispatchableRun, launchRuns, type MergeShards, reapStaleRuns } from "./run-lifecycle";
+import { type CreatedRun, type DispatchableRun, launchRuns, type MergeShards, reapStaleRuns } from "./run-lifecycle";
 
 // The run lifecycle against real PostgreSQL. Dispatch is the module's own seam (the queue is
 // another package): here it records what would be queued, or refuses like a Redis that is down.
@@ -159,8 +159,7 @@ describe("creating runs", () => {
 describe("reaping", () => {
   it("continues a group whose worker died between ending one run and queuing the next", async () => {
     const { runs } = await launchRuns(t.db, orgId, { targetId, scenarioId, repetitions: 3 }, dispatch);
-    const first = runs[0]!;
-    const second = runs[1]!;
+    const [first, second] = runs as [CreatedRun, CreatedRun];
     const long = new Date(Date.now() - 60_000);
     // The first ran and ended; the worker died before it queued the second.
     await t.db.run.update({ where: { id: first.id }, data: { status: "succeeded", endedAt: long, queuedAt: long } });
@@ -175,8 +174,7 @@ describe("reaping", () => {
 
   it("ends a run whose heartbeat stopped and starts the next of its group", async () => {
     const { runs } = await launchRuns(t.db, orgId, { targetId, scenarioId, repetitions: 2 }, dispatch);
-    const first = runs[0]!;
-    const second = runs[1]!;
+    const [first, second] = runs as [CreatedRun, CreatedRun];
     const long = new Date(Date.now() - 60_000);
     await t.db.run.update({
       where: { id: first.id },

@@ -2,7 +2,9 @@ import {
   CONFIG_FIELDS,
   checkPublishedFigures,
   compareSweepValues,
+  describeObjective,
   readParameter,
+  type SweepObjective,
   type SweepValue,
   summarizeSweep,
   type TThreshold,
@@ -94,7 +96,12 @@ export function sweepStatus(statuses: readonly string[]): "running" | "succeeded
  * A sweep's summary: each run's value and metrics, whether it meets the project's and scenario's
  * current targets, the best value, excluded runs kept visible, and published figures checked.
  */
-export async function getSweepView(db: Db, orgId: string, id: string) {
+export async function getSweepView(
+  db: Db,
+  orgId: string,
+  id: string,
+  options: { capacity?: { metric: string; below: number } | null } = {},
+) {
   const sweep = await db.sweep.findFirst({
     where: { orgId, id },
     select: {
@@ -144,12 +151,18 @@ export async function getSweepView(db: Db, orgId: string, id: string) {
       status: run.status,
       excluded: run.excluded,
       metrics: run.facts.metrics,
+      valid: run.valid,
+      invalidReasons: run.invalidReasons,
+      approximate: run.approximate,
     }))
     .sort((a, b) => compareSweepValues(a.value, b.value) || numberOf(runs, a.runId) - numberOf(runs, b.runId));
-  const summary = summarizeSweep(inputs, sweep.metric, thresholds);
+  const objective: SweepObjective = options.capacity
+    ? { kind: "capacity", metric: options.capacity.metric, below: options.capacity.below }
+    : { kind: "optimize", metric: sweep.metric };
+  const summary = summarizeSweep(inputs, objective, thresholds);
   const byId = new Map(runs.map((r) => [r.id, r]));
   const published = parsePublished(sweep.published);
-  const meets = new Map(summary.rows.map((r) => [r.runId, r.meetsTargets]));
+  const meets = new Map(summary.rows.map((r) => [r.runId, r]));
   return {
     sweep: {
       id: sweep.id,
@@ -164,6 +177,8 @@ export async function getSweepView(db: Db, orgId: string, id: string) {
       status: sweepStatus(runs.filter((r) => !sweep.includedRunIds.includes(r.id)).map((r) => r.status)),
     },
     thresholds,
+    objective: summary.objective,
+    objectiveText: describeObjective(summary.objective),
     bestRunId: summary.bestRunId,
     rows: summary.rows.map((row) => {
       const run = byId.get(row.runId)!;
@@ -183,7 +198,16 @@ export async function getSweepView(db: Db, orgId: string, id: string) {
           reference: published,
           checks: checkPublishedFigures(
             published.figures,
-            new Map(runs.map((r) => [r.id, { ...r.facts, meetsTargets: meets.get(r.id) ?? null }])),
+            new Map(
+              runs.map((r) => [
+                r.id,
+                {
+                  ...r.facts,
+                  meetsTargets: meets.get(r.id)?.meetsTargets ?? null,
+                  thresholdsOutcome: meets.get(r.id)?.thresholdsOutcome ?? "none",
+                },
+              ]),
+            ),
             summary.bestRunId,
           ),
         }

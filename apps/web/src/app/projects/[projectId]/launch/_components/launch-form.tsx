@@ -19,8 +19,6 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { useCanEdit } from "~/app/_components/use-can-edit";
-import { useTRPC } from "~/trpc/client";
 import {
   FormAlert,
   generalError,
@@ -28,7 +26,9 @@ import {
   numberOrEmpty,
   readNumbers,
   unshownErrors,
-} from "../../_components/form";
+} from "~/app/_components/form-kit";
+import { useCanEdit } from "~/app/_components/use-can-edit";
+import { useTRPC } from "~/trpc/client";
 
 const n = (v: number) => v.toLocaleString("en-US", { maximumFractionDigits: 1 });
 
