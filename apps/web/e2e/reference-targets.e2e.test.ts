@@ -116,7 +116,12 @@ describe("reference targets from the demo data", () => {
   });
 
   it("runs without an instance config on the target's baseline, not on what the previous run applied", async () => {
-    const configured = await launchFromUi("LLM gateway (local)", "300 req/s non-streaming, 20 s", "t3.xlarge profile", 3);
+    const configured = await launchFromUi(
+      "LLM gateway (local)",
+      "300 req/s non-streaming, 20 s",
+      "t3.xlarge profile",
+      3,
+    );
     expect(configured.run.status, configured.run.error ?? "").toBe("succeeded");
     expect(configured.run.serverConfig).toMatchObject({ big_payload: true, buffer_size: 20000 });
     expect(configured.metrics.res_bytes_avg).toBeGreaterThan(9000);
