@@ -118,7 +118,7 @@ export const runRouter = router({
     .mutation(({ ctx, input }) => requestCancel(ctx.db, ctx.orgId, input.id)),
   /** The run page's results: summary with derived metrics, histogram, breakdowns, verdicts, snapshots. */
   view: orgProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
-    const view = await getRunView(ctx.db, ctx.orgId, input.id);
+    const view = await getRunView(ctx.db, ctx.orgId, input.id, { revealWorkers: true });
     if (!view) throw new NotFoundError("id", "run not found");
     return view;
   }),
