@@ -44,7 +44,7 @@ describe("compareMarkdown", () => {
     expect(md).toContain("| Achieved rate | 1,000 req/s | 900 req/s | −10.0% | ❌ regressed |");
     expect(md).toContain("| Latency p99 | 10 ms | 10.2 ms | +2.0% | unchanged |");
     expect(md).toContain("| Time to first token p50 | — | 3 ms | — | not comparable |");
-    expect(md).toContain("- ✅ Latency p99 < 50 (10.2 ms; project)");
+    expect(md).toContain("- ✅ Latency p99 < 50 ms (10.2 ms; project threshold)");
     expect(md).toContain("- ❌ `http_req_failed` `rate<0.01` (the load tool's own threshold)");
     expect(md).toContain("**Why the gate failed**\n\n- Achieved rate regressed −10.0% (tolerance 5%)");
   });
@@ -88,7 +88,7 @@ describe("runMarkdown and runPasses", () => {
     const md = runMarkdown(run);
     expect(md.split("\n")[0]).toBe("## ❌ Benchboard: 1 failed threshold");
     expect(md).toContain("| Requests | 400 |");
-    expect(md).toContain("- ❌ Latency p99 < 10 (12.5 ms; scenario)");
+    expect(md).toContain("- ❌ Latency p99 < 10 ms (12.5 ms; scenario threshold)");
     expect(runPasses(run)).toBe(false);
   });
 

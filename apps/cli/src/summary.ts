@@ -51,7 +51,7 @@ export function thresholdLines(thresholds: TThresholds): string[] {
   const lines = thresholds.verdicts.map((v) => {
     const actual = v.actual === null ? "not measured" : formatMetric(v.metric, v.actual);
     const note = v.note ? `; ${v.note}` : "";
-    return `- ${STATUS_MARK[verdictStatus(v)]} ${metricDef(v.metric).label} ${v.op} ${v.value} (${actual}; ${v.source}${note})`;
+    return `- ${STATUS_MARK[verdictStatus(v)]} ${metricDef(v.metric).label} ${v.op} ${formatMetric(v.metric, v.value)} (${actual}; ${v.source} threshold${note})`;
   });
   for (const v of thresholds.tool) {
     lines.push(`- ${v.passed ? "✅" : "❌"} ${code(v.metric)} ${code(v.expression)} (the load tool's own threshold)`);

@@ -58,7 +58,7 @@ export const ZPublishedFigure = z.discriminatedUnion("kind", [
     path: z.string().min(1),
     value: z.union([z.string(), z.number(), z.boolean()]),
   }),
-  /** A "meets targets" mark. */
+  /** A "meets thresholds" mark. */
   ZBase.extend({ kind: z.literal("verdict"), value: z.boolean() }),
   /** The row the document marks as the best ("← optimal"). */
   ZBase.extend({ kind: z.literal("best") }),
@@ -241,7 +241,7 @@ export function checkPublishedFigures(
         return {
           figure,
           status: run.meetsTargets === figure.value ? "match" : "mismatch",
-          computedText: run.meetsTargets ? "meets targets" : "misses a target",
+          computedText: run.meetsTargets ? "meets thresholds" : "misses a threshold",
           detail: null,
         };
       }

@@ -253,7 +253,7 @@ export interface SweepPoint {
   mean: number | null;
   runs: number;
   best: boolean;
-  /** False when any of the value's runs misses a target. */
+  /** False when any of the value's runs misses a threshold. */
   meetsTargets: boolean | null;
 }
 

@@ -1,5 +1,7 @@
 import { ZNormalizedRun } from "@benchboard/core/importers";
 import { z } from "zod";
+import { ZConfigDocument, ZConfigInstanceConfig, ZConfigScenario, ZConfigTarget } from "../config-as-code";
+import { ZExecFinishInput, ZExecProgressInput, ZExecStartInput } from "../routers/exec-run";
 import { UPLOAD_FORMATS } from "../routers/upload";
 import { DEFAULT_REST_LIMITS, ORG_HEADER } from "./auth";
 import {
@@ -77,6 +79,13 @@ export function openApiDocument(): JsonObject {
         [ZNormalizedRun, "NormalizedRun"],
         [ZRestUploadEnvelope, "UploadEnvelope"],
         [ZRestLaunchInput, "LaunchInput"],
+        [ZExecStartInput, "ExecStartInput"],
+        [ZExecProgressInput, "ExecProgressInput"],
+        [ZExecFinishInput, "ExecFinishInput"],
+        [ZConfigDocument, "ConfigDocument"],
+        [ZConfigTarget, "ConfigTarget"],
+        [ZConfigInstanceConfig, "ConfigInstanceConfig"],
+        [ZConfigScenario, "ConfigScenario"],
       ],
       "input",
     ),
@@ -128,7 +137,14 @@ export function openApiDocument(): JsonObject {
     },
     servers: [{ url: "/api/v1" }],
     security: [{ bearerToken: [] }],
-    tags: [{ name: "runs" }, { name: "compare" }, { name: "trends" }, { name: "schemas" }],
+    tags: [
+      { name: "runs" },
+      { name: "exec" },
+      { name: "config" },
+      { name: "compare" },
+      { name: "trends" },
+      { name: "schemas" },
+    ],
     paths: {
       "/runs": {
         post: {
@@ -193,6 +209,9 @@ export function openApiDocument(): JsonObject {
           description:
             "Queues a run of a stored scenario (by id, or by name with `project`) against one of the project's targets, " +
             "optionally on an instance config, with the same checks as the web app (organization caps, target safety). " +
+            "`shards` splits each run across worker processes (results merge exactly), `workerLabel` sends it to workers " +
+            "offering that label, and `rate`, `concurrency` and `durationS` override the scenario's load for this launch " +
+            "(kept on the run's snapshot, within the caps). " +
             "Poll `GET /runs/{id}` for progress and results. Needs scope `runs:launch`.",
           parameters: [
             {
@@ -221,11 +240,15 @@ export function openApiDocument(): JsonObject {
             "400": errorResponse("Bad input, naming the field."),
             ...COMMON_ERRORS,
             "404": errorResponse("No such project, scenario, target or instance config."),
-            "409": errorResponse("Over the organization's caps (rate, duration, concurrent runs)."),
+            "409": errorResponse(
+              "Over the organization's caps (rate, duration, concurrent runs), a split the scenario cannot take, an override its engine has no use for, or a label no online worker offers.",
+            ),
             "503": errorResponse("The job queue is unavailable; the run was marked failed."),
           },
         },
       },
+      ...execPaths(),
+      ...configPaths(),
       "/runs/{id}": {
         get: {
           tags: ["runs"],
@@ -382,10 +405,273 @@ export function openApiDocument(): JsonObject {
         bearerToken: {
           type: "http",
           scheme: "bearer",
-          description: `An API token with scopes runs:read, runs:write and/or runs:launch. Header \`${ORG_HEADER}\` optionally pins its organization.`,
+          description: `An API token with scopes runs:read, runs:write, runs:launch, config:read and/or config:write, optionally limited to one project. Header \`${ORG_HEADER}\` optionally pins its organization.`,
         },
       },
       schemas,
+    },
+  };
+}
+
+const jsonBody = (ref: string) => ({
+  required: true,
+  content: { "application/json": { schema: { $ref: REF(ref) } } },
+});
+const jsonAnswer = (description: string, schema: JsonObject = { type: "object" }) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+const runAnswer = (description: string) =>
+  jsonAnswer(description, { type: "object", properties: { run: { $ref: REF("Run") } }, required: ["run"] });
+const idParam = { name: "id", in: "path", required: true, schema: { type: "string" } };
+const projectParam = {
+  name: "project",
+  in: "path",
+  required: true,
+  description: "The project's slug (shown on its page) or id.",
+  schema: { type: "string" },
+};
+const dryRunParam = queryParam("dryRun", "Only plan: answer what would change and change nothing.", {
+  type: "boolean",
+  default: false,
+});
+
+/** Runs a client drives while a load tool runs (`benchboard exec`). */
+function execPaths(): JsonObject {
+  return {
+    "/runs/exec": {
+      post: {
+        tags: ["exec"],
+        operationId: "startExecRun",
+        summary: "Start a run a client drives",
+        description:
+          "Creates a running run with source `exec:<tool>` for a load tool the client runs itself (k6, vegeta). " +
+          "The client then reports progress about once a second and finishes it with the result. A run that gets no " +
+          "progress for 20 s is ended failed, like one whose worker was lost. Needs scope `runs:write`.",
+        parameters: [orgHeader],
+        requestBody: jsonBody("ExecStartInput"),
+        responses: {
+          "201": runAnswer("Started; `run.url` is its live page."),
+          "400": errorResponse("Bad input, naming the field."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such project in the token's organization."),
+        },
+      },
+    },
+    "/runs/{id}/progress": {
+      post: {
+        tags: ["exec"],
+        operationId: "execProgress",
+        summary: "Report a client-driven run's figures",
+        description:
+          "Totals so far and the per-second samples closed since the last report (at most 60); the live page shows " +
+          "the last 300 seconds. The answer says whether the run was canceled in the web app (then stop the tool and " +
+          "finish it canceled) or has ended. Needs scope `runs:write`.",
+        parameters: [idParam, orgHeader],
+        requestBody: jsonBody("ExecProgressInput"),
+        responses: {
+          "200": jsonAnswer("Recorded.", {
+            type: "object",
+            properties: { status: { type: "string" }, cancelRequested: { type: "boolean" } },
+            required: ["status", "cancelRequested"],
+          }),
+          "400": errorResponse("Bad input, naming the field."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such client-driven run in the token's organization (or project)."),
+        },
+      },
+    },
+    "/runs/{id}/finish": {
+      post: {
+        tags: ["exec"],
+        operationId: "finishExecRun",
+        summary: "End a client-driven run with its result",
+        description:
+          "Stores the result (metrics, merged latency histogram, series) and ends the run succeeded, failed or " +
+          "canceled; thresholds are judged as for any run. Needs scope `runs:write`.",
+        parameters: [idParam, orgHeader],
+        requestBody: jsonBody("ExecFinishInput"),
+        responses: {
+          "200": runAnswer("Ended."),
+          "400": errorResponse("Bad input, naming the field."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such client-driven run in the token's organization (or project)."),
+          "409": errorResponse("The run has already ended."),
+        },
+      },
+    },
+  };
+}
+
+const CHANGES = {
+  type: "array",
+  items: {
+    type: "object",
+    properties: {
+      kind: { type: "string", enum: ["thresholds", "target", "instanceConfig", "scenario"] },
+      name: { type: "string" },
+      action: { type: "string", enum: ["create", "update", "unchanged"] },
+      fields: { type: "array", items: { type: "string" } },
+    },
+    required: ["kind", "name", "action"],
+  },
+};
+
+/** A project's configuration (`benchboard apply` / `export`). */
+function configPaths(): JsonObject {
+  const writeNote =
+    "Changes go through the same checks as the web app (target address safety, limits). Needs scope `config:write`.";
+  const kindParam = {
+    name: "kind",
+    in: "path",
+    required: true,
+    schema: { type: "string", enum: ["targets", "instance-configs", "scenarios"] },
+  };
+  return {
+    "/projects/{project}/config": {
+      get: {
+        tags: ["config"],
+        operationId: "exportConfig",
+        summary: "A project's configuration as a document",
+        description:
+          "Thresholds, targets, instance configs and scenarios, as `benchboard export` writes them. Secret header " +
+          "values are never returned (the header is listed with `secret: true`). Needs scope `config:read`.",
+        parameters: [projectParam, orgHeader],
+        responses: {
+          "200": jsonAnswer("The document.", { $ref: REF("ConfigDocument") }),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such project in the token's organization (or project)."),
+        },
+      },
+      put: {
+        tags: ["config"],
+        operationId: "applyConfig",
+        summary: "Apply a configuration document",
+        description:
+          "Creates what the document names and the project lacks, updates what differs (by name), leaves the rest " +
+          "alone; applying the same document again changes nothing. Items are applied in order and the first " +
+          `refusal stops the rest, naming the item and field. ${writeNote}`,
+        parameters: [projectParam, dryRunParam, orgHeader],
+        requestBody: jsonBody("ConfigDocument"),
+        responses: {
+          "200": jsonAnswer("What was (or, with dryRun, would be) done.", {
+            type: "object",
+            properties: { dryRun: { type: "boolean" }, changed: { type: "integer" }, changes: CHANGES },
+            required: ["dryRun", "changed", "changes"],
+          }),
+          "400": errorResponse("Bad input, naming the field (e.g. `targets.0.baseUrl`)."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such project in the token's organization."),
+          "409": errorResponse("Refused by a rule (an address not allowed, a name taken, a secret without a value)."),
+        },
+      },
+    },
+    "/projects/{project}/{kind}": {
+      get: {
+        tags: ["config"],
+        operationId: "listConfigItems",
+        summary: "A project's targets, instance configs or scenarios (or thresholds)",
+        description:
+          "`kind` is `targets`, `instance-configs`, `scenarios` (answer `{ items }`) or `thresholds` (answer " +
+          "`{ thresholds }`). Needs scope `config:read`.",
+        parameters: [
+          projectParam,
+          {
+            ...kindParam,
+            schema: { type: "string", enum: ["targets", "instance-configs", "scenarios", "thresholds"] },
+          },
+          orgHeader,
+        ],
+        responses: {
+          "200": jsonAnswer("The items."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such project or kind."),
+        },
+      },
+      put: {
+        tags: ["config"],
+        operationId: "setThresholds",
+        summary: "Replace the project's thresholds (kind `thresholds` only)",
+        description: `Body \`{ thresholds: [{ metric, op, value }] }\`. ${writeNote}`,
+        parameters: [
+          projectParam,
+          { ...kindParam, schema: { type: "string", enum: ["thresholds"] } },
+          dryRunParam,
+          orgHeader,
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                properties: { thresholds: { $ref: `${REF("ConfigDocument")}/properties/thresholds` } },
+                required: ["thresholds"],
+              },
+            },
+          },
+        },
+        responses: {
+          "200": jsonAnswer("The change."),
+          "400": errorResponse("Bad input, naming the field."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such project."),
+        },
+      },
+    },
+    "/projects/{project}/{kind}/{name}": {
+      put: {
+        tags: ["config"],
+        operationId: "putConfigItem",
+        summary: "Create or update one target, instance config or scenario by name",
+        description: `The body is the item (\`ConfigTarget\`, \`ConfigInstanceConfig\` or \`ConfigScenario\`); its name is the path's. ${writeNote}`,
+        parameters: [
+          projectParam,
+          kindParam,
+          { name: "name", in: "path", required: true, schema: { type: "string" } },
+          dryRunParam,
+          orgHeader,
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                oneOf: [
+                  { $ref: REF("ConfigTarget") },
+                  { $ref: REF("ConfigInstanceConfig") },
+                  { $ref: REF("ConfigScenario") },
+                ],
+              },
+            },
+          },
+        },
+        responses: {
+          "201": jsonAnswer("Created."),
+          "200": jsonAnswer("Updated, or unchanged."),
+          "400": errorResponse("Bad input, naming the field."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such project or kind."),
+          "409": errorResponse("Refused by a rule, naming the field."),
+        },
+      },
+      delete: {
+        tags: ["config"],
+        operationId: "deleteConfigItem",
+        summary: "Delete one target, instance config or scenario by name",
+        description: `Runs keep their snapshots. ${writeNote}`,
+        parameters: [
+          projectParam,
+          kindParam,
+          { name: "name", in: "path", required: true, schema: { type: "string" } },
+          orgHeader,
+        ],
+        responses: {
+          "200": jsonAnswer("Deleted."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such project, kind or item."),
+        },
+      },
     },
   };
 }

@@ -154,7 +154,7 @@ describe("POST /api/v1/runs", () => {
         result: {
           metrics: { requests: 300_000, rps: 4998.7, latency_p50: 1.5, latency_p99: 6.9 },
           toolThresholds: [{ metric: "http_req_duration", expression: "p(95)<500", passed: true }],
-          series: { rps: { start: 1_763_632_800_000, values: [4990, 5001, 5002] } },
+          series: { rps: { start: 1_795_168_800_000, values: [4990, 5001, 5002] } },
         },
       },
     );
@@ -442,6 +442,24 @@ describe("POST /api/v1/runs", () => {
         "?project=acme-gw",
         { body: "a=b", contentType: "application/x-www-form-urlencoded" },
         { status: 415, message: /send the file as the request body/ },
+      ],
+      [
+        "a JSON envelope nested 100,000 levels deep",
+        "",
+        {
+          body: `{"project":"acme-gw","run":{"schemaVersion":1,"result":{"metrics":{},"extra":{"x":${"[".repeat(100_000)}${"]".repeat(100_000)}}}}}`,
+          contentType: "application/json",
+        },
+        { status: 400, line: 1, message: /nests deeper than 64 levels/ },
+      ],
+      [
+        "a native run nested 100,000 levels deep, sent as text",
+        "?project=acme-gw&format=native",
+        {
+          body: `{"schemaVersion":1,\n"result":{"metrics":{},"extra":{"x":${"[".repeat(100_000)}${"]".repeat(100_000)}}}}`,
+          contentType: "text/plain",
+        },
+        { status: 400, line: 2, message: /nests deeper than 64 levels/ },
       ],
       [
         "a bifrost file with several providers and no choice",
@@ -964,9 +982,15 @@ describe("OpenAPI and schemas", () => {
     expect(Object.keys(paths).sort()).toEqual([
       "/compare",
       "/openapi.json",
+      "/projects/{project}/config",
+      "/projects/{project}/{kind}",
+      "/projects/{project}/{kind}/{name}",
       "/runs",
+      "/runs/exec",
       "/runs/launch",
       "/runs/{id}",
+      "/runs/{id}/finish",
+      "/runs/{id}/progress",
       "/schema/run.json",
       "/trend",
     ]);

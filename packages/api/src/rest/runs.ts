@@ -264,6 +264,11 @@ export async function launchRunHandler(req: RestRequest, deps: RestDeps): Promis
         tags: input.tags ?? [],
         notes: input.notes,
         repetitions: input.repetitions ?? 1,
+        shards: input.shards ?? 1,
+        workerLabel: input.workerLabel ?? null,
+        rate: input.rate,
+        concurrency: input.concurrency,
+        durationS: input.durationS,
         idempotencyKey: idempotencyKey ?? null,
       });
     } catch (err) {

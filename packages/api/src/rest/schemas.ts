@@ -1,6 +1,14 @@
-import { MAX_TOLERANCE_PCT, ZErrorEntry, ZStageStat, ZThreshold, ZToolThresholdVerdict } from "@benchboard/core";
+import {
+  MAX_TOLERANCE_PCT,
+  ZErrorEntry,
+  ZLaunchOverrides,
+  ZStageStat,
+  ZThreshold,
+  ZToolThresholdVerdict,
+} from "@benchboard/core";
 import { ZNormalizedRun } from "@benchboard/core/importers";
 import { z } from "zod";
+import { ZLaunchRunInput } from "../routers/run";
 import { ZUploadRunInput } from "../routers/upload";
 
 /**
@@ -38,6 +46,16 @@ export const ZRestLaunchInput = z.object({
   tags: z.array(z.string()).max(20).optional(),
   notes: z.string().max(10_000).optional(),
   repetitions: z.number().int().min(1).max(50).optional(),
+  /** Split each run across this many worker processes (1–64); their results merge exactly. */
+  shards: ZLaunchRunInput.shape.shards.optional(),
+  /** Only workers offering this label (e.g. a region) take the run. */
+  workerLabel: z.string().max(63).optional(),
+  /** Override the scenario's arrival rate (req/s) for this launch; within the organization's caps. */
+  rate: ZLaunchOverrides.shape.rate,
+  /** Override the concurrency (closed-model users, or an open model's connection pool). */
+  concurrency: ZLaunchOverrides.shape.concurrency,
+  /** Override the duration in seconds (a closed model then ends by time, not request count). */
+  durationS: ZLaunchOverrides.shape.durationS,
 });
 export type TRestLaunchInput = z.infer<typeof ZRestLaunchInput>;
 

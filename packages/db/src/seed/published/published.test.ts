@@ -120,9 +120,9 @@ describe("published tables against computed values", () => {
   it("reproduces the chat sweeps' meets-target marks and optimal rows", () => {
     const marks = checks.filter((c) => c.figure.kind === "verdict" || c.figure.kind === "best");
     expect(marks.map((c) => [c.table, c.figure.text, c.computedText, c.status])).toEqual([
-      ["chat-worker-sweep", "✓", "meets targets", "match"],
+      ["chat-worker-sweep", "✓", "meets thresholds", "match"],
       ["chat-worker-sweep", "✓ ← optimal", "best: #8", "match"],
-      ["chat-pool-sweep", "✓", "meets targets", "match"],
+      ["chat-pool-sweep", "✓", "meets thresholds", "match"],
       ["chat-pool-sweep", "✓ ← optimal so far", "best: #17", "match"],
     ]);
   });

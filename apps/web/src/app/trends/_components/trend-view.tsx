@@ -186,7 +186,7 @@ export function TrendView() {
             </ul>
           )}
         </Card>
-        <Card title={`Targets for ${project.name}`}>
+        <Card title={`Thresholds for ${project.name}`}>
           <ThresholdsEditor key={project.id} projectId={project.id} canEdit={canEdit} />
         </Card>
       </div>
