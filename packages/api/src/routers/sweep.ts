@@ -44,11 +44,24 @@ export type TCreateSweepInput = z.infer<typeof ZCreateSweepInput>;
 
 export const sweepRouter = router({
   list: orgProcedure.query(({ ctx }) => listSweeps(ctx.db, ctx.orgId)),
-  byId: orgProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
-    const view = await getSweepView(ctx.db, ctx.orgId, input.id);
-    if (!view) throw new NotFoundError("id", "sweep not found");
-    return view;
-  }),
+  byId: orgProcedure
+    .input(
+      z.object({
+        id: z.string(),
+        /** A capacity question: the highest value whose `metric` stays under `below`. */
+        capacity: z
+          .object({
+            metric: z.string().refine(isKnownMetric, "unknown metric"),
+            below: z.number({ error: "below must be a number" }).finite().positive("below must be above 0"),
+          })
+          .nullish(),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const view = await getSweepView(ctx.db, ctx.orgId, input.id, { capacity: input.capacity ?? null });
+      if (!view) throw new NotFoundError("id", "sweep not found");
+      return view;
+    }),
   /** Parameter paths a sweep can vary for a target, scenario and instance config. */
   parameters: orgProcedure
     .input(z.object({ scenarioId: z.string().nullish(), instanceConfigId: z.string().nullish() }))
