@@ -83,7 +83,7 @@ export function readUpload(input: Pick<TUploadRunInput, "format" | "content" | "
   if (!format) {
     throw new ImportError(
       "input",
-      `could not tell the format from the content: expected Benchboard run JSON, a k6 summary, vegeta or bifrost-benchmarking JSON, or wrk, hey, ab or drill text output; name it with format (one of ${UPLOAD_FORMATS.slice(1).join(", ")})`,
+      `could not tell the format from the content: expected Benchboard run JSON, a k6 summary or --out json stream, vegeta, oha, Gatling or bifrost-benchmarking JSON, vegeta encode results, a JMeter CSV results file, or wrk, hey, ab or drill text output; name it with format (one of ${UPLOAD_FORMATS.slice(1).join(", ")})`,
       { field: "format" },
     );
   }
