@@ -75,7 +75,7 @@ describe("summarizeSweep", () => {
       targets,
     );
     expect(rows.map((r) => r.meetsTargets)).toEqual([true, true, true, false]);
-    expect(rows[3]!.failedTargets).toEqual(["Peak queue depth < 1000"]);
+    expect(rows[3]!.failedTargets).toEqual(["Peak queue depth < 1,000"]);
     expect(bestRunId).toBe("r8");
     expect(rows.filter((r) => r.best).map((r) => r.runId)).toEqual(["r8"]);
   });

@@ -1,5 +1,5 @@
 import type { Interval } from "./derived";
-import { metricDef } from "./metrics";
+import { formatMetric, metricDef } from "./metrics";
 import type { TThreshold } from "./scenario";
 
 /**
@@ -112,5 +112,5 @@ export const THRESHOLD_STATUS_TEXT: Record<ThresholdStatus, string> = {
 };
 
 export function describeThreshold(t: TThreshold): string {
-  return `${metricDef(t.metric).label} ${t.op} ${t.value}`;
+  return `${metricDef(t.metric).label} ${t.op} ${formatMetric(t.metric, t.value)}`;
 }

@@ -21,6 +21,7 @@ export { parseGatling } from "./gatling";
 export { parseHey } from "./hey";
 export { ImportError, type ImportErrorLocation } from "./import-error";
 export { parseJmeter } from "./jmeter";
+export { jsonTooDeep, MAX_JSON_DEPTH } from "./json";
 export { type K6SummaryShape, parseK6 } from "./k6";
 export { looksLikeNativeRun, parseNativeRun } from "./native";
 export * from "./normalized-run";
@@ -38,6 +39,7 @@ export {
   type StreamProgress,
   VEGETA_STREAM_FORMAT,
 } from "./request-stream";
+export { forEachLine, type LineOptions, MAX_LINE_CHARS, splitLines, type TextLine, words } from "./text";
 export { parseVegeta } from "./vegeta";
 export { parseWrk } from "./wrk";
 

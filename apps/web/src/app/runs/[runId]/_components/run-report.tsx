@@ -165,7 +165,11 @@ export function RunReport({
                   </p>
                 </>
               ) : (
-                <p className="text-sm text-slate-500">No histogram stored (imported runs carry percentiles only).</p>
+                <p className="text-sm text-slate-500">
+                  {view.run.source === "launched"
+                    ? "No histogram: no request of this run got a response."
+                    : "No histogram stored: imported runs carry percentiles only."}
+                </p>
               )}
             </div>
           </div>
@@ -186,7 +190,17 @@ export function RunReport({
 
       <div className="grid gap-6 lg:grid-cols-2">
         <Card title="Stage breakdown (server timing)">
-          <StageBreakdown stages={result.stages} overheadStages={view.overheadStages} />
+          <StageBreakdown
+            stages={result.stages}
+            overheadStages={view.overheadStages}
+            emptyReason={
+              view.run.source !== "launched"
+                ? "The imported results carry no stage timings."
+                : (m.success ?? 0) > 0
+                  ? "The target sent no Server-Timing header."
+                  : "No request got a response, so no stage was timed."
+            }
+          />
         </Card>
         <Card title="Responses and errors">
           {statusCounts.length === 0 && otherErrors.length === 0 ? (
