@@ -248,7 +248,7 @@ describe("ecosystem", () => {
     await page.goto(`${stack.baseUrl}/runs/${runId}`);
     await expect.poll(() => page.getByLabel("Live figures").isVisible(), { timeout: 10_000 }).toBe(true);
     expect(await page.getByLabel("Live figures").textContent()).toContain("Requests");
-    await expect.poll(() => page.getByText("● live").isVisible(), { timeout: 5_000 }).toBe(true);
+    await expect.poll(() => page.getByText("● live").isVisible(), { timeout: 20_000 }).toBe(true);
     await page.screenshot({ path: path.join(screenshotsDir, "exec-vegeta-live.png"), fullPage: true });
 
     const result = await run.done;
