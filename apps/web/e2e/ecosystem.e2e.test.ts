@@ -229,7 +229,7 @@ describe("ecosystem", () => {
         "-rate",
         "40",
         "-duration",
-        "6s",
+        "10s",
       ],
       { stdin: `GET ${targetUrl}/\n` },
     );
@@ -257,7 +257,7 @@ describe("ecosystem", () => {
     expect(result.stdout).toContain(`Stored run #1 (exec:vegeta, vegeta steady): ${stack.baseUrl}/runs/${runId}`);
     expect(result.stdout + result.stderr).not.toContain(token);
     const own = vegetaReport(result.stdout);
-    expect(own.requests).toBe(240);
+    expect(own.requests).toBe(400);
 
     const { status, body } = await api(`/runs/${runId}`);
     expect(status).toBe(200);
