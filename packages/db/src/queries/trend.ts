@@ -202,7 +202,10 @@ export async function scenarioHistory(db: Db, orgId: string, input: ScenarioHist
     runId: r.id,
     number: r.number,
     createdAt: r.createdAt,
-    metrics: withDerivedMetrics(numericMetrics(r.result?.metrics), derivedContext(r.configSnapshot, r.scenarioSnapshot)),
+    metrics: withDerivedMetrics(
+      numericMetrics(r.result?.metrics),
+      derivedContext(r.configSnapshot, r.scenarioSnapshot),
+    ),
   }));
 }
 
