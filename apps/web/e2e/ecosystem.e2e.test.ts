@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -382,6 +382,7 @@ scenarios:
     const refused = await benchboard(["apply", "-f", exported, "--project", copy.slug], { env: wide });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('target "api": headers.1.value: enter a value for this secret header');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the file names the environment variable, apply expands it
     doc.targets[0].headers[1].value = "Bearer ${API_KEY}";
     writeFileSync(exported, stringifyYaml(doc));
     const recreated = await benchboard(["apply", "-f", exported, "--project", copy.slug], { env: { ...env, ...wide } });
