@@ -96,11 +96,6 @@ describe("instance configs", () => {
     });
     expect(await t.db.instanceConfig.count({ where: { projectId: p.id } })).toBe(1);
   });
-
-  it("offers the cloud presets", async () => {
-    const presets = await caller({ role: "viewer" }).instanceConfig.presets();
-    expect(presets.find((x) => x.instanceType === "t3.xlarge")).toMatchObject({ vcpu: 4, memoryMb: 16_384 });
-  });
 });
 
 describe("scenarios", () => {

@@ -52,6 +52,7 @@ export const INPUTS: Record<string, Build | "none"> = {
   "auth.signIn": () => SIGN_IN,
   "auth.signOut": "none",
   "auth.me": "none",
+  "auth.installState": "none",
   "auth.invitation": (f) => ({ token: f.invitation.token }),
   "auth.acceptInvitation": async (f, { db, who }) => ({
     token:
@@ -90,7 +91,6 @@ export const INPUTS: Record<string, Build | "none"> = {
   "target.testMonitors": (f) => ({ targetId: f.target.id }),
   "instanceConfig.list": (f) => ({ projectId: f.project.id }),
   "instanceConfig.byId": (f) => ({ id: f.instanceConfig.id }),
-  "instanceConfig.presets": "none",
   "instanceConfig.create": (f) => ({ projectId: f.project.id, name: `large-${unique()}`, vcpu: 8 }),
   "instanceConfig.update": (f) => ({ id: f.instanceConfig.id, name: "small", vcpu: 4 }),
   "instanceConfig.clone": (f) => ({ id: f.instanceConfig.id, name: `small-${unique()}` }),
