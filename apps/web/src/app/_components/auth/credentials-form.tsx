@@ -3,7 +3,7 @@
 import { Button, Field, inputClass } from "@benchboard/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
@@ -27,11 +27,11 @@ export function CredentialsForm({
   const router = useRouter();
   const queryClient = useQueryClient();
   const destination = next?.startsWith("/") && !next.startsWith("//") ? next : "/";
-  useEffect(() => router.prefetch(destination), [router, destination]);
   const go = () => {
-    // Everything cached so far was read signed out.
+    // Everything cached so far was read signed out (pages and queries alike).
     queryClient.clear();
-    router.push(destination);
+    router.refresh();
+    router.replace(destination);
   };
   const signIn = useMutation(trpc.auth.signIn.mutationOptions({ onSuccess: go }));
   const signUp = useMutation(trpc.auth.signUp.mutationOptions({ onSuccess: go }));
