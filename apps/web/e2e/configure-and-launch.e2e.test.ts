@@ -66,6 +66,8 @@ describe("configure and launch in the browser", () => {
     await page.getByLabel("Project name").fill("LLM gateway");
     await page.getByRole("button", { name: "Create project" }).click();
     await page.getByRole("link", { name: /LLM gateway/ }).click();
+    // The home page has its own getting-started card: wait for the project's page itself.
+    await page.waitForURL(/\/projects\/[a-z0-9]+$/);
     await page.getByRole("heading", { name: "Getting started" }).waitFor();
     projectUrl = page.url();
 
