@@ -22,5 +22,6 @@ export * from "./snapshots";
 export * from "./statistics";
 export * from "./sweep";
 export * from "./thresholds";
+export * from "./ticks";
 export * from "./words";
 export { plainZodMessage } from "./zod-messages";
