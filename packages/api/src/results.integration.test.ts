@@ -220,7 +220,7 @@ describe("verdicts on derived metrics", () => {
     await finishRun(t.db, run.id, { status: "succeeded", result: ZRunResultData.parse({ metrics: { rps: 300 } }) });
     const stored = await t.db.runResult.findUniqueOrThrow({ where: { runId: run.id } });
     expect(stored.thresholdResults).toEqual([
-      { metric: "rps_per_vcpu", op: ">", value: 100, actual: 150, passed: true, source: "project" },
+      { metric: "rps_per_vcpu", op: ">", value: 100, actual: 150, passed: true, status: "pass", source: "project" },
     ]);
     // Derived values are computed when read, never stored as if measured.
     expect(stored.metrics).toEqual({ rps: 300 });
