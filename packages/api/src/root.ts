@@ -1,6 +1,7 @@
 import { apiTokenRouter } from "./routers/api-token";
 import { authRouter } from "./routers/auth";
 import { comparisonRouter } from "./routers/comparison";
+import { execRunRouter } from "./routers/exec-run";
 import { instanceConfigRouter } from "./routers/instance-config";
 import { memberRouter } from "./routers/member";
 import { orgRouter } from "./routers/org";
@@ -26,6 +27,7 @@ export const appRouter = router({
   scenario: scenarioRouter,
   run: runRouter,
   upload: uploadRouter,
+  execRun: execRunRouter,
   worker: workerRouter,
   comparison: comparisonRouter,
   sweep: sweepRouter,

@@ -6,6 +6,7 @@ import { ImportError } from "./import-error";
 import { isObject } from "./json";
 import { k6SummaryShape, parseK6 } from "./k6";
 import type { TNormalizedRun } from "./normalized-run";
+import { parseK6Stream, parseVegetaResults } from "./request-stream";
 import { MAX_LINE_CHARS, stripAnsi } from "./text";
 import { looksLikeVegeta, parseVegeta } from "./vegeta";
 import { parseWrk } from "./wrk";
@@ -19,12 +20,35 @@ export { jsonTooDeep, MAX_JSON_DEPTH } from "./json";
 export { type K6SummaryShape, parseK6 } from "./k6";
 export { looksLikeNativeRun, parseNativeRun } from "./native";
 export * from "./normalized-run";
+export {
+  K6_STREAM_FORMAT,
+  LineSplitter,
+  type LiveSecond,
+  parseK6Stream,
+  parseK6StreamLine,
+  parseVegetaResultLine,
+  parseVegetaResults,
+  RequestAggregator,
+  type RequestSample,
+  type StreamProgress,
+  VEGETA_STREAM_FORMAT,
+} from "./request-stream";
 export { forEachLine, type LineOptions, MAX_LINE_CHARS, splitLines, type TextLine, words } from "./text";
 export { parseVegeta } from "./vegeta";
 export { parseWrk } from "./wrk";
 
 /** Formats the importers read. wrk2 output is read by the `wrk` importer. */
-export const IMPORT_FORMATS = ["k6", "drill", "wrk", "hey", "ab", "vegeta", "bifrost"] as const;
+export const IMPORT_FORMATS = [
+  "k6",
+  "drill",
+  "wrk",
+  "hey",
+  "ab",
+  "vegeta",
+  "bifrost",
+  "k6-json",
+  "vegeta-results",
+] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** Other names people use for a format. */
@@ -32,6 +56,8 @@ const FORMAT_ALIASES: Record<string, ImportFormat> = {
   wrk2: "wrk",
   apachebench: "ab",
   "bifrost-benchmarking": "bifrost",
+  "k6-stream": "k6-json",
+  "vegeta-encode": "vegeta-results",
 };
 
 export function resolveImportFormat(name: string): ImportFormat | undefined {
@@ -60,6 +86,10 @@ export function importRuns(format: ImportFormat | "auto", text: string, options:
       return [parseAb(text)];
     case "vegeta":
       return [parseVegeta(text)];
+    case "k6-json":
+      return [parseK6Stream(text)];
+    case "vegeta-results":
+      return [parseVegetaResults(text)];
     case "bifrost":
       return options.provider !== undefined ? [parseBifrost(text, { provider: options.provider })] : parseBifrost(text);
   }
@@ -119,11 +149,12 @@ function detectJson(text: string): ImportFormat | undefined {
   try {
     doc = JSON.parse(text);
   } catch {
-    // k6's `--out json` stream is one JSON object per line: let the k6 importer explain.
-    const firstLine = text.split("\n", 1)[0] ?? "";
+    // k6's `--out json` and `vegeta encode` write one JSON object per line.
+    const firstLine = text.slice(0, Math.max(0, text.indexOf("\n")) || text.length);
     try {
       const first = JSON.parse(firstLine) as unknown;
-      if (isObject(first) && (first.type === "Metric" || first.type === "Point")) return "k6";
+      if (isObject(first) && (first.type === "Metric" || first.type === "Point")) return "k6-json";
+      if (isObject(first) && "seq" in first && "code" in first && "latency" in first) return "vegeta-results";
     } catch {
       // fall through: not JSON we know
     }

@@ -1,13 +1,17 @@
 "use client";
 
 import { Button, Field, inputClass } from "@benchboard/ui";
-import { useMutation } from "@tanstack/react-query";
-import { useState } from "react";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
 import { safeNextPath } from "~/lib/safe-next";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
-/** Sign-in and sign-up share one form; on success the browser goes to `next` (same origin only). */
+/**
+ * Sign-in and sign-up share one form; on success the app moves to `next` (same origin only)
+ * without reloading, so the next page shows at once with its own loading states.
+ */
 export function CredentialsForm({
   mode,
   next,
@@ -21,7 +25,16 @@ export function CredentialsForm({
   const [email, setEmail] = useState(fixedEmail ?? "");
   const [password, setPassword] = useState("");
   const [name, setName] = useState("");
-  const go = () => window.location.assign(safeNextPath(next, window.location.origin));
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  // Only a page of this app: `/\evil.example` and the like resolve elsewhere and go home instead.
+  const destination = typeof window === "undefined" ? "/" : safeNextPath(next, window.location.origin);
+  useEffect(() => router.prefetch(destination), [router, destination]);
+  const go = () => {
+    // Everything cached so far was read signed out.
+    queryClient.clear();
+    router.push(destination);
+  };
   const signIn = useMutation(trpc.auth.signIn.mutationOptions({ onSuccess: go }));
   const signUp = useMutation(trpc.auth.signUp.mutationOptions({ onSuccess: go }));
   const m = mode === "sign-in" ? signIn : signUp;
@@ -83,7 +96,13 @@ export function CredentialsForm({
         </p>
       )}
       <Button type="submit" className="w-full" disabled={m.isPending}>
-        {m.isPending ? "Please wait…" : mode === "sign-in" ? "Sign in" : "Create account"}
+        {mode === "sign-in"
+          ? m.isPending
+            ? "Signing in…"
+            : "Sign in"
+          : m.isPending
+            ? "Creating account…"
+            : "Create account"}
       </Button>
     </form>
   );
