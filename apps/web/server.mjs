@@ -19,7 +19,15 @@ const app = next({ dev: false, dir: import.meta.dirname, hostname, port });
 await app.prepare();
 const handle = app.getRequestHandler();
 
+/** Methods the app answers; anything else (TRACE, CONNECT, …) is a 405 before Next.js sees it. */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
 const server = createServer((req, res) => {
+  if (!METHODS.has(req.method ?? "")) {
+    res.writeHead(405, { allow: [...METHODS].join(", "), "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { message: `method ${req.method} is not allowed` } }));
+    return;
+  }
   req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
   void handle(req, res);
 });

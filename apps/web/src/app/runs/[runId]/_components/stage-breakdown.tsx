@@ -24,9 +24,10 @@ export function StageBreakdown({
 }: {
   stages: Record<string, TStageStat>;
   overheadStages: readonly string[] | null;
+  /** A shared page: the overhead choice cannot be changed there. */
+  readOnly?: boolean;
   /** Why a run has no stages, said only where it is true. */
   emptyReason: string;
-  readOnly?: boolean;
 }) {
   // Slowest first: where the time goes.
   const names = Object.keys(stages).sort((a, b) => (stages[b]?.meanMs ?? 0) - (stages[a]?.meanMs ?? 0));
