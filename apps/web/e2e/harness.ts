@@ -80,7 +80,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     child.stderr?.on("data", (d) => logs.push(`[${name}] ${d}`));
     children.push(child);
   };
-  launch(path.join(webDir, "node_modules/.bin/next"), ["start", "-p", String(port), "-H", "127.0.0.1"], webDir, "web");
+  launch(process.execPath, ["server.mjs", "-p", String(port), "-H", "127.0.0.1"], webDir, "web");
   (options.workers ?? [{}]).forEach((w, i) => {
     const name = i === 0 ? "worker" : `worker-${i + 1}`;
     launch(process.execPath, ["--import", "tsx", "src/index.ts"], path.join(repoRoot, "workers/runner"), name, {

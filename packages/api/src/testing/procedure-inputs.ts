@@ -52,6 +52,7 @@ export const INPUTS: Record<string, Build | "none"> = {
   "auth.signIn": () => SIGN_IN,
   "auth.signOut": "none",
   "auth.me": "none",
+  "auth.installState": "none",
   "auth.invitation": (f) => ({ token: f.invitation.token }),
   "auth.acceptInvitation": async (f, { db, who }) => ({
     token:

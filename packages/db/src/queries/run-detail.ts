@@ -1,9 +1,11 @@
 import {
   alignSeries,
   checkPublishedFigures,
+  contradictions,
   DERIVED_KEYS,
   histogramBuckets,
   planShards,
+  publishedText,
   type TErrorEntry,
   type TScenarioSpec,
   type TStageStat,
@@ -194,6 +196,17 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
             TStageStat
           >,
           verdicts: storedVerdicts(result.thresholdResults),
+          /** Figures that cannot all be true, in words (a chat run with 0 failed yet deliveries missing). */
+          contradictions: contradictions(facts.facts.metrics),
+          /** The text a document printed for each metric, kept as the source gave it ("47.13 µs", "~35–40"). */
+          publishedText: facts.published
+            ? Object.fromEntries(
+                Object.keys(facts.facts.metrics).flatMap((k) => {
+                  const text = publishedText(facts.published!.figures, row.id, k);
+                  return text === null ? [] : [[k, text]];
+                }),
+              )
+            : {},
           latency: decodeLatency(result.histogram),
         }
       : null,

@@ -195,7 +195,8 @@ export function referenceProjects(p: ReferenceTargetPorts = DEFAULT_PORTS): Demo
         },
         {
           name: "medium: customers × 500 at 10 concurrent",
-          description: "JSON list of 500 customers read from PostgreSQL.",
+          description:
+            "Looks up one user's 500 customers in PostgreSQL: a POST that carries the user's email and only reads, as in the published benchmark.",
           spec: {
             engine: "http-closed",
             concurrency: 10,
