@@ -10,7 +10,7 @@ import {
 } from "@benchboard/db";
 import { ZWorkerLabel } from "@benchboard/jobs";
 import { z } from "zod";
-import { dispatcher, memberProcedure, orgProcedure, router } from "../trpc";
+import { dispatcher, enforceRateLimit, LAUNCHES_PER_MINUTE, memberProcedure, orgProcedure, router } from "../trpc";
 
 const ZSweepValue = z.union([z.number().finite(), z.string().trim().min(1).max(200), z.boolean()]);
 
@@ -68,6 +68,7 @@ export const sweepRouter = router({
     .query(({ ctx, input }) => sweepParameters(ctx.db, ctx.orgId, input)),
   /** Create the sweep's runs and start the first; the worker runs the rest back to back. */
   create: memberProcedure.input(ZCreateSweepInput).mutation(async ({ ctx, input }) => {
+    await enforceRateLimit(ctx, `launch:${ctx.orgId}`, LAUNCHES_PER_MINUTE, 60, "launches in this organization");
     const { name, parameter, values, metric, ...launch } = input;
     const { sweep, runs } = await launchRuns(
       ctx.db,

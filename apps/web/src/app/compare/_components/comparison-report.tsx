@@ -21,7 +21,7 @@ const VERDICT_STYLE: Record<string, string> = {
   none: "text-slate-400",
 };
 
-const CHARTS: { metric: string; title: string; format: (v: number) => string }[] = [
+const CHARTS: { metric: string; title: string; format: (v: number) => string; binary?: boolean }[] = [
   { metric: "latency_p50", title: "Latency p50", format: formatDurationMs },
   { metric: "latency_p99", title: "Latency p99", format: formatDurationMs },
   {
@@ -29,7 +29,7 @@ const CHARTS: { metric: string; title: string; format: (v: number) => string }[]
     title: "Achieved rate (req/s)",
     format: (v) => v.toLocaleString("en-US", { maximumFractionDigits: 1 }),
   },
-  { metric: "mem_bytes", title: "Target memory", format: formatBytes },
+  { metric: "mem_bytes", title: "Target memory", format: formatBytes, binary: true },
   {
     metric: "queue_depth",
     title: "Queue depth",
@@ -284,6 +284,7 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                 title={c.title}
                 data={view.charts[c.metric]!}
                 format={c.format}
+                binary={c.binary}
                 lines={runs.map((run, i) => ({ key: run.id, label: run.label, color: colorAt(i) }))}
                 syncId="compare"
               />
