@@ -92,11 +92,19 @@ export async function getComparisonView(db: Db, orgId: string, input: Comparison
       }
     : null;
 
-  // Stages in the order the runs recorded them (a request's path through the service), not A–Z.
-  const stageKeys = [
-    ...new Set(runs.flatMap((r) => Object.keys(r.storedMetrics).filter((k) => k.startsWith("stage.")))),
-  ];
+  // Stages along a request's path, not A–Z: as a write-up printed them, then the overhead's stages
+  // in the order the scenario names them, then any others by name (stored JSON keeps no order).
   const baselineRun = runs[baselineIndex];
+  const allStages = new Set(runs.flatMap((r) => Object.keys(r.storedMetrics).filter((k) => k.startsWith("stage."))));
+  const printedOrder = runs.flatMap((r) =>
+    (r.published?.figures ?? []).flatMap((f) =>
+      f.kind === "value" && f.metric.startsWith("stage.") ? [f.metric] : [],
+    ),
+  );
+  const overheadOrder = (baselineRun?.facts.context.overheadStages ?? []).map((s) => `stage.${s}`);
+  const stageKeys = [...new Set([...printedOrder, ...overheadOrder, ...[...allStages].sort()])].filter((k) =>
+    allStages.has(k),
+  );
   return {
     runs: runs.map(publicRun),
     missing,

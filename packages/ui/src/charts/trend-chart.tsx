@@ -77,6 +77,8 @@ export function TrendChart({
           <ReferenceLine
             key={t.label}
             y={t.value}
+            // A threshold above every value still shows: the axis grows to include it.
+            ifOverflow="extendDomain"
             stroke="#dc2626"
             strokeDasharray="6 4"
             label={{ value: t.label, position: "insideTopRight", fontSize: 11, fill: "#b91c1c" }}

@@ -223,8 +223,9 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
             </table>
           </div>
           <p className="mt-3 text-xs text-slate-500">
-            Stages in the order the runs recorded them. Δ% is (run − baseline) ÷ baseline. Where a document published a
-            figure, it stands beside the computed one: ✓ agrees within its rounding, ⚠ does not.
+            Stages along a request's path: in the order the write-up printed them, else the overhead's stages first. Δ%
+            is (run − baseline) ÷ baseline. Where a document published a figure, it stands beside the computed one: ✓
+            agrees within its rounding, ⚠ does not.
           </p>
         </Card>
       )}
@@ -296,6 +297,7 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
         <Card title="Published figures">
           <PublishedFigures
             source={view.published.reference.source}
+            url={view.published.reference.url}
             table={view.published.reference.table}
             note={view.published.reference.note}
             checks={view.published.checks}

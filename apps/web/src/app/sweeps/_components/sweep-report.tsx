@@ -288,6 +288,7 @@ export function SweepReport({ id }: { id: string }) {
         <Card title="Published figures">
           <PublishedFigures
             source={view.published.reference.source}
+            url={view.published.reference.url}
             table={view.published.reference.table}
             note={view.published.reference.note}
             checks={view.published.checks}

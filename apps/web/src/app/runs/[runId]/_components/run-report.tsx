@@ -332,6 +332,7 @@ export function RunReport({
         <Card title="Published figures">
           <PublishedFigures
             source={view.published.reference.source}
+            url={view.published.reference.url}
             table={view.published.reference.table}
             checks={view.published.checks}
             runLabel={() => `#${view.run.number}`}
