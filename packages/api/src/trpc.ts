@@ -1,6 +1,6 @@
+import type { Dispatch } from "@benchboard/db";
 import { ConflictError, type Db, NotFoundError } from "@benchboard/db";
-import type { QueueFor } from "@benchboard/jobs";
-import { EnqueueError } from "@benchboard/jobs";
+import { dispatchRun, EnqueueError, type QueueFor } from "@benchboard/jobs";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { Queue } from "bullmq";
 import superjson from "superjson";
@@ -26,6 +26,12 @@ export interface Context {
   userAgent?: string | null;
   /** Key for secrets at rest (target headers, monitor passwords); without it none can be stored. */
   secretKey?: Buffer | null;
+}
+
+/** Puts a run on the queue its worker label names, for the run lifecycle. */
+export function dispatcher(ctx: Pick<Context, "queue" | "queueFor">): Dispatch {
+  const queueFor = ctx.queueFor ?? (() => ctx.queue);
+  return (run) => dispatchRun(queueFor, run);
 }
 
 export interface SessionControl {

@@ -12,6 +12,7 @@ export * from "./queries/org";
 export * from "./queries/project";
 export * from "./queries/run";
 export * from "./queries/run-detail";
+export * from "./queries/run-lifecycle";
 export * from "./queries/scenario";
 export * from "./queries/shards";
 export * from "./queries/share";

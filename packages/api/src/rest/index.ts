@@ -13,10 +13,18 @@ export {
   putThresholdsHandler,
 } from "./config";
 export { execProgressHandler, finishExecRunHandler, startExecRunHandler } from "./exec-runs";
-export { type RestErrorBody, type RestRequest, type RestResponse, toFetchResponse } from "./http";
+export {
+  RestError,
+  type RestErrorBody,
+  type RestRequest,
+  type RestResponse,
+  readBodyText,
+  toFetchResponse,
+} from "./http";
 export { openApiDocument } from "./openapi";
 export { getRunHandler, launchRunHandler, uploadRunHandler } from "./runs";
 export * from "./schemas";
+export { trendHandler } from "./trend";
 
 let openApi: Record<string, unknown> | undefined;
 let runSchema: Record<string, unknown> | undefined;

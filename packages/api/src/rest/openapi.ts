@@ -11,6 +11,7 @@ import {
   ZRestLaunchResult,
   ZRestRun,
   ZRestThresholds,
+  ZRestTrend,
   ZRestUploadEnvelope,
   ZRestUploadResult,
 } from "./schemas";
@@ -96,6 +97,7 @@ export function openApiDocument(): JsonObject {
         [ZRestUploadResult, "UploadResult"],
         [ZRestLaunchResult, "LaunchResult"],
         [ZRestCompareResult, "CompareResult"],
+        [ZRestTrend, "Trend"],
       ],
       "output",
     ),
@@ -135,7 +137,14 @@ export function openApiDocument(): JsonObject {
     },
     servers: [{ url: "/api/v1" }],
     security: [{ bearerToken: [] }],
-    tags: [{ name: "runs" }, { name: "exec" }, { name: "config" }, { name: "compare" }, { name: "schemas" }],
+    tags: [
+      { name: "runs" },
+      { name: "exec" },
+      { name: "config" },
+      { name: "compare" },
+      { name: "trends" },
+      { name: "schemas" },
+    ],
     paths: {
       "/runs": {
         post: {
@@ -200,6 +209,9 @@ export function openApiDocument(): JsonObject {
           description:
             "Queues a run of a stored scenario (by id, or by name with `project`) against one of the project's targets, " +
             "optionally on an instance config, with the same checks as the web app (organization caps, target safety). " +
+            "`shards` splits each run across worker processes (results merge exactly), `workerLabel` sends it to workers " +
+            "offering that label, and `rate`, `concurrency` and `durationS` override the scenario's load for this launch " +
+            "(kept on the run's snapshot, within the caps). " +
             "Poll `GET /runs/{id}` for progress and results. Needs scope `runs:launch`.",
           parameters: [
             {
@@ -228,7 +240,9 @@ export function openApiDocument(): JsonObject {
             "400": errorResponse("Bad input, naming the field."),
             ...COMMON_ERRORS,
             "404": errorResponse("No such project, scenario, target or instance config."),
-            "409": errorResponse("Over the organization's caps (rate, duration, concurrent runs)."),
+            "409": errorResponse(
+              "Over the organization's caps (rate, duration, concurrent runs), a split the scenario cannot take, an override its engine has no use for, or a label no online worker offers.",
+            ),
             "503": errorResponse("The job queue is unavailable; the run was marked failed."),
           },
         },
@@ -256,7 +270,9 @@ export function openApiDocument(): JsonObject {
           summary: "Compare a run against a baseline",
           description:
             "Per-metric deltas `(head − base) / base`, regression verdicts by each metric's direction beyond the tolerance, " +
-            "and head's threshold verdicts. `passed` is what a CI gate should use. Needs scope `runs:read`.",
+            "a prediction t-test of head against the last runs of base's branch, change points in head's history, " +
+            "head's validity and its threshold verdicts (pass, fail or not measured). `passed` is what a CI gate should use: " +
+            "an invalid head and a threshold not measured fail it unless allowed. Needs scope `runs:read`.",
           parameters: [
             {
               name: "base",
@@ -277,6 +293,31 @@ export function openApiDocument(): JsonObject {
               "metrics",
               "Comma-separated metric keys to judge (default: rps, throughput, success_rate, latency mean/p50/p90/p95/p99, … that either run has).",
             ),
+            queryParam("allowNotMeasured", "Let a threshold head did not measure pass the gate.", {
+              type: "boolean",
+              default: false,
+            }),
+            queryParam("allowInvalid", "Let a head run the engine flagged invalid pass the gate.", {
+              type: "boolean",
+              default: false,
+            }),
+            queryParam(
+              "gate",
+              "What fails the gate beside thresholds: the percent tolerance, the statistical test against history, or either.",
+              { type: "string", enum: ["tolerance", "statistical", "both"], default: "tolerance" },
+            ),
+            queryParam("history", "How many latest runs of base's branch the statistical test uses.", {
+              type: "integer",
+              minimum: 3,
+              maximum: 100,
+              default: 10,
+            }),
+            queryParam("alpha", "Significance level of the statistical test.", {
+              type: "number",
+              exclusiveMinimum: 0,
+              maximum: 0.5,
+              default: 0.01,
+            }),
             orgHeader,
           ],
           responses: {
@@ -288,6 +329,48 @@ export function openApiDocument(): JsonObject {
             ...COMMON_ERRORS,
             "404": errorResponse("No such run, or no baseline run on the branch."),
             "409": errorResponse("Head has no results yet, or base did not succeed."),
+          },
+        },
+      },
+      "/trend": {
+        get: {
+          tags: ["trends"],
+          operationId: "getTrend",
+          summary: "A metric over a scenario's runs, with change points",
+          description:
+            "Succeeded runs of the scenario outside sweeps, oldest first, one line per branch; the thresholds on the metric; " +
+            "and the change points found by e-divisive means (a permutation test at p ≤ 0.01), each at the first run of the new level. " +
+            "Needs scope `runs:read`.",
+          parameters: [
+            {
+              name: "project",
+              in: "query",
+              required: true,
+              description: "The project's id or slug.",
+              schema: { type: "string" },
+            },
+            {
+              name: "scenario",
+              in: "query",
+              required: true,
+              description: "The scenario's name.",
+              schema: { type: "string" },
+            },
+            {
+              name: "metric",
+              in: "query",
+              required: true,
+              description: "A metric key, e.g. latency_p99.",
+              schema: { type: "string" },
+            },
+            queryParam("branch", "Only this branch."),
+            orgHeader,
+          ],
+          responses: {
+            "200": { description: "The trend.", content: { "application/json": { schema: { $ref: REF("Trend") } } } },
+            "400": errorResponse("Bad query, naming the parameter."),
+            ...COMMON_ERRORS,
+            "404": errorResponse("No such project in the token's organization (or project)."),
           },
         },
       },

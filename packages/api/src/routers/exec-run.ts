@@ -1,5 +1,8 @@
-import { ZRunResultData } from "@benchboard/core";
+import { type TRunResultData, ZRunResultData } from "@benchboard/core";
+import { ImportError } from "@benchboard/core/importers";
+import { canonicalUploadResult } from "@benchboard/core/result-input";
 import { createExecRun, findProjectByRef, finishExecRun, NotFoundError, recordExecProgress } from "@benchboard/db";
+import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { memberProcedure, router } from "../trpc";
 import { ZUploadRunInput } from "./upload";
@@ -79,11 +82,19 @@ export const execRunRouter = router({
     const { id, samples, ...progress } = input;
     return recordExecProgress(ctx.db, ctx.orgId, id, progress, samples);
   }),
-  finish: memberProcedure.input(ZExecFinishInput.extend({ id: ZRunId })).mutation(({ ctx, input }) =>
-    finishExecRun(ctx.db, ctx.orgId, input.id, {
+  finish: memberProcedure.input(ZExecFinishInput.extend({ id: ZRunId })).mutation(({ ctx, input }) => {
+    let result: TRunResultData | null = null;
+    try {
+      // Bounded and re-encoded like an upload's: the client is as untrusted as a file.
+      result = input.result ? canonicalUploadResult("exec", input.result, { startedAt: null, endedAt: null }) : null;
+    } catch (err) {
+      if (err instanceof ImportError) throw new TRPCError({ code: "BAD_REQUEST", message: err.message, cause: err });
+      throw err;
+    }
+    return finishExecRun(ctx.db, ctx.orgId, input.id, {
       status: input.status,
       error: input.status === "succeeded" ? null : (input.error ?? null),
-      result: input.result ?? null,
-    }),
-  ),
+      result,
+    });
+  }),
 });

@@ -111,7 +111,6 @@ export const INPUTS: Record<string, Build | "none"> = {
   "scenario.importDrill": () => ({ yaml: DRILL_YAML }),
   "run.list": (f) => ({ projectId: f.project.id }),
   "run.byId": (f) => ({ id: f.runs[0].id }),
-  "run.series": (f) => ({ id: f.runs[0].id }),
   "run.launch": (f) => ({ targetId: f.target.id, scenarioId: f.scenario.id, instanceConfigId: f.instanceConfig.id }),
   "run.cancel": (f) => ({ id: f.runs[0].id }),
   "run.view": (f) => ({ id: f.runs[0].id }),

@@ -16,6 +16,7 @@ export { type BifrostOptions, bifrostProviders, parseBifrost } from "./bifrost";
 export { parseDrill } from "./drill";
 export { parseHey } from "./hey";
 export { ImportError, type ImportErrorLocation } from "./import-error";
+export { jsonTooDeep, MAX_JSON_DEPTH } from "./json";
 export { type K6SummaryShape, parseK6 } from "./k6";
 export { looksLikeNativeRun, parseNativeRun } from "./native";
 export * from "./normalized-run";
@@ -32,6 +33,7 @@ export {
   type StreamProgress,
   VEGETA_STREAM_FORMAT,
 } from "./request-stream";
+export { forEachLine, type LineOptions, MAX_LINE_CHARS, splitLines, type TextLine, words } from "./text";
 export { parseVegeta } from "./vegeta";
 export { parseWrk } from "./wrk";
 

@@ -10,6 +10,7 @@ import type { TErrorEntry } from "../run-result";
 import { buildRun, isFailureStatus, statusError, transportErrorKind } from "./build";
 import { ImportError } from "./import-error";
 import type { TNormalizedRun } from "./normalized-run";
+import { forEachLine } from "./text";
 import { roundTo } from "./units";
 
 /**
@@ -292,7 +293,7 @@ export class RequestAggregator {
   }
 
   /** The whole run: totals, status counts, errors, latency from the merged histogram, series. */
-  result(extra: { endedMs?: number; exitCode?: number | null; command?: string[] } = {}): TNormalizedRun {
+  result(extra: { endedMs?: number; exitCode?: number | null } = {}): TNormalizedRun {
     const errors: TErrorEntry[] = [];
     for (const [code, count] of Object.entries(this.statusCounts)) {
       if (isFailureStatus(Number(code))) errors.push(statusError(Number(code), count));
@@ -324,10 +325,7 @@ export class RequestAggregator {
       statusCounts: this.statusCounts,
       errors,
       histogram: any ? encodeHistogram(this.all) : undefined,
-      extra: {
-        exitCode: extra.exitCode ?? undefined,
-        command: extra.command,
-      },
+      extra: { exitCode: extra.exitCode ?? undefined },
     });
     if (this.seriesStart !== null && this.series.rps.length > 0) {
       run.result.series = {
@@ -347,15 +345,19 @@ export function importRequestStream(
   text: string,
   parse: (line: number, text: string) => RequestSample | null,
 ): TNormalizedRun {
-  const splitter = new LineSplitter(format);
   const aggregator = new RequestAggregator(tool, 0);
-  const lines = [...splitter.push(text), ...splitter.end()];
-  for (const { line, text: body } of lines) {
-    const sample = parse(line, body);
-    if (sample) aggregator.add(sample);
-  }
+  let lastLine = 1;
+  forEachLine(
+    text,
+    ({ no, text: body }) => {
+      lastLine = no;
+      const sample = parse(no, body);
+      if (sample) aggregator.add(sample);
+    },
+    { format, maxLineChars: MAX_STREAM_LINE },
+  );
   if (aggregator.totalRequests === 0) {
-    throw new ImportError(format, "no requests in the stream", { line: Math.max(1, lines.length) });
+    throw new ImportError(format, "no requests in the stream", { line: lastLine });
   }
   return aggregator.result();
 }
