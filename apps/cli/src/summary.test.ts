@@ -129,7 +129,7 @@ describe("gates: not measured and invalid runs", () => {
   it("fails a threshold that was not measured unless allowed, and says which", () => {
     expect(runGate(base)).toEqual({
       passed: false,
-      reasons: ["run #8 did not measure threshold Peak queue depth < 1000"],
+      reasons: ["run #8 did not measure threshold Peak queue depth < 1,000"],
     });
     expect(runGate(base, { allowNotMeasured: true })).toEqual({ passed: true, reasons: [] });
     const md = runMarkdown(base);

@@ -155,7 +155,7 @@ export function runGate(run: TRun, options: GateOptions = {}): { passed: boolean
   }
   for (const v of run.thresholds?.verdicts ?? []) {
     const status = verdictStatus(v);
-    const what = `${metricDef(v.metric).label} ${v.op} ${v.value}`;
+    const what = `${metricDef(v.metric).label} ${v.op} ${formatMetric(v.metric, v.value)}`;
     if (status === "fail")
       reasons.push(`run #${run.number} failed threshold ${what} (was ${formatMetric(v.metric, v.actual)})`);
     else if (status === "not_measured" && !options.allowNotMeasured) {

@@ -109,11 +109,11 @@ export async function compareHandler(req: RestRequest, deps: RestDeps): Promise<
     for (const v of thresholds.verdicts) {
       if (v.status === "fail") {
         reasons.push(
-          `threshold ${metricDef(v.metric).label} ${v.op} ${v.value} failed (was ${formatMetric(v.metric, v.actual)})`,
+          `threshold ${metricDef(v.metric).label} ${v.op} ${formatMetric(v.metric, v.value)} failed (was ${formatMetric(v.metric, v.actual)})`,
         );
       } else if (v.status === "not_measured" && !query.data.allowNotMeasured) {
         reasons.push(
-          `threshold ${metricDef(v.metric).label} ${v.op} ${v.value} not measured${v.note ? ` (${v.note})` : ""}`,
+          `threshold ${metricDef(v.metric).label} ${v.op} ${formatMetric(v.metric, v.value)} not measured${v.note ? ` (${v.note})` : ""}`,
         );
       }
     }

@@ -849,7 +849,7 @@ describe("GET /api/v1/compare", () => {
     expect(result.regressed).toEqual([]);
     expect(result.thresholds.passed).toBe(false);
     expect(result.passed).toBe(false);
-    expect(result.reasons).toEqual(["threshold Latency p99 < 10 failed (was 10.1 ms)"]);
+    expect(result.reasons).toEqual(["threshold Latency p99 < 10 ms failed (was 10.1 ms)"]);
   });
 
   it("explains a missing baseline, a bad query and a head without results", async () => {
@@ -919,7 +919,7 @@ describe("GET /api/v1/compare: validity, not measured, statistics over history",
       verdicts: [{ metric: "queue_depth_peak", status: "not_measured", actual: null, passed: false }],
     });
     const strict = ZRestCompareResult.parse((await compare(`?base=${base.id}&head=${head.id}`)).body);
-    expect(strict.reasons).toEqual(["threshold Peak queue depth < 1000 not measured"]);
+    expect(strict.reasons).toEqual(["threshold Peak queue depth < 1,000 not measured"]);
     expect(strict.passed).toBe(false);
     const allowed = ZRestCompareResult.parse(
       (await compare(`?base=${base.id}&head=${head.id}&allowNotMeasured=1`)).body,
