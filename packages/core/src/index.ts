@@ -17,6 +17,7 @@ export * from "./scenario";
 export * from "./scenario-defaults";
 export * from "./series";
 export * from "./shards";
+export * from "./share-redaction";
 export * from "./snapshots";
 export * from "./statistics";
 export * from "./sweep";

@@ -25,12 +25,15 @@ export function publishedStatusLabel(status: PublishedCheckRow["status"]): strin
  */
 export function PublishedFigures({
   source,
+  url,
   table,
   note,
   checks,
   runLabel,
 }: {
   source: string;
+  /** The document's public address, when it has one; else it is cited by its title. */
+  url?: string;
   table: string;
   note?: string;
   checks: readonly PublishedCheckRow[];
@@ -41,7 +44,15 @@ export function PublishedFigures({
   return (
     <div>
       <p className="text-sm text-slate-600">
-        From <span className="font-mono text-xs">{source}</span> — {table}.{" "}
+        From{" "}
+        {url ? (
+          <a href={url} className="text-sky-700 hover:underline" rel="noreferrer noopener" target="_blank">
+            {source}
+          </a>
+        ) : (
+          <cite className="not-italic">{source}</cite>
+        )}{" "}
+        — {table}.{" "}
         <span className="tabular-nums">
           {checks.length} figures: {count("match")} agree
           {count("rounded") > 0 && `, ${count("rounded")} follow only from rounded inputs`}

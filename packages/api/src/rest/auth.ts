@@ -60,6 +60,9 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * (see verifyApiToken), so a creator demoted to viewer leaves a read-only token.
  */
 export async function authorize(req: RestRequest, deps: RestDeps, scope: ApiTokenScope): Promise<ApiCaller> {
+  if (/%00/i.test(new URL(req.url).search)) {
+    throw new RestError(400, "the query contains a NUL character (%00), which cannot be stored");
+  }
   const header = req.headers.get("authorization");
   const unauthorized = (message: string) =>
     new RestError(401, message, {}, { "www-authenticate": 'Bearer realm="benchboard"' });

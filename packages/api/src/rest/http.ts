@@ -117,7 +117,12 @@ export async function readBodyText(req: RestRequest, maxBytes: number): Promise<
     }
     chunks.push(value);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  const text = new TextDecoder().decode(Buffer.concat(chunks));
+  // PostgreSQL stores no NUL character in text or JSON: refuse it here, not with a 500 later.
+  if (text.includes("\u0000") || /\\u0000/.test(text)) {
+    throw new RestError(400, "the request body contains a NUL character (\\u0000), which cannot be stored");
+  }
+  return text;
 }
 
 function tooLarge(maxBytes: number): RestError {

@@ -415,7 +415,7 @@ describe("POST /api/v1/runs", () => {
       ],
       [
         "an unknown format",
-        `?project=acme-gw&format=jmeter`,
+        `?project=acme-gw&format=locust`,
         { body: "x", contentType: "text/plain" },
         { status: 400, field: "format", message: /^format: must be one of auto, native, k6/ },
       ],
@@ -460,6 +460,18 @@ describe("POST /api/v1/runs", () => {
           contentType: "text/plain",
         },
         { status: 400, line: 2, message: /nests deeper than 64 levels/ },
+      ],
+      [
+        "a NUL character in a JSON body",
+        "",
+        { body: '{"project":"acme-gw","content":"Total: 1\\u0000"}', contentType: "application/json" },
+        { status: 400, message: /NUL character/ },
+      ],
+      [
+        "a NUL character in the query",
+        "?project=acme-gw%00&format=wrk",
+        { body: "x", contentType: "text/plain" },
+        { status: 400, message: /NUL character/ },
       ],
       [
         "a bifrost file with several providers and no choice",

@@ -14,7 +14,7 @@ import { probeMonitor } from "@benchboard/loadgen/monitors/index";
 import { z } from "zod";
 import { withinLimits } from "../input-limits";
 import { assertTargetAllowed } from "../launch-safety";
-import { memberProcedure, orgProcedure, router } from "../trpc";
+import { enforceRateLimit, memberProcedure, orgProcedure, router } from "../trpc";
 
 const ZHttpUrl = z
   .string()
@@ -127,6 +127,7 @@ export const targetRouter = router({
     .mutation(({ ctx, input }) => deleteTarget(ctx.db, ctx.orgId, input.id)),
   /** What each monitor reads right now ("test connection"); passwords are used, never returned. */
   testMonitors: memberProcedure.input(ZTestMonitorsInput).mutation(async ({ ctx, input }) => {
+    await enforceRateLimit(ctx, `test-connection:${ctx.orgId}`, 30, 60, "connection tests in this organization");
     const configs = await resolveMonitors(ctx.db, ctx.orgId, input.targetId, input.monitors ?? null, {
       secretKey: ctx.secretKey,
     });

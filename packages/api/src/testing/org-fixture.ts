@@ -4,6 +4,7 @@ import {
   API_TOKEN_SCOPES,
   createApiToken,
   createComparison,
+  createExecRun,
   createInstanceConfig,
   createInvitation,
   createProject,
@@ -42,6 +43,8 @@ export interface OrgFixture {
   scenario: { id: string; name: string };
   /** Succeeded runs of `scenario` with a result, a histogram and per-second series. */
   runs: [{ id: string; number: number }, { id: string; number: number }];
+  /** A run a client drives (`benchboard exec`), running, in `otherProject` (so `project` can be deleted). */
+  execRun: { id: string };
   comparison: { id: string };
   sweep: { id: string };
   shareLink: { id: string; token: string };
@@ -120,6 +123,7 @@ export async function createOrgFixture(db: Db, label = randomBytes(4).toString("
     runs.push({ id: run.id, number: run.number });
   }
   const [first, second] = runs as OrgFixture["runs"];
+  const execRun = await createExecRun(db, org.id, { projectId: otherProject.id, tool: "k6", scenarioName: "wrapped" });
   const [comparison, sweep, shareLink, apiToken, invitation] = await Promise.all([
     createComparison(db, org.id, {
       title: "1000 vs 1100",
@@ -167,6 +171,7 @@ export async function createOrgFixture(db: Db, label = randomBytes(4).toString("
     instanceConfig: { id: instanceConfig.id, name: instanceConfig.name },
     scenario: { id: scenario.id, name: scenario.name },
     runs: [first, second],
+    execRun: { id: execRun.id },
     comparison: { id: comparison.id },
     sweep,
     shareLink: { id: shareLink.id, token: shareLink.token },

@@ -45,8 +45,10 @@ export async function getComparisonView(db: Db, orgId: string, input: Comparison
     return run ? [run] : [];
   });
   const missing = ids.filter((id) => !byId.has(id));
+  // The baseline is the one chosen, else the oldest run: deltas read forward in time.
+  const oldest = [...runs].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.number - b.number)[0];
   const baselineRunId =
-    input.baselineRunId && byId.has(input.baselineRunId) ? input.baselineRunId : (runs[0]?.id ?? null);
+    input.baselineRunId && byId.has(input.baselineRunId) ? input.baselineRunId : (oldest?.id ?? null);
   const baselineIndex = Math.max(
     0,
     runs.findIndex((r) => r.id === baselineRunId),
@@ -90,11 +92,27 @@ export async function getComparisonView(db: Db, orgId: string, input: Comparison
       }
     : null;
 
+  // Stages along a request's path, not A–Z: as a write-up printed them, then the overhead's stages
+  // in the order the scenario names them, then any others by name (stored JSON keeps no order).
+  const baselineRun = runs[baselineIndex];
+  const allStages = new Set(runs.flatMap((r) => Object.keys(r.storedMetrics).filter((k) => k.startsWith("stage."))));
+  const printedOrder = runs.flatMap((r) =>
+    (r.published?.figures ?? []).flatMap((f) =>
+      f.kind === "value" && f.metric.startsWith("stage.") ? [f.metric] : [],
+    ),
+  );
+  const overheadOrder = (baselineRun?.facts.context.overheadStages ?? []).map((s) => `stage.${s}`);
+  const stageKeys = [...new Set([...printedOrder, ...overheadOrder, ...[...allStages].sort()])].filter((k) =>
+    allStages.has(k),
+  );
   return {
     runs: runs.map(publicRun),
     missing,
     baselineRunId,
     table,
+    stageKeys,
+    /** Stages summed into the gateway overhead (from the baseline's scenario), when it names them. */
+    overheadStages: baselineRun?.facts.context.overheadStages ?? null,
     configDiff: diffSnapshots(runs.map((r) => ({ target: r.target, config: r.config, scenario: r.scenario }))),
     charts,
     published,
@@ -121,6 +139,7 @@ function publicRun(run: RunFacts) {
     tags: run.tags,
     createdAt: run.createdAt,
     meetsTargets: run.facts.meetsTargets,
+    thresholdsOutcome: run.facts.thresholdsOutcome ?? "none",
   };
 }
 

@@ -4,6 +4,7 @@ import { Button, Field, inputClass } from "@benchboard/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { safeNextPath } from "~/lib/safe-next";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
@@ -26,12 +27,12 @@ export function CredentialsForm({
   const [name, setName] = useState("");
   const router = useRouter();
   const queryClient = useQueryClient();
-  const destination = next?.startsWith("/") && !next.startsWith("//") ? next : "/";
   const go = () => {
     // Everything cached so far was read signed out (pages and queries alike).
     queryClient.clear();
     router.refresh();
-    router.replace(destination);
+    // `next` only when it resolves to a page of this app (checked in the browser, where the origin is known).
+    router.replace(safeNextPath(next, window.location.origin));
   };
   const signIn = useMutation(trpc.auth.signIn.mutationOptions({ onSuccess: go }));
   const signUp = useMutation(trpc.auth.signUp.mutationOptions({ onSuccess: go }));

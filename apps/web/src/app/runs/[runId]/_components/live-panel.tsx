@@ -1,23 +1,9 @@
 "use client";
 
-import { type EngineProgress, formatBytes, formatMetric } from "@benchboard/core";
+import { formatBytes, formatMetric, type TLiveProgress } from "@benchboard/core";
 import { Card, ProgressBar } from "@benchboard/ui";
 import { formatElapsed } from "@benchboard/ui/charts/palette";
 import { TimeSeriesChart } from "@benchboard/ui/charts/time-series-chart";
-
-/** Per-second figures the worker keeps in the run's progress while it runs. */
-interface LiveSample {
-  t: number;
-  rps: number;
-  p50: number | null;
-  p99: number | null;
-  errors: number;
-  mem: number | null;
-  cpu: number | null;
-  queue: number | null;
-}
-
-type LiveProgress = EngineProgress & { samples?: LiveSample[]; monitors?: Record<string, number | null> };
 
 export function LivePanel({
   status,
@@ -25,7 +11,7 @@ export function LivePanel({
   connected,
 }: {
   status: string;
-  progress: LiveProgress | null;
+  progress: TLiveProgress | null;
   connected: boolean;
 }) {
   const queued = status === "queued";

@@ -20,9 +20,12 @@ export function StageBreakdown({
   stages,
   overheadStages,
   emptyReason,
+  readOnly = false,
 }: {
   stages: Record<string, TStageStat>;
   overheadStages: readonly string[] | null;
+  /** A shared page: the overhead choice cannot be changed there. */
+  readOnly?: boolean;
   /** Why a run has no stages, said only where it is true. */
   emptyReason: string;
 }) {
@@ -84,6 +87,7 @@ export function StageBreakdown({
                       type="checkbox"
                       aria-label={`Count ${title(name)} in the gateway overhead`}
                       checked={chosen.includes(name)}
+                      disabled={readOnly}
                       onChange={(e) =>
                         setChosen((c) => (e.target.checked ? [...c, name] : c.filter((x) => x !== name)))
                       }
