@@ -45,7 +45,7 @@ export function getRateLimiter(): RateLimiter {
   if (!globals.benchboardRateLimiter) {
     const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 3_000 });
     redis.on("error", () => {});
-    globals.benchboardRateLimiter = createRedisRateLimiter(redis);
+    globals.benchboardRateLimiter = createRedisRateLimiter(redis, `${env.BENCHBOARD_QUEUE_PREFIX}:rl:`);
   }
   return globals.benchboardRateLimiter;
 }
