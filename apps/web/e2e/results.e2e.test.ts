@@ -31,6 +31,11 @@ beforeAll(async () => {
       });
       return;
     }
+    // The hook reports the config in effect, which each run records.
+    if (req.method === "GET" && req.url === "/admin/config") {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(applied.at(-1) ?? {}));
+      return;
+    }
     // Requests are counted per applied pool size, so each run's load is tied to its value.
     servedAt.set(poolSize, (servedAt.get(poolSize) ?? 0) + 1);
     // Slow enough that each run spans a few seconds of per-second series.
@@ -197,7 +202,14 @@ describe("sweeps, comparisons and sharing in the local organization", () => {
     const runs = await db.db.run.findMany({
       where: { sweepId },
       orderBy: { groupIndex: "asc" },
-      select: { status: true, configSnapshot: true, sweepValue: true, startedAt: true, endedAt: true },
+      select: {
+        status: true,
+        configSnapshot: true,
+        serverConfig: true,
+        sweepValue: true,
+        startedAt: true,
+        endedAt: true,
+      },
     });
     expect(runs.map((r) => r.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
     expect(runs.map((r) => (r.configSnapshot as { knobs: unknown }).knobs)).toEqual([
@@ -212,6 +224,8 @@ describe("sweeps, comparisons and sharing in the local organization", () => {
       { pool_size: 32, mode: "fast" },
     ]);
     expect([servedAt.get(8), servedAt.get(16), servedAt.get(32)]).toEqual([300, 300, 300]);
+    // Each run recorded the config the target reported in effect.
+    expect(runs.map((r) => (r.serverConfig as { pool_size?: unknown } | null)?.pool_size)).toEqual([8, 16, 32]);
     // Back to back: each run started after the previous one ended.
     expect(runs[1]!.startedAt!.getTime()).toBeGreaterThanOrEqual(runs[0]!.endedAt!.getTime());
     expect(runs[2]!.startedAt!.getTime()).toBeGreaterThanOrEqual(runs[1]!.endedAt!.getTime());
