@@ -134,7 +134,7 @@ describe("gates: not measured and invalid runs", () => {
     expect(runGate(base, { allowNotMeasured: true })).toEqual({ passed: true, reasons: [] });
     const md = runMarkdown(base);
     expect(md.split("\n")[0]).toBe("## ❌ Benchboard: 1 threshold not measured");
-    expect(md).toContain("- ⚠️ not measured: Peak queue depth < 1000 (not measured; project)");
+    expect(md).toContain("- ⚠️ not measured: Peak queue depth < 1,000 (not measured; project threshold)");
     // A server that predates the third state sends no status: a null actual still reads as not measured.
     const { status: _status, ...old } = base.thresholds!.verdicts[0]!;
     expect(runPasses({ ...base, thresholds: { ...base.thresholds!, verdicts: [old] } })).toBe(false);
