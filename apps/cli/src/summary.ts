@@ -77,7 +77,7 @@ export function compareMarkdown(result: TCompareResult): string {
   if (result.valid === false) problems.push("head run not valid");
   if (result.regressed.length) problems.push(plural(result.regressed.length, "regression"));
   if (failedThresholds) problems.push(plural(failedThresholds, "failed threshold"));
-  if (notMeasured && !result.passed) problems.push(plural(notMeasured, "threshold") + " not measured");
+  if (notMeasured && !result.passed) problems.push(`${plural(notMeasured, "threshold")} not measured`);
   if (result.head.status !== "succeeded") problems.push(`head run ${result.head.status}`);
   const headline = result.passed
     ? `## ✅ Benchboard: no regression beyond ±${result.tolerancePct}%`
