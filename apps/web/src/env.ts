@@ -1,3 +1,4 @@
+import { type InstallSettings, installSettingsFromEnv } from "@benchboard/core";
 import { z } from "zod";
 
 // The only place the web app reads process.env (server side).
@@ -22,3 +23,9 @@ export const env = ZEnv.parse(process.env);
 export const secretKey: Buffer | null = env.BENCHBOARD_SECRET_KEY
   ? Buffer.from(env.BENCHBOARD_SECRET_KEY, "base64")
   : null;
+
+/**
+ * Install settings from the environment: BENCHBOARD_ALLOWED_TARGETS, BENCHBOARD_SIGNUP and
+ * BENCHBOARD_DEFAULT_MAX_* (the operator's page can change them; stored edits win).
+ */
+export const installSettings: InstallSettings = installSettingsFromEnv(process.env);

@@ -2,6 +2,7 @@ export * from "./caps";
 export * from "./compare";
 export * from "./derived";
 export * from "./histogram";
+export * from "./install";
 export * from "./instance-presets";
 export * from "./knobs";
 export * from "./metrics";

@@ -1,5 +1,6 @@
 import http from "node:http";
 import os from "node:os";
+import type { InstallSettings } from "@benchboard/core";
 import {
   createDb,
   type Db,
@@ -27,6 +28,8 @@ export interface RunnerOptions {
   log?: (line: string) => void;
   /** Decrypts target secrets; runs whose target has secret headers fail without it. */
   secretKey?: Buffer | null;
+  /** Install settings from the environment (allowed private targets, …). */
+  install?: InstallSettings | null;
 }
 
 const HEARTBEAT_MS = 5_000;
@@ -44,6 +47,7 @@ export async function startRunner(options: RunnerOptions) {
     workerId: options.workerId,
     log,
     secretKey: options.secretKey ?? null,
+    install: options.install ?? null,
     ...(options.shardStartWaitMs !== undefined ? { shardStartWaitMs: options.shardStartWaitMs } : {}),
     enqueueRun: async (runId: string) => {
       const next = await db.run.findUniqueOrThrow({

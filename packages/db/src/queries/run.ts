@@ -1,4 +1,5 @@
 import {
+  checkLaunchFootprint,
   checkScenarioCaps,
   derivedContext,
   type EngineProgress,
@@ -16,6 +17,7 @@ import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
 import { Prisma, type RunStatus } from "../generated/prisma/client";
 import { publicTargetSelect } from "./target";
+import { assertLoadMayReach } from "./verification";
 
 const ZThresholdList = z.array(ZThreshold).catch([]);
 
@@ -30,6 +32,8 @@ export interface LaunchInput {
   createdById?: string | null;
   /** Runs launched together back to back (1 = a single run). They share a group. */
   repetitions?: number;
+  /** Worker processes each run is split across; each holds one of the organization's worker slots. */
+  shards?: number;
   /** Kept on the first run: a launch with a key used before in the organization is refused. */
   idempotencyKey?: string | null;
 }
@@ -67,7 +71,11 @@ export async function createLaunchedRuns(db: Db, orgId: string, input: LaunchInp
       if (config && config.projectId !== target.projectId) {
         throw new NotFoundError("instanceConfigId", "instance config belongs to another project than the target");
       }
-      await checkLaunchCaps(tx, orgId, scenario, { countsAsNewChain: !input.sweepId });
+      await checkLaunchCaps(tx, orgId, scenario, {
+        countsAsNewChain: !input.sweepId,
+        shards: input.shards,
+        targetUrl: target.baseUrl,
+      });
       const project = await tx.project.update({
         where: { id: target.projectId },
         data: { runCounter: { increment: repetitions } },
@@ -150,7 +158,7 @@ async function checkLaunchCaps(
   tx: Prisma.TransactionClient,
   orgId: string,
   scenario: { name: string; spec: Prisma.JsonValue },
-  options: { countsAsNewChain: boolean },
+  options: { countsAsNewChain: boolean; shards?: number; targetUrl: string },
 ) {
   const org = await tx.organization.findUniqueOrThrow({ where: { id: orgId }, select: { caps: true } });
   const caps = resolveOrgCaps(org.caps);
@@ -159,16 +167,30 @@ async function checkLaunchCaps(
     const violation = checkScenarioCaps(spec.data, caps)[0];
     if (violation) throw new ConflictError("scenarioId", `scenario "${scenario.name}" ${violation.message}`);
   }
+  await assertLoadMayReach(tx, orgId, options.targetUrl, spec.success ? spec.data : null);
   if (!options.countsAsNewChain) return;
   // Serialize launches per organization so two at once cannot both take the last slot.
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`launch:${orgId}`}))`;
-  const active = await countActiveRunChains(tx, orgId);
-  if (active + 1 > caps.maxConcurrentRuns) {
-    throw new ConflictError(
-      "maxConcurrentRuns",
-      `${active} run${active === 1 ? " is" : "s are"} already queued or running; the organization allows ${caps.maxConcurrentRuns} at a time`,
-    );
-  }
+  const active = await countActiveLoad(tx, orgId);
+  const violation = checkLaunchFootprint(active, { shards: options.shards }, caps);
+  if (violation) throw new ConflictError(violation.specField, violation.message);
+}
+
+/**
+ * What the organization holds now: runs queued or running (a group of repetitions, which runs
+ * back to back, once) and the worker slots they take (one per shard).
+ */
+export async function countActiveLoad(
+  db: Db | Prisma.TransactionClient,
+  orgId: string,
+): Promise<{ runs: number; workerSlots: number }> {
+  const rows = await db.$queryRaw<{ runs: bigint; slots: bigint | null }[]>`
+    SELECT count(*) AS runs, sum(shards) AS slots FROM (
+      SELECT coalesce("groupId", id) AS chain, max("shardCount") AS shards FROM "Run"
+      WHERE "orgId" = ${orgId} AND status IN ('queued', 'running')
+      GROUP BY 1
+    ) chains`;
+  return { runs: Number(rows[0]?.runs ?? 0), workerSlots: Number(rows[0]?.slots ?? 0) };
 }
 
 /** Runs queued or running, counting a group of repetitions (which runs back to back) once. */

@@ -1,5 +1,6 @@
 import {
   applyParameter,
+  checkLaunchFootprint,
   checkPublishedFigures,
   checkScenarioCaps,
   compareSweepValues,
@@ -17,9 +18,10 @@ import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
 import { parsePublished } from "./comparison";
-import { countActiveRunChains } from "./run";
+import { countActiveLoad } from "./run";
 import { runFactsSelect, toRunFacts } from "./run-facts";
 import { publicTargetSelect } from "./target";
+import { assertLoadMayReach } from "./verification";
 
 const ZThresholdList = z.array(ZThreshold).catch([]);
 
@@ -120,15 +122,25 @@ export async function createSweep(db: Db, orgId: string, input: CreateSweepInput
       return applied;
     });
 
-    // One sweep is one chain of runs: serialize with other launches and count it once.
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`launch:${orgId}`}))`;
-    const active = await countActiveRunChains(tx, orgId);
-    if (active + 1 > caps.maxConcurrentRuns) {
-      throw new ConflictError(
-        "maxConcurrentRuns",
-        `${active} run${active === 1 ? " is" : "s are"} already queued or running; the organization allows ${caps.maxConcurrentRuns} at a time`,
+    // Every value's spec must be allowed to reach the target (a probe only when unverified).
+    for (const [i, snapshot] of snapshots.entries()) {
+      const spec = ZScenarioSpec.safeParse(snapshot.scenario?.spec);
+      await assertLoadMayReach(
+        tx,
+        orgId,
+        target.baseUrl,
+        spec.success ? spec.data : null,
+        i === 0 ? "targetId" : `values.${i}`,
       );
     }
+    // One sweep is one chain of runs: serialize with other launches and count it once.
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`launch:${orgId}`}))`;
+    const violation = checkLaunchFootprint(
+      await countActiveLoad(tx, orgId),
+      { sweepValues: values.length, repetitions },
+      caps,
+    );
+    if (violation) throw new ConflictError(violation.specField, violation.message);
 
     const sweep = await tx.sweep.create({
       data: {

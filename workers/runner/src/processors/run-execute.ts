@@ -1,10 +1,19 @@
-import { type EngineProgress, resolveOrgCaps, type TRunResultData, ZScenarioSpec } from "@benchboard/core";
 import {
+  type EngineProgress,
+  type InstallSettings,
+  resolveOrgCaps,
+  type TRunResultData,
+  ZScenarioSpec,
+} from "@benchboard/core";
+import {
+  assertLoadMayReach,
   checkpointRun,
   claimRun,
   type Db,
   finishRun,
+  getInstallSettings,
   isCancelRequested,
+  LOCAL_ORG_SLUG,
   nextQueuedRunInGroup,
   recordProgress,
   resolveMonitors,
@@ -12,8 +21,15 @@ import {
   touchRun,
 } from "@benchboard/db";
 import type { TRunExecutePayload } from "@benchboard/jobs";
-import { EngineConfigError, type EngineResult, runScenario, startMonitors } from "@benchboard/loadgen";
-import { assessUrl } from "@benchboard/loadgen/target-safety";
+import {
+  DEAD_TARGET_MESSAGE,
+  EngineConfigError,
+  type EngineResult,
+  runScenario,
+  startMonitors,
+} from "@benchboard/loadgen";
+import { describeStatus, outboundRequest } from "@benchboard/loadgen/outbound";
+import { type Resolve, resolveUrl, type SafetyPolicy } from "@benchboard/loadgen/target-safety";
 
 export interface ProcessorDeps {
   db: Db;
@@ -25,6 +41,10 @@ export interface ProcessorDeps {
   enqueueRun?: (runId: string) => Promise<void>;
   /** How long a ready shard waits for its run's other shards before starting anyway. */
   shardStartWaitMs?: number;
+  /** Install settings from the environment (the operator's stored edits are read on top). */
+  install?: InstallSettings | null;
+  /** Address lookup for targets; the system resolver when absent. */
+  lookup?: Resolve;
 }
 
 const CANCEL_POLL_MS = 250;
@@ -60,10 +80,12 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
   const abort = watch.abort;
 
   try {
-    const { target, spec, caps, monitorConfigs, headers } = await prepareLoad(deps, run, { lead: true });
+    const { target, spec, caps, monitorConfigs, monitorOptions, headers, pin } = await prepareLoad(deps, run, {
+      lead: true,
+    });
 
     // The target is watched for exactly as long as the load runs, on the same clock.
-    const monitors = startMonitors(monitorConfigs);
+    const monitors = startMonitors(monitorConfigs, monitorOptions);
     const live = new LiveSamples();
     let result: EngineResult;
     let watched: Awaited<ReturnType<typeof monitors.stop>>;
@@ -71,6 +93,7 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
       result = await runScenario(spec, {
         baseUrl: target.baseUrl,
         headers,
+        pin,
         signal: abort.signal,
         limits: { maxRate: caps.maxRate, maxConcurrency: caps.maxConnections, maxDurationS: caps.maxDurationS },
         onProgress: (p: EngineProgress) => {
@@ -144,27 +167,27 @@ export async function prepareLoad(deps: ProcessorDeps, run: ClaimedRun, options:
     const issue = parsed.error.issues[0];
     throw new EngineConfigError(`scenario.${issue?.path.join(".")}`, issue?.message ?? "invalid");
   }
-  const org = await db.organization.findUnique({
-    where: { id: run.orgId },
-    select: { caps: true, allowPrivateTargets: true },
-  });
+  const org = await db.organization.findUnique({ where: { id: run.orgId }, select: { caps: true, slug: true } });
   const caps = resolveOrgCaps(org?.caps);
+  const installOrg = org?.slug === LOCAL_ORG_SLUG;
+  const settings = await getInstallSettings(db, deps.install ?? undefined);
+  const policy: SafetyPolicy = { allowList: settings.allowedTargets, resolve: deps.lookup };
+  // Checked again right before load is sent, and the engine connects to the address checked
+  // here: a name that resolved to an allowed address at registration may not do so now.
+  const verdict = await resolveUrl(target.baseUrl, policy);
+  if (!verdict.allowed) throw new Error(`refused to send load: ${verdict.reason}`);
+  // The origin must still be verified (or the load a probe) when the run starts.
+  await assertLoadMayReach(db, run.orgId, target.baseUrl, parsed.data);
   const monitorConfigs =
     options.lead && run.targetId
       ? await resolveMonitors(db, run.orgId, run.targetId, null, { secretKey: deps.secretKey })
       : [];
-  if (!org?.allowPrivateTargets) {
-    await assertAddressesAllowed([
-      target.baseUrl,
-      options.lead ? run.target?.configApplyUrl : null,
-      ...monitorConfigs.map((m) => ("url" in m ? m.url : undefined)),
-    ]);
-  }
+  const monitorOptions = { policy, allowProcess: installOrg };
   const headers = runHeaders(target.headers, run.target, deps.secretKey);
   if (options.lead) {
-    await applyInstanceConfig(run.target?.configApplyUrl ?? null, run.configSnapshot as ConfigSnapshot | null);
+    await applyInstanceConfig(run.target?.configApplyUrl ?? null, run.configSnapshot as ConfigSnapshot | null, policy);
   }
-  return { target, spec: parsed.data, caps, monitorConfigs, headers };
+  return { target, spec: parsed.data, caps, monitorConfigs, monitorOptions, headers, pin: verdict.pin };
 }
 
 /**
@@ -197,6 +220,7 @@ export async function startNextInGroup(deps: ProcessorDeps, runId: string): Prom
 /** A run where nothing succeeded did not test the service: it failed, with the dominant error. */
 export function judge(result: EngineResult): { status: "succeeded" | "failed" | "canceled"; error: string | null } {
   if (result.canceled) return { status: "canceled", error: "canceled by request" };
+  if (result.extra?.deadTarget === true) return { status: "failed", error: DEAD_TARGET_MESSAGE };
   const requests = result.metrics.requests ?? 0;
   const success = result.metrics.success ?? 0;
   const failed = result.metrics.failed ?? 0;
@@ -229,13 +253,15 @@ function trailingOutageSeconds(result: EngineResult): number {
   const errors = result.series.errors?.values ?? [];
   let seconds = 0;
   for (let i = sent.length - 1; i >= 0; i--) {
+    // The rate series counts answered requests; refused connections show only as errors.
     const n = sent[i] ?? 0;
-    if (n === 0) {
+    const failed = errors[i] ?? 0;
+    if (n === 0 && failed === 0) {
       // A final partial second with nothing sent neither proves nor disproves an outage.
       if (seconds === 0 && i === sent.length - 1) continue;
       break;
     }
-    if ((errors[i] ?? 0) < n) break;
+    if (failed < n) break;
     seconds++;
   }
   return seconds;
@@ -244,18 +270,6 @@ function trailingOutageSeconds(result: EngineResult): number {
 export function toResultData(result: EngineResult): TRunResultData {
   const { startedAt: _s, endedAt: _e, canceled: _c, ...data } = result;
   return data;
-}
-
-/**
- * Checked again right before load is sent: a name that resolved to an allowed address when the
- * target was registered may resolve to a metadata address now.
- */
-export async function assertAddressesAllowed(urls: (string | null | undefined)[]): Promise<void> {
-  for (const url of urls) {
-    if (!url) continue;
-    const verdict = await assessUrl(url);
-    if (!verdict.allowed) throw new Error(`refused to send load: ${verdict.reason}`);
-  }
 }
 
 /**
@@ -294,22 +308,32 @@ export class LiveSamples {
   }
 }
 
-export async function applyInstanceConfig(url: string | null, config: ConfigSnapshot | null): Promise<void> {
+/**
+ * PUT the instance config's knobs to the target's config-apply URL, through the outbound client:
+ * the checked address, no redirects, bounded time, and an error that names the status and size
+ * but never repeats what the target answered.
+ */
+export async function applyInstanceConfig(
+  url: string | null,
+  config: ConfigSnapshot | null,
+  policy: SafetyPolicy,
+): Promise<void> {
   if (!url || !config?.knobs || Object.keys(config.knobs).length === 0) return;
-  let res: Response;
+  let res: Awaited<ReturnType<typeof outboundRequest>>;
   try {
-    res = await fetch(url, {
+    res = await outboundRequest(url, {
       method: "PUT",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(config.knobs),
-      signal: AbortSignal.timeout(10_000),
+      timeoutMs: 10_000,
+      maxBytes: 64 * 1024,
+      policy,
     });
   } catch (err) {
-    throw new Error(`applying the instance config to ${url} failed: ${describeError(err)}`);
+    throw new Error(`applying the instance config failed: ${(err as Error).message}`);
   }
-  if (!res.ok) {
-    const body = (await res.text().catch(() => "")).slice(0, 300);
-    throw new Error(`the target rejected the instance config (HTTP ${res.status}): ${body}`);
+  if (res.status < 200 || res.status >= 300) {
+    throw new Error(`the target rejected the instance config (${describeStatus(res)})`);
   }
 }
 

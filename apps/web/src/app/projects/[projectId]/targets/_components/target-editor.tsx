@@ -18,6 +18,7 @@ import {
   unshownErrors,
   useSavedThenBack,
 } from "../../_components/form";
+import { OriginChangeNote } from "./origin-change-note";
 import { TARGET_KIND_LABEL } from "./target-list";
 
 type Target = RouterOutputs["target"]["byId"];
@@ -287,6 +288,7 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
               aria-invalid={!!errors.baseUrl}
             />
           </Field>
+          <OriginChangeNote saved={target?.baseUrl} current={baseUrl} />
           <Field
             label="Config-apply URL (optional)"
             htmlFor="target-apply-url"
