@@ -47,7 +47,6 @@ beforeAll(async () => {
   t = await createTestDatabase();
 
   // Test servers listen on 127.0.0.1, which this install's operator allows as a target.
-
   await allowLoopbackTargets(t.db);
   queue = createRunsQueue(redisUrl, prefix);
   worker = spawn(process.execPath, ["--import", "tsx", path.join(here, "index.ts")], {

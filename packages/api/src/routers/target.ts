@@ -16,10 +16,12 @@ import {
   NotFoundError,
   originStatus,
   recordVerifiedOrigin,
+  requestsMayReach,
   resolveMonitors,
+  UNVERIFIED_REQUEST_MESSAGE,
   updateTarget,
 } from "@benchboard/db";
-import { probeMonitor } from "@benchboard/loadgen/monitors/index";
+import { type ProbeResult, probeMonitor } from "@benchboard/loadgen/monitors/index";
 import { verifyOrigin } from "@benchboard/loadgen/verify-origin";
 import { z } from "zod";
 import { withinLimits } from "../input-limits";
@@ -164,7 +166,23 @@ export const targetRouter = router({
     // client (no redirects, the checked address, no body returned). Local process monitors are
     // never read here: this is the web process, and its host is not the target.
     const policy = await assertAddresses(ctx, { monitors: configs }, { skipBaseUrl: true });
-    const results = await Promise.all(configs.map((config) => probeMonitor(config, { policy, allowProcess: false })));
+    // A tenant reads only what it proved it controls; an unverified URL is not requested at all.
+    const unverified = await Promise.all(
+      configs.map(async (c) => "url" in c && !(await requestsMayReach(ctx.db, ctx.orgId, c.url))),
+    );
+    const results = await Promise.all(
+      configs.map((config, i) =>
+        unverified[i]
+          ? Promise.resolve<ProbeResult>({
+              ok: false,
+              readings: {},
+              details: {},
+              error: `${new URL((config as { url: string }).url).origin} ${UNVERIFIED_REQUEST_MESSAGE}`,
+              tookMs: 0,
+            })
+          : probeMonitor(config, { policy, allowProcess: false }),
+      ),
+    );
     return results.map((r, index) => ({
       index,
       kind: configs[index]!.kind,

@@ -69,3 +69,20 @@ export async function assertLoadMayReach(
     `${status.origin} is not verified for this organization: publish the verification token (see the target's page), or run a probe of at most ${PROBE_MAX_REQUESTS} requests`,
   );
 }
+
+/**
+ * May requests that are not load (monitor samples, "test connection", the instance-config PUT)
+ * go to this URL for the organization? Only to what it proved it controls: a verified origin, or
+ * any port of a host verified by DNS. The install's own organization is trusted.
+ */
+export async function requestsMayReach(db: Tx, orgId: string, url: string): Promise<boolean> {
+  const status = await originStatus(db, orgId, url);
+  if (!status.origin) return false;
+  if (status.trusted || status.verified) return true;
+  const host = new URL(status.origin).hostname;
+  const byDns = await db.verifiedOrigin.findMany({ where: { orgId, method: "dns" }, select: { origin: true } });
+  return byDns.some((v) => new URL(v.origin).hostname === host);
+}
+
+export const UNVERIFIED_REQUEST_MESSAGE =
+  "is not on an origin this organization has verified; verify it on the target's page first";

@@ -16,9 +16,11 @@ import {
   LOCAL_ORG_SLUG,
   nextQueuedRunInGroup,
   recordProgress,
+  requestsMayReach,
   resolveMonitors,
   runHeaders,
   touchRun,
+  UNVERIFIED_REQUEST_MESSAGE,
 } from "@benchboard/db";
 import type { TRunExecutePayload } from "@benchboard/jobs";
 import {
@@ -178,12 +180,25 @@ export async function prepareLoad(deps: ProcessorDeps, run: ClaimedRun, options:
   if (!verdict.allowed) throw new Error(`refused to send load: ${verdict.reason}`);
   // The origin must still be verified (or the load a probe) when the run starts.
   await assertLoadMayReach(db, run.orgId, target.baseUrl, parsed.data);
-  const monitorConfigs =
+  const resolved =
     options.lead && run.targetId
       ? await resolveMonitors(db, run.orgId, run.targetId, null, { secretKey: deps.secretKey })
       : [];
+  // A tenant's monitors read only origins it verified; the others are left out of the run.
+  const monitorConfigs: typeof resolved = [];
+  for (const m of resolved) {
+    if ("url" in m && !(await requestsMayReach(db, run.orgId, m.url))) {
+      deps.log(`run ${run.id}: monitor ${new URL(m.url).origin} skipped: not verified`);
+      continue;
+    }
+    monitorConfigs.push(m);
+  }
   const monitorOptions = { policy, allowProcess: installOrg };
   const headers = runHeaders(target.headers, run.target, deps.secretKey);
+  const applyUrl = run.target?.configApplyUrl ?? null;
+  if (options.lead && applyUrl && !(await requestsMayReach(db, run.orgId, applyUrl))) {
+    throw new Error(`refused to apply the instance config: ${new URL(applyUrl).origin} ${UNVERIFIED_REQUEST_MESSAGE}`);
+  }
   if (options.lead) {
     await applyInstanceConfig(run.target?.configApplyUrl ?? null, run.configSnapshot as ConfigSnapshot | null, policy);
   }
