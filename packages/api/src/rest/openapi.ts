@@ -190,8 +190,12 @@ export function openApiDocument(): JsonObject {
           summary: "Launch a stored scenario on a target",
           description:
             "Queues a run of a stored scenario (by id, or by name with `project`) against one of the project's targets, " +
-            "optionally on an instance config, with the same checks as the web app (organization caps, target safety). " +
-            "Poll `GET /runs/{id}` for progress and results. Needs scope `runs:launch`.",
+            "optionally on an instance config, with the same checks as the web app: organization caps (rate, connections, " +
+            "duration, concurrent runs, worker slots — one per shard) and target safety (the operator's allow-list; " +
+            "metadata and link-local addresses never). An organization other than the install's own may send load only " +
+            "to an origin it has verified (HTTP token at `/.well-known/benchboard-verification.txt` or DNS TXT record at " +
+            "`_benchboard-verification.<host>`, from the target's page); until then only a probe of at most 10 requests " +
+            "(`http-closed` with `requests` ≤ 10). Poll `GET /runs/{id}` for progress and results. Needs scope `runs:launch`.",
           parameters: [
             {
               name: "Idempotency-Key",
@@ -219,7 +223,9 @@ export function openApiDocument(): JsonObject {
             "400": errorResponse("Bad input, naming the field."),
             ...COMMON_ERRORS,
             "404": errorResponse("No such project, scenario, target or instance config."),
-            "409": errorResponse("Over the organization's caps (rate, duration, concurrent runs)."),
+            "409": errorResponse(
+              "Over the organization's caps (rate, connections, duration, concurrent runs, worker slots), or the target's origin is not verified for the organization.",
+            ),
             "503": errorResponse("The job queue is unavailable; the run was marked failed."),
           },
         },
