@@ -66,3 +66,15 @@ ensure_secret_key() {
   BENCHBOARD_SECRET_KEY="$(tr -d '\n' <"$file")"
   export BENCHBOARD_SECRET_KEY
 }
+
+# vegeta, the real load tool the `benchboard exec` browser test wraps: built once from the Go
+# module proxy into the state directory (the test builds it too when it is missing).
+ensure_vegeta() {
+  local tools="$ROOT/.data/tools"
+  [ -x "$tools/vegeta" ] && return
+  command -v go >/dev/null || die "Go is required to build vegeta for the exec test (or put a vegeta binary at $tools/vegeta)"
+  step "building vegeta into .data/tools (Go module proxy)"
+  mkdir -p "$tools"
+  GOBIN="$tools" go install github.com/tsenart/vegeta/v12@latest >"$ROOT/.data/vegeta-build.log" 2>&1 ||
+    { tail -20 "$ROOT/.data/vegeta-build.log"; die "building vegeta failed (log: .data/vegeta-build.log)"; }
+}

@@ -13,6 +13,7 @@ ensure_secret_key
 bash scripts/services.sh || die "services did not start"
 ensure_deps
 ensure_chromium
+ensure_vegeta
 build_web
 (cd packages/db && node --import tsx ../../scripts/drop-test-databases.ts) || true
 

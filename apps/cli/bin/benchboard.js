@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// The CLI ships as TypeScript source like every workspace package; tsx's loader compiles it (and
-// @benchboard/core) on the fly, so there is no build step between editing and running.
+// Runs the CLI from its TypeScript sources inside the repository (tests, development): tsx's
+// loader compiles it and the core package's sources, resolved through tsconfig.json's paths.
+// The installable package runs dist/benchboard.js instead, built by build.mjs.
+import { fileURLToPath } from "node:url";
 import { register } from "tsx/esm/api";
 
-register();
+register({ tsconfig: fileURLToPath(new URL("../tsconfig.json", import.meta.url)) });
 const { main } = await import("../src/main.ts");
 process.exitCode = await main(process.argv.slice(2));

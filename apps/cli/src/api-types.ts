@@ -5,6 +5,8 @@ import { z } from "zod";
  * /api/v1/openapi.json has the full shapes). Unknown fields are ignored, so the server can grow.
  */
 
+export type TThresholdStatus = "pass" | "fail" | "not_measured";
+
 export const ZThresholds = z.object({
   passed: z.boolean(),
   verdicts: z.array(
@@ -13,8 +15,11 @@ export const ZThresholds = z.object({
       op: z.string(),
       value: z.number(),
       actual: z.number().nullable(),
+      /** Absent from servers that predate "not measured": derived from `passed` and `actual`. */
+      status: z.enum(["pass", "fail", "not_measured"]).optional(),
       passed: z.boolean(),
       source: z.string(),
+      note: z.string().optional(),
     }),
   ),
   tool: z.array(z.object({ metric: z.string(), expression: z.string(), passed: z.boolean() })),
@@ -36,6 +41,9 @@ export const ZRun = z.object({
   progress: z.record(z.string(), z.unknown()).nullable(),
   result: z.object({ metrics: z.record(z.string(), z.number()) }).nullable(),
   thresholds: ZThresholds.nullable(),
+  /** False when the engine flagged the measurement as unsound; null or absent before results. */
+  valid: z.boolean().nullable().optional(),
+  invalidReasons: z.array(z.string()).optional(),
 });
 export type TRun = z.infer<typeof ZRun>;
 
@@ -64,11 +72,35 @@ export const ZCompareResult = z.object({
       head: z.number().nullable(),
       delta: z.number().nullable(),
       verdict: z.enum(["regressed", "improved", "unchanged", "incomparable"]),
+      statistical: z
+        .object({
+          n: z.number(),
+          mean: z.number(),
+          pValue: z.number(),
+          verdict: z.enum(["regressed", "improved", "unchanged"]),
+        })
+        .nullable()
+        .optional(),
     }),
   ),
   regressed: z.array(z.string()),
   improved: z.array(z.string()),
   thresholds: ZThresholds,
+  gate: z.enum(["tolerance", "statistical", "both"]).optional(),
+  changePoints: z
+    .array(
+      z.object({
+        metric: z.string(),
+        label: z.string(),
+        runId: z.string(),
+        runNumber: z.number(),
+        change: z.number().nullable(),
+        pValue: z.number(),
+      }),
+    )
+    .optional(),
+  valid: z.boolean().optional(),
+  invalidReasons: z.array(z.string()).optional(),
   passed: z.boolean(),
   reasons: z.array(z.string()),
 });

@@ -57,7 +57,7 @@ export class ApiError extends CliError {
 }
 
 interface RequestOptions<T> {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT";
   path: string;
   body?: unknown;
   headers?: Record<string, string>;

@@ -1,11 +1,15 @@
 import { Command } from "commander";
+import packageJson from "../package.json";
 import { registerCompare } from "./commands/compare";
+import { registerConfig } from "./commands/config";
+import { registerExec } from "./commands/exec";
 import { registerParse } from "./commands/parse";
 import { registerRun } from "./commands/run";
 import { registerUpload } from "./commands/upload";
 import type { CliIo } from "./io";
 
-export const VERSION = "0.1.0";
+/** The package's version, bundled into the built file. */
+export const VERSION: string = packageJson.version;
 
 /**
  * The `benchboard` command. Each subcommand lives in `commands/<name>.ts` and reports failures
@@ -25,6 +29,8 @@ export function createProgram(io: CliIo): Command {
   registerUpload(program, io);
   registerRun(program, io);
   registerCompare(program, io);
+  registerExec(program, io);
+  registerConfig(program, io);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { TCompareResult, TRun } from "./api-types";
 import { baselineRef } from "./commands/compare";
 import { progressLine } from "./progress";
-import { compareMarkdown, runMarkdown, runPasses } from "./summary";
+import { changePointLines, compareMarkdown, runGate, runMarkdown, runPasses } from "./summary";
 
 const summary = (number: number, branch: string, commit: string) => ({
   id: `run${number}`,
@@ -44,7 +44,7 @@ describe("compareMarkdown", () => {
     expect(md).toContain("| Achieved rate | 1,000 req/s | 900 req/s | −10.0% | ❌ regressed |");
     expect(md).toContain("| Latency p99 | 10 ms | 10.2 ms | +2.0% | unchanged |");
     expect(md).toContain("| Time to first token p50 | — | 3 ms | — | not comparable |");
-    expect(md).toContain("- ✅ Latency p99 < 50 (10.2 ms; project)");
+    expect(md).toContain("- ✅ Latency p99 < 50 ms (10.2 ms; project threshold)");
     expect(md).toContain("- ❌ `http_req_failed` `rate<0.01` (the load tool's own threshold)");
     expect(md).toContain("**Why the gate failed**\n\n- Achieved rate regressed −10.0% (tolerance 5%)");
   });
@@ -88,7 +88,7 @@ describe("runMarkdown and runPasses", () => {
     const md = runMarkdown(run);
     expect(md.split("\n")[0]).toBe("## ❌ Benchboard: 1 failed threshold");
     expect(md).toContain("| Requests | 400 |");
-    expect(md).toContain("- ❌ Latency p99 < 10 (12.5 ms; scenario)");
+    expect(md).toContain("- ❌ Latency p99 < 10 ms (12.5 ms; scenario threshold)");
     expect(runPasses(run)).toBe(false);
   });
 
@@ -97,6 +97,83 @@ describe("runMarkdown and runPasses", () => {
     expect(runPasses(failed)).toBe(false);
     expect(runMarkdown(failed)).toContain("> target refused every request");
     expect(runPasses({ ...run, thresholds: { passed: true, verdicts: [], tool: [] } })).toBe(true);
+  });
+});
+
+describe("gates: not measured and invalid runs", () => {
+  const base: TRun = {
+    ...summary(8, "main", "abc1234"),
+    source: "launched",
+    error: null,
+    progress: null,
+    result: { metrics: { throughput: 1599 } },
+    thresholds: {
+      passed: false,
+      verdicts: [
+        {
+          metric: "queue_depth_peak",
+          op: "<",
+          value: 1000,
+          actual: null,
+          status: "not_measured",
+          passed: false,
+          source: "project",
+        },
+      ],
+      tool: [],
+    },
+    valid: true,
+    invalidReasons: [],
+  };
+
+  it("fails a threshold that was not measured unless allowed, and says which", () => {
+    expect(runGate(base)).toEqual({
+      passed: false,
+      reasons: ["run #8 did not measure threshold Peak queue depth < 1000"],
+    });
+    expect(runGate(base, { allowNotMeasured: true })).toEqual({ passed: true, reasons: [] });
+    const md = runMarkdown(base);
+    expect(md.split("\n")[0]).toBe("## ❌ Benchboard: 1 threshold not measured");
+    expect(md).toContain("- ⚠️ not measured: Peak queue depth < 1000 (not measured; project)");
+    // A server that predates the third state sends no status: a null actual still reads as not measured.
+    const { status: _status, ...old } = base.thresholds!.verdicts[0]!;
+    expect(runPasses({ ...base, thresholds: { ...base.thresholds!, verdicts: [old] } })).toBe(false);
+  });
+
+  it("never passes an invalid run unless allowed, even when every threshold passes", () => {
+    const invalid: TRun = {
+      ...base,
+      thresholds: { passed: true, verdicts: [], tool: [] },
+      valid: false,
+      invalidReasons: ["5000 req/s not held: 99.9% of sends more than 100 ms late"],
+    };
+    expect(runGate(invalid)).toEqual({
+      passed: false,
+      reasons: ["run #8 is not a valid measurement: 5000 req/s not held: 99.9% of sends more than 100 ms late"],
+    });
+    expect(runGate(invalid, { allowInvalid: true }).passed).toBe(true);
+    expect(runMarkdown(invalid)).toContain(
+      "> ⚠️ Not a valid measurement: 5000 req/s not held: 99.9% of sends more than 100 ms late",
+    );
+  });
+
+  it("reports change points as 'change point at run N, +x %'", () => {
+    const lines = changePointLines({
+      changePoints: [
+        { metric: "rps", label: "Achieved rate", runId: "r20", runNumber: 20, change: 0.152, pValue: 0.002 },
+      ],
+    });
+    expect(lines).toEqual(["- Achieved rate: change point at run 20, +15.2 % (p = 0.0020)"]);
+    const md = compareMarkdown({
+      ...regression,
+      changePoints: [
+        { metric: "rps", label: "Achieved rate", runId: "r20", runNumber: 20, change: 0.152, pValue: 0.002 },
+      ],
+      valid: false,
+      invalidReasons: ["rate not held"],
+    });
+    expect(md.split("\n")[0]).toBe("## ❌ Benchboard: head run not valid, 1 regression, 1 failed threshold");
+    expect(md).toContain("**Change points in head's history**\n\n- Achieved rate: change point at run 20, +15.2 %");
   });
 });
 

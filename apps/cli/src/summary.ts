@@ -1,5 +1,5 @@
 import { formatDeltaPct, formatMetric, metricDef } from "@benchboard/core";
-import type { TCompareResult, TRun, TThresholds } from "./api-types";
+import type { TCompareResult, TRun, TThresholdStatus, TThresholds } from "./api-types";
 
 /**
  * Markdown for a CI job page (GitHub's step summary, a GitLab job log): what was compared, the
@@ -35,11 +35,23 @@ function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+type Verdict = TThresholds["verdicts"][number];
+
+/** A verdict's three-state status; servers that predate it send only `passed` and `actual`. */
+export function verdictStatus(v: Verdict): TThresholdStatus {
+  if (v.status) return v.status;
+  if (v.actual === null) return "not_measured";
+  return v.passed ? "pass" : "fail";
+}
+
+const STATUS_MARK: Record<TThresholdStatus, string> = { pass: "✅", fail: "❌", not_measured: "⚠️ not measured:" };
+
 /** Bullet lines for every threshold, Benchboard's then the tool's; empty when there are none. */
 export function thresholdLines(thresholds: TThresholds): string[] {
   const lines = thresholds.verdicts.map((v) => {
     const actual = v.actual === null ? "not measured" : formatMetric(v.metric, v.actual);
-    return `- ${v.passed ? "✅" : "❌"} ${metricDef(v.metric).label} ${v.op} ${v.value} (${actual}; ${v.source})`;
+    const note = v.note ? `; ${v.note}` : "";
+    return `- ${STATUS_MARK[verdictStatus(v)]} ${metricDef(v.metric).label} ${v.op} ${formatMetric(v.metric, v.value)} (${actual}; ${v.source} threshold${note})`;
   });
   for (const v of thresholds.tool) {
     lines.push(`- ${v.passed ? "✅" : "❌"} ${code(v.metric)} ${code(v.expression)} (the load tool's own threshold)`);
@@ -48,14 +60,24 @@ export function thresholdLines(thresholds: TThresholds): string[] {
 }
 
 function failedThresholdCount(thresholds: TThresholds): number {
-  return thresholds.verdicts.filter((v) => !v.passed).length + thresholds.tool.filter((v) => !v.passed).length;
+  return (
+    thresholds.verdicts.filter((v) => verdictStatus(v) === "fail").length +
+    thresholds.tool.filter((v) => !v.passed).length
+  );
+}
+
+function notMeasuredCount(thresholds: TThresholds): number {
+  return thresholds.verdicts.filter((v) => verdictStatus(v) === "not_measured").length;
 }
 
 export function compareMarkdown(result: TCompareResult): string {
   const failedThresholds = failedThresholdCount(result.thresholds);
+  const notMeasured = notMeasuredCount(result.thresholds);
   const problems: string[] = [];
+  if (result.valid === false) problems.push("head run not valid");
   if (result.regressed.length) problems.push(plural(result.regressed.length, "regression"));
   if (failedThresholds) problems.push(plural(failedThresholds, "failed threshold"));
+  if (notMeasured && !result.passed) problems.push(plural(notMeasured, "threshold") + " not measured");
   if (result.head.status !== "succeeded") problems.push(`head run ${result.head.status}`);
   const headline = result.passed
     ? `## ✅ Benchboard: no regression beyond ±${result.tolerancePct}%`
@@ -76,29 +98,99 @@ export function compareMarkdown(result: TCompareResult): string {
   } else {
     lines.push("_Neither run has a metric to compare._");
   }
+  if (result.valid === false) {
+    lines.push(
+      "",
+      `> ⚠️ Head is not a valid measurement: ${result.invalidReasons?.join("; ") || "flagged by the engine"}`,
+    );
+  }
+  const changes = changePointLines(result);
+  if (changes.length) lines.push("", "**Change points in head's history**", "", ...changes);
   const thresholds = thresholdLines(result.thresholds);
   if (thresholds.length) lines.push("", "**Thresholds of the head run**", "", ...thresholds);
   if (result.reasons.length) lines.push("", "**Why the gate failed**", "", ...result.reasons.map((r) => `- ${r}`));
   return `${lines.join("\n")}\n`;
 }
 
-const RUN_METRICS = ["requests", "rps", "throughput", "success_rate", "latency_p50", "latency_p99", "latency_max"];
+/** "Latency p99: change point at run 20, +15.2 %", one line per metric with a change point. */
+export function changePointLines(result: Pick<TCompareResult, "changePoints">): string[] {
+  return (result.changePoints ?? []).map(
+    (c) =>
+      `- ${c.label}: change point at run ${c.runNumber}, ${c.change === null ? "from 0" : formatDeltaPct(c.change).replace("%", " %")} (p = ${c.pValue.toPrecision(2)})`,
+  );
+}
+
+const RUN_METRICS = [
+  "requests",
+  "rps",
+  "completed_rps",
+  "throughput",
+  "success_rate",
+  "latency_p50",
+  "latency_p99",
+  "latency_max",
+  "ttft_p50",
+  "ttft_p99",
+  "itl_p50",
+  "itl_p99",
+  "tokens_per_s",
+  "tokens_per_s_total",
+];
+
+export interface GateOptions {
+  /** A threshold whose metric the run did not measure does not fail the gate. */
+  allowNotMeasured?: boolean;
+  /** A run the engine flagged invalid does not fail the gate. */
+  allowInvalid?: boolean;
+}
+
+/** Whether a finished run passes a gate on its own, and why not, one line each. */
+export function runGate(run: TRun, options: GateOptions = {}): { passed: boolean; reasons: string[] } {
+  const reasons: string[] = [];
+  if (run.status !== "succeeded") reasons.push(`run #${run.number} ${run.status}${run.error ? `: ${run.error}` : ""}`);
+  if (run.valid === false && !options.allowInvalid) {
+    reasons.push(
+      `run #${run.number} is not a valid measurement${run.invalidReasons?.length ? `: ${run.invalidReasons.join("; ")}` : ""}`,
+    );
+  }
+  for (const v of run.thresholds?.verdicts ?? []) {
+    const status = verdictStatus(v);
+    const what = `${metricDef(v.metric).label} ${v.op} ${v.value}`;
+    if (status === "fail")
+      reasons.push(`run #${run.number} failed threshold ${what} (was ${formatMetric(v.metric, v.actual)})`);
+    else if (status === "not_measured" && !options.allowNotMeasured) {
+      reasons.push(`run #${run.number} did not measure threshold ${what}`);
+    }
+  }
+  for (const v of run.thresholds?.tool ?? []) {
+    if (!v.passed) reasons.push(`run #${run.number} failed the tool's threshold ${v.metric}: ${v.expression}`);
+  }
+  return { passed: reasons.length === 0, reasons };
+}
 
 /** One run on its own: its status, headline metrics and thresholds (a gate without a baseline). */
-export function runMarkdown(run: TRun, note?: string): string {
+export function runMarkdown(run: TRun, note?: string, options: GateOptions = {}): string {
   const failed = run.thresholds ? failedThresholdCount(run.thresholds) : 0;
-  const ok = run.status === "succeeded" && failed === 0;
+  const notMeasured = run.thresholds ? notMeasuredCount(run.thresholds) : 0;
+  const ok = runGate(run, options).passed;
   const problems = [
     ...(run.status !== "succeeded" ? [`run ${run.status}`] : []),
+    ...(run.valid === false ? ["run not valid"] : []),
     ...(failed ? [plural(failed, "failed threshold")] : []),
+    ...(notMeasured ? [`${plural(notMeasured, "threshold")} not measured`] : []),
   ];
   const lines = [
-    ok ? "## ✅ Benchboard: run passed its thresholds" : `## ❌ Benchboard: ${problems.join(", ")}`,
+    ok
+      ? `## ✅ Benchboard: run passed its thresholds${problems.length ? ` (${problems.join(", ")}: allowed)` : ""}`
+      : `## ❌ Benchboard: ${problems.join(", ")}`,
     "",
     `**${run.scenario.name}** in ${run.project.name}: ${describeRun(run)} (${run.source}).`,
   ];
   if (note) lines.push("", note);
   if (run.error) lines.push("", `> ${run.error.replace(/\n/g, " ")}`);
+  if (run.valid === false) {
+    lines.push("", `> ⚠️ Not a valid measurement: ${run.invalidReasons?.join("; ") || "flagged by the engine"}`);
+  }
   const metrics = run.result?.metrics ?? {};
   const shown = RUN_METRICS.filter((k) => k in metrics);
   if (shown.length) {
@@ -110,7 +202,7 @@ export function runMarkdown(run: TRun, note?: string): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Whether a finished run passes a gate on its own: it succeeded and every threshold passed. */
-export function runPasses(run: TRun): boolean {
-  return run.status === "succeeded" && (run.thresholds?.passed ?? true);
+/** Whether a finished run passes a gate on its own: it succeeded, is valid and every threshold passed. */
+export function runPasses(run: TRun, options: GateOptions = {}): boolean {
+  return runGate(run, options).passed;
 }

@@ -242,7 +242,7 @@ describe("CI uploads through the benchboard command", () => {
     expect(ok.stderr).toMatch(/\nrun #\d+ running \[#+-*\] \d+% [\d,]+ req 0 err [\d,]+ req\/s\n/);
     expect(ok.stderr).toMatch(/\nrun #\d+ succeeded \[/);
     expect(ok.stdout.split("\n")[0]).toBe("## ✅ Benchboard: run passed its thresholds");
-    expect(ok.stdout).toContain("- ✅ Success rate >= 99 (100.00%; scenario)");
+    expect(ok.stdout).toContain("- ✅ Success rate >= 99.00% (100.00%; scenario threshold)");
     const run = await api(`/runs/${lastRunId()}`);
     expect(run.body).toMatchObject({ status: "succeeded", source: "launched", scenario: { name: "smoke" } });
 

@@ -96,7 +96,7 @@ describe("published benchmarks (demo organization)", () => {
     const rows = summary.locator("tbody tr");
     await expect(rows.count()).resolves.toBe(4);
     await expect(rows.nth(1).textContent()).resolves.toMatch(/20.*#8.*2,091\.67 msg\/s.*✓ yes.*★ best/);
-    await expect(rows.nth(3).textContent()).resolves.toMatch(/80.*#10.*✗ Peak queue depth < 1000/);
+    await expect(rows.nth(3).textContent()).resolves.toMatch(/80.*#10.*✗ Peak queue depth < 1,000/);
     await shot("sweep-published");
 
     await page.goto(`${baseUrl}/sweeps`);

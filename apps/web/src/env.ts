@@ -6,6 +6,8 @@ const ZEnv = z.object({
   DATABASE_URL: z.string().default("postgresql://benchboard:benchboard@127.0.0.1:5432/benchboard"),
   REDIS_URL: z.string().default("redis://127.0.0.1:6379"),
   BENCHBOARD_QUEUE_PREFIX: z.string().default("bull"),
+  /** A running run whose worker wrote no heartbeat for this long is ended as failed (as in the worker). */
+  BENCHBOARD_RUN_STALE_AFTER_MS: z.coerce.number().int().min(3_000).max(3_600_000).default(20_000),
   /** 32 bytes, base64: encrypts target secrets at rest. Without it, secrets cannot be stored. */
   BENCHBOARD_SECRET_KEY: z
     .string()

@@ -194,7 +194,7 @@ describe("trends and targets", () => {
     });
   });
 
-  it("stores project targets and refuses unknown metrics at the field", async () => {
+  it("stores project thresholds and refuses unknown metrics at the field", async () => {
     const caller = owner();
     await expect(
       caller.trend.setThresholds({ projectId, thresholds: [{ metric: "no_such", op: "<", value: 1 }] }),

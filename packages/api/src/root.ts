@@ -1,6 +1,7 @@
 import { apiTokenRouter } from "./routers/api-token";
 import { authRouter } from "./routers/auth";
 import { comparisonRouter } from "./routers/comparison";
+import { execRunRouter } from "./routers/exec-run";
 import { installRouter } from "./routers/install";
 import { instanceConfigRouter } from "./routers/instance-config";
 import { memberRouter } from "./routers/member";
@@ -28,6 +29,7 @@ export const appRouter = router({
   scenario: scenarioRouter,
   run: runRouter,
   upload: uploadRouter,
+  execRun: execRunRouter,
   worker: workerRouter,
   comparison: comparisonRouter,
   sweep: sweepRouter,

@@ -1,7 +1,7 @@
 import type { InstallSettings } from "@benchboard/core";
+import type { Dispatch } from "@benchboard/db";
 import { ConflictError, type Db, NotFoundError } from "@benchboard/db";
-import type { QueueFor } from "@benchboard/jobs";
-import { EnqueueError } from "@benchboard/jobs";
+import { dispatchRun, EnqueueError, type QueueFor } from "@benchboard/jobs";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { Queue } from "bullmq";
 import superjson from "superjson";
@@ -32,6 +32,12 @@ export interface Context {
   install?: InstallSettings | null;
   /** Name resolution; tests point it at their own DNS server. */
   network?: NetworkDeps | null;
+}
+
+/** Puts a run on the queue its worker label names, for the run lifecycle. */
+export function dispatcher(ctx: Pick<Context, "queue" | "queueFor">): Dispatch {
+  const queueFor = ctx.queueFor ?? (() => ctx.queue);
+  return (run) => dispatchRun(queueFor, run);
 }
 
 export interface SessionControl {

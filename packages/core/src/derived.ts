@@ -18,9 +18,16 @@ export interface DerivedContext {
 /** [low, high]; an exact value is [v, v]. */
 export type Interval = readonly [number, number];
 
-export const DERIVED_KEYS = ["rps_per_vcpu", "throughput", "gateway_overhead", "mem_utilization"] as const;
+export const DERIVED_KEYS = [
+  "rps_per_vcpu",
+  "throughput",
+  "gateway_overhead",
+  "mem_utilization",
+  "lost_deliveries",
+  "message_loss",
+] as const;
 /** Keys only ever derived: a stored value under one of them is ignored. */
-const ALWAYS_DERIVED = new Set<string>(["rps_per_vcpu", "gateway_overhead", "mem_utilization"]);
+const ALWAYS_DERIVED = new Set<string>(["rps_per_vcpu", "gateway_overhead", "mem_utilization", "message_loss"]);
 
 const MIB = 1024 * 1024;
 
@@ -95,6 +102,15 @@ export function deriveBounds(
     }
     if (sum) out.gateway_overhead = sum;
   }
+  // Chat delivery: what was owed and never arrived, and that plus outright failures.
+  const expected = inputs.expected_deliveries;
+  const lost =
+    expected && messages
+      ? ([expected[0] - messages[1], expected[1] - messages[0]] as Interval)
+      : inputs.lost_deliveries;
+  if (lost) out.lost_deliveries = lost;
+  const failed = inputs.failed;
+  if (lost && failed) out.message_loss = add(lost, failed);
   const memory = positive(ctx.memoryMb);
   const peak = inputs.mem_peak_bytes;
   if (peak && memory !== null) out.mem_utilization = scale(peak, 100 / (memory * MIB));
@@ -159,9 +175,29 @@ export function describeDerivation(metric: string, ctx: DerivedContext): string 
       return "messages ÷ runtime";
     case "gateway_overhead":
       return ctx.overheadStages?.length ? `sum of stages ${ctx.overheadStages.join(" + ")}` : null;
+    case "lost_deliveries":
+      return "expected deliveries − messages delivered";
+    case "message_loss":
+      return "lost messages + failed messages";
     case "mem_utilization":
       return ctx.memoryMb ? `peak memory ÷ ${ctx.memoryMb.toLocaleString("en-US")} MB` : null;
     default:
       return null;
   }
+}
+
+/**
+ * Published figures that cannot all be true together, in words: a chat run that reports no failed
+ * messages while deliveries it owed never arrived.
+ */
+export function contradictions(metrics: Readonly<Record<string, number>>): string[] {
+  const out: string[] = [];
+  const { failed, expected_deliveries: expected, messages } = metrics;
+  if (failed === 0 && expected !== undefined && messages !== undefined && messages < expected) {
+    const missing = expected - messages;
+    out.push(
+      `Failed messages is 0, yet ${missing.toLocaleString("en-US")} of ${expected.toLocaleString("en-US")} expected deliveries never arrived (${messages.toLocaleString("en-US")} delivered): those messages were lost, not delivered.`,
+    );
+  }
+  return out;
 }

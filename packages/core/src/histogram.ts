@@ -34,13 +34,6 @@ export function decodeHistogram(encoded: string): LatencyHistogram {
   return h;
 }
 
-/** Merge histograms exactly into a new histogram. */
-export function mergeHistograms(histograms: Iterable<LatencyHistogram>): LatencyHistogram {
-  const merged = createHistogram();
-  for (const h of histograms) merged.add(h);
-  return merged;
-}
-
 export interface LatencySummaryMs {
   latency_min: number;
   latency_mean: number;

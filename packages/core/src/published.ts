@@ -3,6 +3,7 @@ import { formatDeltaPct } from "./compare";
 import { DERIVED_KEYS, type DerivedContext, deriveBounds, describeDerivation, type Interval } from "./derived";
 import { formatMetric } from "./metrics";
 import { formatSweepValue, type RunSnapshots, readParameter } from "./sweep";
+import { approximateInterval, type ThresholdsOutcome } from "./thresholds";
 
 /**
  * Figures as a document published them (a benchmark write-up's table), kept beside the runs they
@@ -32,6 +33,8 @@ export const ZPublishedFigure = z.discriminatedUnion("kind", [
     step: z.number().min(0),
     /** A printed range such as "~35–40". */
     range: z.tuple([z.number(), z.number()]).optional(),
+    /** Printed as approximate ("~20", "~35–40"): never judged as if exact. */
+    approximate: z.boolean().optional(),
   }),
   ZBase.extend({
     kind: z.literal("delta"),
@@ -55,7 +58,7 @@ export const ZPublishedFigure = z.discriminatedUnion("kind", [
     path: z.string().min(1),
     value: z.union([z.string(), z.number(), z.boolean()]),
   }),
-  /** A "meets targets" mark. */
+  /** A "meets thresholds" mark. */
   ZBase.extend({ kind: z.literal("verdict"), value: z.boolean() }),
   /** The row the document marks as the best ("← optimal"). */
   ZBase.extend({ kind: z.literal("best") }),
@@ -63,8 +66,14 @@ export const ZPublishedFigure = z.discriminatedUnion("kind", [
 export type TPublishedFigure = z.infer<typeof ZPublishedFigure>;
 
 export const ZPublishedReference = z.object({
-  /** The document, e.g. `shared/seeds/chat-system-tuning-log.md`. */
+  /** The document's title, e.g. "Part 4 — System Tuning Log". */
   source: z.string().min(1),
+  /** The document's public address, where it has one. */
+  url: z
+    .string()
+    .url()
+    .refine((u) => u.startsWith("https://"), "an https address")
+    .optional(),
   /** The table (or section) within it. */
   table: z.string().min(1),
   note: z.string().optional(),
@@ -85,6 +94,8 @@ export interface PublishedRunFacts {
   context: DerivedContext;
   snapshots: RunSnapshots;
   meetsTargets: boolean | null;
+  /** The thresholds taken together, when known: a "not measured" run neither meets nor misses them. */
+  thresholdsOutcome?: ThresholdsOutcome;
 }
 
 /**
@@ -225,11 +236,12 @@ export function checkPublishedFigures(
         };
       }
       case "verdict": {
-        if (run.meetsTargets === null) return missing("no targets to judge against");
+        if (run.thresholdsOutcome === "not_measured") return missing("a threshold's metric was not measured");
+        if (run.meetsTargets === null) return missing("no thresholds to judge against");
         return {
           figure,
           status: run.meetsTargets === figure.value ? "match" : "mismatch",
-          computedText: run.meetsTargets ? "meets targets" : "misses a target",
+          computedText: run.meetsTargets ? "meets thresholds" : "misses a threshold",
           detail: null,
         };
       }
@@ -259,4 +271,24 @@ export function stepsFromFigures(figures: readonly TPublishedFigure[], runId: st
   const steps: Record<string, number> = {};
   for (const f of figures) if (f.kind === "value" && f.runId === runId && !f.range) steps[f.metric] = f.step;
   return steps;
+}
+
+/**
+ * The intervals that a run's approximate published values stand for (`~20` → 18–22, `~35–40` →
+ * 35–40), keyed by metric: verdicts judge them across the whole interval, never as exact values.
+ */
+export function approximateFromFigures(figures: readonly TPublishedFigure[], runId: string): Record<string, Interval> {
+  const out: Record<string, Interval> = {};
+  for (const f of figures) {
+    if (f.kind === "value" && f.runId === runId && (f.approximate || f.range)) {
+      out[f.metric] = approximateInterval(f.value, f.range);
+    }
+  }
+  return out;
+}
+
+/** The text a document printed for a run's metric, e.g. "47.13 µs" or "~35–40"; null when none. */
+export function publishedText(figures: readonly TPublishedFigure[], runId: string, metric: string): string | null {
+  for (const f of figures) if (f.kind === "value" && f.runId === runId && f.metric === metric) return f.text;
+  return null;
 }

@@ -61,3 +61,29 @@ describe("toCsv", () => {
     ).toBe('metric,value\r\n"a ""b""",1.5\r\n"x,y",\r\n');
   });
 });
+
+describe("series from hostile data", () => {
+  it("charts a 1e-9 ms interval without sizing anything by it", () => {
+    const { points } = alignSeries([{ metric: "rps", start: 0, intervalMs: 1e-9, values: [1, 2, 3] }]);
+    expect(points.length).toBeLessThanOrEqual(900);
+    expect(points.some((p) => p.rps !== null)).toBe(true);
+  });
+
+  it("charts two series started years apart in at most maxPoints points", () => {
+    const { points } = alignSeries([
+      { metric: "rps", start: 0, intervalMs: 1, values: [1] },
+      { metric: "errors", start: 1e11, intervalMs: 1, values: [2] },
+    ]);
+    expect(points.length).toBeLessThanOrEqual(900);
+    expect(points[0]?.rps).toBe(1);
+    expect(points.at(-1)?.errors).toBe(2);
+  });
+
+  it("overlays a run with a 1e-9 ms interval in at most maxPoints points", () => {
+    const points = overlaySeries("rps", [
+      { runId: "a", series: { start: 0, intervalMs: 1e-9, values: [1, 2] } },
+      { runId: "b", series: { start: 0, intervalMs: 1000, values: [3, 4] } },
+    ]);
+    expect(points.length).toBeLessThanOrEqual(600);
+  });
+});

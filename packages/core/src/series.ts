@@ -19,18 +19,21 @@ export function keepsPeak(metric: string): boolean {
   return /^(latency|ttft|itl|mem|queue_depth|cpu|gauge)/.test(metric);
 }
 
-function reduce(values: readonly (number | null)[], peak: boolean): number | null {
-  let sum = 0;
-  let count = 0;
-  let max = Number.NEGATIVE_INFINITY;
-  for (const v of values) {
-    if (v === null || !Number.isFinite(v)) continue;
-    sum += v;
-    count++;
-    if (v > max) max = v;
+/** Accumulates the values that fall into one chart point. */
+class Bucket {
+  sum = 0;
+  count = 0;
+  max = Number.NEGATIVE_INFINITY;
+  add(v: number | null): void {
+    if (v === null || !Number.isFinite(v)) return;
+    this.sum += v;
+    this.count++;
+    if (v > this.max) this.max = v;
   }
-  if (count === 0) return null;
-  return peak ? max : sum / count;
+  value(peak: boolean): number | null {
+    if (this.count === 0) return null;
+    return peak ? this.max : this.sum / this.count;
+  }
 }
 
 /** How many raw intervals go into one chart point so that at most `maxPoints` remain. */
@@ -39,6 +42,32 @@ export function bucketSize(length: number, maxPoints: number): number {
 }
 
 const ms = (d: number | Date) => (d instanceof Date ? d.getTime() : d);
+
+/** A usable interval: stored data is checked at upload, but a view never trusts it to be sane. */
+const safeInterval = (intervalMs: number) => (Number.isFinite(intervalMs) && intervalMs >= 1 ? intervalMs : 1000);
+
+/**
+ * Reduces values placed at raw positions `offset + i * stretch` into `buckets` points of
+ * `bucket` raw positions each. Work and memory depend on the number of values and points only,
+ * never on how far apart the positions are.
+ */
+function reduceInto(
+  values: readonly (number | null)[],
+  offset: number,
+  stretch: number,
+  length: number,
+  bucket: number,
+  buckets: number,
+  peak: boolean,
+): (number | null)[] {
+  const acc = Array.from({ length: buckets }, () => new Bucket());
+  values.forEach((v, i) => {
+    const at = offset + i * stretch;
+    if (at < 0 || at >= length) return;
+    acc[Math.min(buckets - 1, Math.floor(at / bucket))]?.add(v);
+  });
+  return acc.map((b) => b.value(peak));
+}
 
 /**
  * One run's series on one time axis: `t` is seconds since the earliest series start, one point
@@ -49,28 +78,26 @@ export function alignSeries(
   maxPoints = 900,
 ): { intervalMs: number; points: ChartPoint[] } {
   if (series.length === 0) return { intervalMs: 1000, points: [] };
-  const intervalMs = Math.min(...series.map((s) => s.intervalMs));
+  const intervalMs = Math.min(...series.map((s) => safeInterval(s.intervalMs)));
   const t0 = Math.min(...series.map((s) => ms(s.start)));
   const length = Math.max(
+    1,
     ...series.map(
-      (s) => Math.round((ms(s.start) - t0) / intervalMs) + Math.round((s.values.length * s.intervalMs) / intervalMs),
+      (s) =>
+        Math.round((ms(s.start) - t0) / intervalMs) +
+        Math.round((s.values.length * safeInterval(s.intervalMs)) / intervalMs),
     ),
   );
   const bucket = bucketSize(length, maxPoints);
-  const buckets = Math.ceil(length / bucket);
+  const buckets = Math.min(Math.ceil(length / bucket), Math.max(1, maxPoints));
   const points: ChartPoint[] = Array.from({ length: buckets }, (_, i) => ({ t: (i * bucket * intervalMs) / 1000 }));
   for (const s of series) {
     const offset = Math.round((ms(s.start) - t0) / intervalMs);
-    const stretch = Math.max(1, Math.round(s.intervalMs / intervalMs));
-    const raw: (number | null)[] = new Array(length).fill(null);
-    s.values.forEach((v, i) => {
-      const at = offset + i * stretch;
-      if (at < length) raw[at] = v;
+    const stretch = Math.max(1, Math.round(safeInterval(s.intervalMs) / intervalMs));
+    const reduced = reduceInto(s.values, offset, stretch, length, bucket, buckets, keepsPeak(s.metric));
+    reduced.forEach((v, b) => {
+      (points[b] as Record<string, number | null>)[s.metric] = v;
     });
-    const peak = keepsPeak(s.metric);
-    for (let b = 0; b < buckets; b++) {
-      (points[b] as Record<string, number | null>)[s.metric] = reduce(raw.slice(b * bucket, (b + 1) * bucket), peak);
-    }
   }
   return { intervalMs: intervalMs * bucket, points };
 }
@@ -83,26 +110,21 @@ export function overlaySeries(
 ): ChartPoint[] {
   const present = runs.filter((r) => r.series && r.series.values.length > 0);
   if (present.length === 0) return [];
-  const intervalMs = Math.min(...present.map((r) => r.series!.intervalMs));
+  const intervalMs = Math.min(...present.map((r) => safeInterval(r.series!.intervalMs)));
   const length = Math.max(
-    ...present.map((r) => Math.round((r.series!.values.length * r.series!.intervalMs) / intervalMs)),
+    ...present.map((r) => Math.round((r.series!.values.length * safeInterval(r.series!.intervalMs)) / intervalMs)),
   );
   const bucket = bucketSize(length, maxPoints);
-  const buckets = Math.ceil(length / bucket);
+  const buckets = Math.min(Math.ceil(length / bucket), Math.max(1, maxPoints));
   const points: ChartPoint[] = Array.from({ length: buckets }, (_, i) => ({ t: (i * bucket * intervalMs) / 1000 }));
   const peak = keepsPeak(metric);
   for (const r of runs) {
     const s = r.series;
-    const raw: (number | null)[] = new Array(length).fill(null);
-    if (s) {
-      const stretch = Math.max(1, Math.round(s.intervalMs / intervalMs));
-      s.values.forEach((v, i) => {
-        if (i * stretch < length) raw[i * stretch] = v;
-      });
-    }
-    for (let b = 0; b < buckets; b++) {
-      (points[b] as Record<string, number | null>)[r.runId] = reduce(raw.slice(b * bucket, (b + 1) * bucket), peak);
-    }
+    const stretch = s ? Math.max(1, Math.round(safeInterval(s.intervalMs) / intervalMs)) : 1;
+    const reduced = reduceInto(s?.values ?? [], 0, stretch, length, bucket, buckets, peak);
+    reduced.forEach((v, b) => {
+      (points[b] as Record<string, number | null>)[r.runId] = v;
+    });
   }
   return points;
 }

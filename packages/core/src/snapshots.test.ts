@@ -41,6 +41,27 @@ describe("public snapshots", () => {
     expect(shown).not.toHaveProperty("id");
   });
 
+  it("shows headers that only describe the message, such as content-type", () => {
+    const shown = publicScenarioSnapshot({
+      spec: {
+        request: { headers: { "Content-Type": "application/json", authorization: "Bearer secret-1" } },
+        headers: [
+          { name: "accept", value: "text/plain" },
+          { name: "x-api-key", value: "secret-2" },
+        ],
+      },
+    });
+    expect(shown).toEqual({
+      spec: {
+        request: { headers: { "Content-Type": "application/json", authorization: REDACTED } },
+        headers: [
+          { name: "accept", value: "text/plain" },
+          { name: "x-api-key", value: REDACTED },
+        ],
+      },
+    });
+  });
+
   it("shows a target by name, kind and URL only", () => {
     expect(
       publicTargetSnapshot({

@@ -17,11 +17,39 @@ function withoutBookkeeping(value: Json): Json {
   return Object.fromEntries(Object.entries(value).filter(([k]) => !BOOKKEEPING.has(k)));
 }
 
-/** Replace every header value (any `headers` object or `[{ name, value }]` list) at any depth. */
+/**
+ * Headers that describe the message, never who sends it: shown as they are, so a run's page says
+ * `content-type: application/json` instead of hiding it like a token.
+ */
+const DESCRIPTIVE_HEADERS = new Set([
+  "accept",
+  "accept-encoding",
+  "accept-language",
+  "cache-control",
+  "connection",
+  "content-encoding",
+  "content-language",
+  "content-type",
+  "pragma",
+  "user-agent",
+]);
+
+function headerValue(name: unknown, value: unknown): unknown {
+  return typeof name === "string" && typeof value === "string" && DESCRIPTIVE_HEADERS.has(name.toLowerCase())
+    ? value
+    : REDACTED;
+}
+
+/**
+ * Replace every header value (any `headers` object or `[{ name, value }]` list) at any depth,
+ * except the descriptive headers above.
+ */
 export function redactHeaders(value: unknown, underHeaders = false): unknown {
   if (Array.isArray(value)) {
     return value.map((item) =>
-      underHeaders && isObject(item) && "value" in item ? { ...item, value: REDACTED } : redactHeaders(item),
+      underHeaders && isObject(item) && "value" in item
+        ? { ...item, value: headerValue(item.name, item.value) }
+        : redactHeaders(item),
     );
   }
   if (!isObject(value)) return underHeaders ? REDACTED : value;
@@ -29,7 +57,8 @@ export function redactHeaders(value: unknown, underHeaders = false): unknown {
     Object.entries(value).map(([k, v]) => {
       if (k === "headers") {
         if (Array.isArray(v)) return [k, redactHeaders(v, true)];
-        if (isObject(v)) return [k, Object.fromEntries(Object.keys(v).map((name) => [name, REDACTED]))];
+        if (isObject(v))
+          return [k, Object.fromEntries(Object.entries(v).map(([name, x]) => [name, headerValue(name, x)]))];
       }
       return [k, underHeaders ? REDACTED : redactHeaders(v)];
     }),

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { lnGamma, mean, regularizedIncompleteBeta, sampleVariance, studentTTwoSidedP, welchTTest } from "./statistics";
+import {
+  lnGamma,
+  mean,
+  regularizedIncompleteBeta,
+  sampleVariance,
+  studentTCritical,
+  studentTTwoSidedP,
+  testAgainstHistory,
+  welchDeltaInterval,
+  welchTTest,
+} from "./statistics";
 
 describe("basic statistics", () => {
   it("computes mean and unbiased variance", () => {
@@ -56,5 +66,28 @@ describe("Welch's t-test", () => {
     expect(welchTTest([1], [1, 2])).toBeNull();
     expect(welchTTest([5, 5], [5, 5])!.pValue).toBe(1);
     expect(welchTTest([5, 5], [6, 6])!.pValue).toBe(0);
+  });
+});
+
+describe("history gate and delta intervals", () => {
+  it("judges a new value against the last runs with a prediction t-test", () => {
+    const history = [100, 102, 98, 101, 99, 100, 103, 97];
+    expect(testAgainstHistory(history, 100.5)!.pValue).toBeGreaterThan(0.5);
+    const far = testAgainstHistory(history, 115)!;
+    expect(far.z).toBeGreaterThan(6);
+    expect(far.pValue).toBeLessThan(0.001);
+    expect(testAgainstHistory([1, 2], 3)).toBeNull();
+  });
+
+  it("gives the t critical value and a confidence interval on the relative delta", () => {
+    expect(studentTCritical(0.05, 10)).toBeCloseTo(2.228, 3);
+    expect(studentTCritical(0.05, 1000)).toBeCloseTo(1.962, 2);
+    const ci = welchDeltaInterval([100, 102, 98], [110, 112, 108])!;
+    expect(ci.delta).toBeCloseTo(0.1, 10);
+    expect(ci.low).toBeGreaterThan(0);
+    expect(ci.high).toBeGreaterThan(ci.delta);
+    const overlapping = welchDeltaInterval([100, 110, 90], [101, 111, 91])!;
+    expect(overlapping.low).toBeLessThan(0);
+    expect(overlapping.high).toBeGreaterThan(0);
   });
 });

@@ -110,3 +110,72 @@ export function welchTTest(a: readonly number[], b: readonly number[]): WelchRes
 
 /** The significance level below which a difference between repetition groups counts as real. */
 export const NOISE_ALPHA = 0.05;
+
+/** The two-sided critical value of Student's t: P(|T| > t) = alpha, found by bisection. */
+export function studentTCritical(alpha: number, df: number): number {
+  if (!(alpha > 0 && alpha < 1) || !(df > 0)) return Number.NaN;
+  let lo = 0;
+  let hi = 1;
+  while (studentTTwoSidedP(hi, df) > alpha) hi *= 2;
+  for (let i = 0; i < 100; i++) {
+    const mid = (lo + hi) / 2;
+    if (studentTTwoSidedP(mid, df) > alpha) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/**
+ * A confidence interval on the relative change between repetition groups, `(meanB − meanA) / meanA`,
+ * from Welch's interval on the difference of means; null unless both groups have two values and
+ * the baseline mean is not 0.
+ */
+export function welchDeltaInterval(
+  a: readonly number[],
+  b: readonly number[],
+  confidence = 0.95,
+): { delta: number; low: number; high: number } | null {
+  const test = welchTTest(a, b);
+  if (!test || test.meanA === 0) return null;
+  const se = Math.sqrt(sampleVariance(a) / a.length + sampleVariance(b) / b.length);
+  const half = se === 0 ? 0 : studentTCritical(1 - confidence, test.df) * se;
+  const diff = test.meanB - test.meanA;
+  const scale = Math.abs(test.meanA);
+  return { delta: diff / scale, low: (diff - half) / scale, high: (diff + half) / scale };
+}
+
+export interface HistoryTestResult {
+  /** Runs the new value was judged against. */
+  n: number;
+  mean: number;
+  stddev: number;
+  /** How many standard deviations the new value lies from the history's mean. */
+  z: number;
+  /** Two-sided p-value of a new observation this far out, from Student's t with n − 1 degrees of freedom. */
+  pValue: number;
+}
+
+/**
+ * A new run's value against the last N baseline runs: is it a plausible next draw from them? The
+ * statistic is the prediction t, `(x − mean) / (s·√(1 + 1/n))`, so a short history widens the
+ * margin instead of making the gate trigger-happy. Null with fewer than three runs of history.
+ */
+export function testAgainstHistory(history: readonly number[], value: number): HistoryTestResult | null {
+  if (history.length < 3 || !Number.isFinite(value)) return null;
+  const m = mean(history);
+  const sd = Math.sqrt(sampleVariance(history));
+  const n = history.length;
+  if (sd === 0) {
+    const same = value === m;
+    return {
+      n,
+      mean: m,
+      stddev: 0,
+      z: same ? 0 : Number.POSITIVE_INFINITY * Math.sign(value - m),
+      pValue: same ? 1 : 0,
+    };
+  }
+  const z = (value - m) / sd;
+  const t = (value - m) / (sd * Math.sqrt(1 + 1 / n));
+  return { n, mean: m, stddev: sd, z, pValue: studentTTwoSidedP(t, n - 1) };
+}

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   applyParameter,
   compareSweepValues,
+  describeObjective,
   parseParameterPath,
   parseSweepValues,
   readParameter,
@@ -74,7 +75,7 @@ describe("summarizeSweep", () => {
       targets,
     );
     expect(rows.map((r) => r.meetsTargets)).toEqual([true, true, true, false]);
-    expect(rows[3]!.failedTargets).toEqual(["Peak queue depth < 1000"]);
+    expect(rows[3]!.failedTargets).toEqual(["Peak queue depth < 1,000"]);
     expect(bestRunId).toBe("r8");
     expect(rows.filter((r) => r.best).map((r) => r.runId)).toEqual(["r8"]);
   });
@@ -91,6 +92,84 @@ describe("summarizeSweep", () => {
       targets,
     );
     expect(bestRunId).toBe("c");
+  });
+
+  it("a threshold on a metric the run did not measure is not measured, and such a run is never best", () => {
+    // The chat log's run 6 printed no peak queue depth ("queue depth graph TBD").
+    const unmeasured = { ...row("r6", 5, 9999, 0), metrics: { throughput: 9999, failed: 0 } };
+    const { rows, bestRunId } = summarizeSweep([unmeasured, row("r8", 20, 2091, 20)], "throughput", targets);
+    expect(rows[0]).toMatchObject({
+      meetsTargets: null,
+      thresholdsOutcome: "not_measured",
+      failedTargets: [],
+      notMeasuredTargets: ["Peak queue depth < 1000"],
+    });
+    expect(rows[0]!.passedOver).toBe("not measured: Peak queue depth < 1000");
+    expect(bestRunId).toBe("r8");
+  });
+
+  it("without thresholds, a value whose runs failed requests or were invalid is passed over, with the reason", () => {
+    // The Shuttle light-app sweep: 0.5 vCPU has the highest raw req/s but 11,028 of 150,000 failed.
+    const drill = (runId: string, value: number, rps: number, success: number, valid = true) => ({
+      runId,
+      value,
+      status: "succeeded",
+      excluded: false,
+      valid,
+      invalidReasons: valid ? [] : ["rate not held"],
+      metrics: { rps, requests: 150_000, failed: 150_000 - success, success_rate: (success / 150_000) * 100 },
+    });
+    const { rows, bestRunId } = summarizeSweep(
+      [
+        drill("v005", 0.05, 274.45, 150_000),
+        drill("v01", 0.1, 549.92, 150_000),
+        drill("v025", 0.25, 1068.36, 145_391),
+        drill("v05", 0.5, 1117.46, 138_972),
+        drill("v1", 1, 2000, 150_000, false),
+      ],
+      "rps",
+      [],
+    );
+    expect(bestRunId).toBe("v01");
+    const why = Object.fromEntries(rows.map((r) => [r.runId, r.passedOver]));
+    expect(why.v05).toBe("success rate 92.64% is below 99% (11,028 failed)");
+    expect(why.v025).toBe("success rate 96.92% is below 99% (4,609 failed)");
+    expect(why.v1).toBe("not a valid measurement: rate not held");
+    expect(why.v005).toMatch(/^qualifies, but 549\.92 req\/s at 0\.1 is better than 274\.45 req\/s$/);
+    expect(why.v01).toBeNull();
+  });
+
+  it("answers a capacity question: the highest rate whose p99 stays under the limit", () => {
+    const rate = (runId: string, value: number, p99: number) => ({
+      runId,
+      value,
+      status: "succeeded",
+      excluded: false,
+      metrics: { rps: value, latency_p99: p99, success_rate: 100 },
+    });
+    const rows = [rate("a", 100, 20), rate("b", 200, 45), rate("c", 400, 120), rate("d", 800, 900)];
+    // Optimizing p99 on its own picks the lowest rate, which answers nothing.
+    expect(summarizeSweep(rows, "latency_p99", []).bestRunId).toBe("a");
+    const capacity = summarizeSweep(rows, { kind: "capacity", metric: "latency_p99", below: 100 }, []);
+    expect(capacity.bestRunId).toBe("b");
+    expect(capacity.rows.find((r) => r.runId === "c")!.passedOver).toBe("Latency p99 120 ms is not under 100 ms");
+    expect(capacity.rows.find((r) => r.runId === "a")!.passedOver).toBe(
+      "qualifies, but 200 is higher and also holds the limit",
+    );
+    expect(describeObjective(capacity.objective)).toBe("highest value whose Latency p99 stays under 100 ms");
+  });
+
+  it("judges approximate values across their whole range", () => {
+    const approx = (runId: string, queue: number, range: [number, number]) => ({
+      ...row(runId, 1, 2000, queue),
+      approximate: { queue_depth_peak: range },
+    });
+    const { rows } = summarizeSweep(
+      [approx("low", 40, [35, 40]), approx("straddles", 1000, [900, 1100]), approx("high", 10_000, [9000, 11_000])],
+      "throughput",
+      targets,
+    );
+    expect(rows.map((r) => r.thresholdsOutcome)).toEqual(["pass", "not_measured", "fail"]);
   });
 
   it("has no verdicts without targets and follows lower-is-better metrics", () => {
@@ -111,6 +190,9 @@ describe("sweepPoints", () => {
         metrics: { rps: 10 },
         meetsTargets: true,
         failedTargets: [],
+        notMeasuredTargets: [],
+        thresholdsOutcome: "none",
+        passedOver: null,
         best: false,
       },
       {
@@ -121,6 +203,9 @@ describe("sweepPoints", () => {
         metrics: { rps: 14 },
         meetsTargets: true,
         failedTargets: [],
+        notMeasuredTargets: [],
+        thresholdsOutcome: "none",
+        passedOver: null,
         best: true,
       },
       {
@@ -131,6 +216,9 @@ describe("sweepPoints", () => {
         metrics: { rps: 8 },
         meetsTargets: false,
         failedTargets: [],
+        notMeasuredTargets: [],
+        thresholdsOutcome: "none",
+        passedOver: null,
         best: false,
       },
       {
@@ -141,6 +229,9 @@ describe("sweepPoints", () => {
         metrics: { rps: 1 },
         meetsTargets: true,
         failedTargets: [],
+        notMeasuredTargets: [],
+        thresholdsOutcome: "none",
+        passedOver: null,
         best: false,
       },
       {
@@ -151,6 +242,9 @@ describe("sweepPoints", () => {
         metrics: {},
         meetsTargets: null,
         failedTargets: [],
+        notMeasuredTargets: [],
+        thresholdsOutcome: "none",
+        passedOver: null,
         best: false,
       },
     ];

@@ -1,6 +1,7 @@
-import { metricDef } from "./metrics";
+import type { Interval } from "./derived";
+import { formatMetric, metricDef } from "./metrics";
 import type { TThreshold } from "./scenario";
-import { describeThreshold, evaluateThresholds } from "./thresholds";
+import { describeThreshold, evaluateThresholds, type ThresholdsOutcome, thresholdsOutcome } from "./thresholds";
 
 /**
  * Sweeps vary one parameter of a run across values. A parameter is a path into what a run is
@@ -98,47 +99,152 @@ export interface SweepRowInput {
   excluded: boolean;
   /** Stored and derived metrics. */
   metrics: Readonly<Record<string, number>>;
+  /** Whether the engine judged the measurement sound (held its rate, …); true when unknown. */
+  valid?: boolean;
+  invalidReasons?: readonly string[];
+  /** Stored values that are approximate (`~20`, `~35–40`), as the interval they stand for. */
+  approximate?: Readonly<Record<string, Interval>>;
 }
 
 export interface SweepRow extends SweepRowInput {
-  /** Whether every threshold passes on the current targets; null when there are none. */
+  /** Whether every threshold passes on the current thresholds; null when there are none or one is not measured. */
   meetsTargets: boolean | null;
+  /** All thresholds taken together: pass, fail, not measured, or none set. */
+  thresholdsOutcome: ThresholdsOutcome;
   failedTargets: string[];
+  /** Thresholds whose metric the run did not measure (or measured only approximately, across the line). */
+  notMeasuredTargets: string[];
   best: boolean;
+  /** Why this run is not the best value, in words; null for the best run. */
+  passedOver: string | null;
 }
 
+/** Below this success rate (in percent) a run does not qualify as best when no thresholds are set. */
+export const BEST_MIN_SUCCESS_RATE = 99;
+
 /**
- * Judge each run against the targets and mark the best value: among finished, not excluded runs
- * that meet every target (all of them when there are none), the best by the metric's direction.
+ * What "best" means for a sweep: the best value of a metric by its direction, or a capacity
+ * question, "the highest value (rate, pool size, …) whose `metric` stays under `below`".
+ */
+export type SweepObjective = { kind: "optimize"; metric: string } | { kind: "capacity"; metric: string; below: number };
+
+function successRateOf(metrics: Readonly<Record<string, number>>): number | null {
+  if (metrics.success_rate !== undefined) return metrics.success_rate;
+  const requests = metrics.requests;
+  if (requests && metrics.failed !== undefined) return ((requests - metrics.failed) / requests) * 100;
+  return null;
+}
+
+const pctText = (v: number) => `${(Math.floor(v * 100) / 100).toFixed(2)}%`;
+
+/**
+ * Judge each run against the thresholds and mark the best value. A run qualifies when it
+ * finished, is not excluded, measured the metric, and: meets every threshold when thresholds are
+ * set; otherwise has a success rate of at least 99 % and is valid. A raw req/s that came with
+ * thousands of failed requests is not a best value. Every other run says why it was passed over.
  */
 export function summarizeSweep(
   rows: readonly SweepRowInput[],
-  metric: string,
+  metricOrObjective: string | SweepObjective,
   thresholds: readonly TThreshold[],
-): { rows: SweepRow[]; bestRunId: string | null } {
+): { rows: SweepRow[]; bestRunId: string | null; objective: SweepObjective } {
+  const objective: SweepObjective =
+    typeof metricOrObjective === "string" ? { kind: "optimize", metric: metricOrObjective } : metricOrObjective;
+  const metric = objective.metric;
   const judged = rows.map((row): SweepRow => {
+    const base = { ...row, best: false, passedOver: null };
     if (thresholds.length === 0 || row.status !== "succeeded") {
-      return { ...row, meetsTargets: null, failedTargets: [], best: false };
+      return {
+        ...base,
+        meetsTargets: null,
+        thresholdsOutcome: "none",
+        failedTargets: [],
+        notMeasuredTargets: [],
+      };
     }
     const verdicts = evaluateThresholds(
       { ...row.metrics },
       thresholds.map((threshold) => ({ threshold, source: "project" })),
+      row.approximate ?? {},
     );
-    const failed = verdicts.filter((v) => !v.passed).map(describeThreshold);
-    return { ...row, meetsTargets: failed.length === 0, failedTargets: failed, best: false };
+    const outcome = thresholdsOutcome(verdicts);
+    return {
+      ...base,
+      meetsTargets: outcome === "pass" ? true : outcome === "fail" ? false : null,
+      thresholdsOutcome: outcome,
+      failedTargets: verdicts.filter((v) => v.status === "fail").map(describeThreshold),
+      notMeasuredTargets: verdicts.filter((v) => v.status === "not_measured").map(describeThreshold),
+    };
   });
+
   const direction = metricDef(metric).direction;
+  /** Why a run cannot be the best, or null when it qualifies. */
+  const disqualified = (row: SweepRow): string | null => {
+    if (row.excluded) return "excluded from the sweep";
+    if (row.status !== "succeeded") return `the run ${row.status}`;
+    const v = row.metrics[metric];
+    if (v === undefined) return `no ${metricDef(metric).label} measured`;
+    if (thresholds.length > 0) {
+      if (row.failedTargets.length) return `misses ${row.failedTargets.join(", ")}`;
+      if (row.notMeasuredTargets.length) return `not measured: ${row.notMeasuredTargets.join(", ")}`;
+    } else {
+      const success = successRateOf(row.metrics);
+      if (success !== null && success < BEST_MIN_SUCCESS_RATE) {
+        const failed = row.metrics.failed;
+        return `success rate ${pctText(success)} is below ${BEST_MIN_SUCCESS_RATE}%${failed ? ` (${failed.toLocaleString("en-US")} failed)` : ""}`;
+      }
+      if (row.valid === false) {
+        return `not a valid measurement${row.invalidReasons?.length ? `: ${row.invalidReasons.join("; ")}` : ""}`;
+      }
+    }
+    if (objective.kind === "capacity" && !(v < objective.below)) {
+      return `${metricDef(metric).label} ${formatMetric(metric, v)} is not under ${formatMetric(metric, objective.below)}`;
+    }
+    return null;
+  };
+
+  const reasons = new Map(judged.map((row) => [row.runId, disqualified(row)]));
   let best: SweepRow | null = null;
-  if (direction !== "neutral") {
-    for (const row of judged) {
-      const v = row.metrics[metric];
-      if (row.status !== "succeeded" || row.excluded || v === undefined || row.meetsTargets === false) continue;
-      const current = best?.metrics[metric];
-      if (current === undefined || (direction === "higher" ? v > current : v < current)) best = row;
+  for (const row of judged) {
+    if (reasons.get(row.runId) !== null) continue;
+    if (!best) {
+      best = row;
+      continue;
+    }
+    if (objective.kind === "capacity") {
+      // The highest swept value that holds the limit; the higher achieved rate breaks a tie.
+      const order = compareSweepValues(row.value, best.value);
+      if (order > 0 || (order === 0 && (row.metrics.rps ?? 0) > (best.metrics.rps ?? 0))) best = row;
+      continue;
+    }
+    if (direction === "neutral") continue;
+    const v = row.metrics[metric]!;
+    const current = best.metrics[metric]!;
+    if (direction === "higher" ? v > current : v < current) best = row;
+  }
+  if (objective.kind === "optimize" && direction === "neutral") best = null;
+  if (best) best.best = true;
+  for (const row of judged) {
+    if (row.best) continue;
+    const reason = reasons.get(row.runId);
+    if (reason) row.passedOver = reason;
+    else if (!best) row.passedOver = `${metricDef(metric).label} has no better or worse direction`;
+    else if (objective.kind === "capacity") {
+      row.passedOver = `qualifies, but ${formatSweepValue(best.value)} is higher and also holds the limit`;
+    } else {
+      row.passedOver = `qualifies, but ${formatMetric(metric, best.metrics[metric])} at ${formatSweepValue(best.value)} is better than ${formatMetric(metric, row.metrics[metric])}`;
     }
   }
-  if (best) best.best = true;
-  return { rows: judged, bestRunId: best?.runId ?? null };
+  return { rows: judged, bestRunId: best?.runId ?? null, objective };
+}
+
+/** The objective in words, e.g. "highest value whose Latency p99 stays under 100 ms". */
+export function describeObjective(objective: SweepObjective): string {
+  if (objective.kind === "optimize") {
+    const { direction, label } = metricDef(objective.metric);
+    return `${direction === "lower" ? "lowest" : "highest"} ${label}`;
+  }
+  return `highest value whose ${metricDef(objective.metric).label} stays under ${formatMetric(objective.metric, objective.below)}`;
 }
 
 export interface SweepPoint {
@@ -147,7 +253,7 @@ export interface SweepPoint {
   mean: number | null;
   runs: number;
   best: boolean;
-  /** False when any of the value's runs misses a target. */
+  /** False when any of the value's runs misses a threshold. */
   meetsTargets: boolean | null;
 }
 

@@ -104,6 +104,7 @@ describe("migrated database matches the Prisma schema", () => {
         secrets: "enc",
         monitors: [{ kind: "process", port: 1 }],
         configApplyUrl: "http://127.0.0.1:1/admin/config",
+        baselineKnobs: { buffer_size: 1000 },
       },
     });
     await roundTrip("Target", target, () => db.target.findUnique({ where: { id: target.id } }));
@@ -181,6 +182,8 @@ describe("migrated database matches the Prisma schema", () => {
         progress: { fraction: 0.5 },
         shardCount: 2,
         workerLabel: "eu",
+        dispatchedAt: new Date("2026-01-02T00:00:00Z"),
+        serverConfig: { buffer_size: 1000 },
         workerIds: ["w1"],
         idempotencyKey: "k1",
         createdById: user.id,

@@ -1,5 +1,7 @@
+import { DEAD_TARGET_REASON } from "@benchboard/core";
+
 export const DEAD_TARGET_AFTER_MS = 5_000;
-export const DEAD_TARGET_MESSAGE = "the target refused every connection for 5 s";
+export const DEAD_TARGET_MESSAGE = DEAD_TARGET_REASON;
 
 /**
  * Watches an engine's counters once a second. The target is dead when, for DEAD_TARGET_AFTER_MS,

@@ -201,3 +201,15 @@ export function Button({
     </button>
   );
 }
+
+/**
+ * A table wider than its card scrolls inside the card, its first column (the row's name) staying
+ * in view; the page itself never scrolls sideways.
+ */
+export function WideTable({ children, className }: { children: ReactNode; className?: string }) {
+  return (
+    <div className={cx("wide-table max-w-full overflow-x-auto overscroll-x-contain", className)} data-wide-table>
+      {children}
+    </div>
+  );
+}

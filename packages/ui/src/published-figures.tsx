@@ -95,3 +95,52 @@ export function PublishedFigures({
     </div>
   );
 }
+
+/**
+ * A figure's published value beside the computed one in a table cell. Collapsed (kept in the
+ * document, not shown) until the reader asks for the check with `SourceCheckToggle`.
+ */
+export function PublishedMark({ check, shown }: { check: PublishedCheckRow | undefined; shown: boolean }) {
+  if (!check) return null;
+  const ok = check.status === "match";
+  return (
+    <div
+      hidden={!shown}
+      className={cx(
+        "text-[11px] leading-tight",
+        ok
+          ? "text-emerald-700"
+          : check.status === "rounded"
+            ? "text-sky-700"
+            : check.status === "unavailable"
+              ? "text-slate-400"
+              : "font-semibold text-amber-800",
+      )}
+      title={[check.detail, check.figure.note].filter(Boolean).join(" — ") || undefined}
+      data-published-status={check.status}
+    >
+      {ok ? "✓" : check.status === "rounded" ? "≈" : check.status === "unavailable" ? "—" : "⚠"} published{" "}
+      {check.figure.text}
+    </div>
+  );
+}
+
+/** The one switch that shows every cell's published figure, with how many disagree. */
+export function SourceCheckToggle({
+  checks,
+  shown,
+  onChange,
+}: {
+  checks: readonly PublishedCheckRow[];
+  shown: boolean;
+  onChange: (shown: boolean) => void;
+}) {
+  const disagree = checks.filter((c) => c.status === "mismatch").length;
+  return (
+    <label className="flex items-center gap-1.5 text-xs font-normal text-slate-600">
+      <input type="checkbox" checked={shown} onChange={(e) => onChange(e.target.checked)} />
+      Checked against the source
+      {disagree > 0 && <span className="font-semibold text-amber-800">({disagree} disagree)</span>}
+    </label>
+  );
+}

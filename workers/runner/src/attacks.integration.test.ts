@@ -148,8 +148,19 @@ afterAll(async () => {
 
 /** Run a queued run with the worker's processor, as a worker would. */
 async function execute(runId: string) {
+  const log = (l: string) => {
+    workerLog.push(l);
+  };
   await handleRunExecute(
-    { db: t.db, workerId: `attack-${prefix}`, log: (l) => workerLog.push(l), secretKey, lookup: network.lookup },
+    {
+      db: t.db,
+      workerId: `attack-${prefix}`,
+      log,
+      secretKey,
+      lookup: network.lookup,
+      // Runs here are single and unsharded: nothing follows them on the queue.
+      lifecycle: { dispatch: async () => {}, mergeShards: () => null, log },
+    },
     { runId },
   );
   return t.db.run.findUniqueOrThrow({ where: { id: runId }, include: { result: true } });
@@ -401,7 +412,7 @@ describe("requests that are not load", () => {
     });
     const run = await execute(launched.id);
     expect(run.status).toBe("failed");
-    expect(run.error).toMatch(/the target rejected the instance config \(HTTP 500, \d+ bytes\)/);
+    expect(run.error).toMatch(/the target's config hook refused the instance config \(HTTP 500, \d+ bytes\)/);
     expect(run.error).not.toContain("hunter2");
     expect(leaky.hits).toEqual(["PUT /admin/config"]);
     expect(internal.hits.length).toBe(internalHits);

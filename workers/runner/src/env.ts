@@ -13,6 +13,8 @@ const ZEnv = z.object({
   BENCHBOARD_RUN_STALE_AFTER_MS: z.coerce.number().int().min(3_000).max(3_600_000).default(20_000),
   /** How long a ready shard waits for the run's other shards to be ready before starting anyway. */
   BENCHBOARD_SHARD_START_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
+  /** On SIGTERM, how long in-flight runs get to stop and store what they measured. */
+  BENCHBOARD_WORKER_SHUTDOWN_S: z.coerce.number().min(1).max(600).default(20),
   /** 0 disables the health endpoint. */
   BENCHBOARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
   /** 32 bytes, base64: decrypts target secrets (header values) for runs. */

@@ -14,6 +14,7 @@ const runner = await startRunner({
   healthPort: env.BENCHBOARD_WORKER_HEALTH_PORT,
   staleRunAfterMs: env.BENCHBOARD_RUN_STALE_AFTER_MS,
   shardStartWaitMs: env.BENCHBOARD_SHARD_START_WAIT_MS,
+  shutdownS: env.BENCHBOARD_WORKER_SHUTDOWN_S,
   secretKey: env.BENCHBOARD_SECRET_KEY ? Buffer.from(env.BENCHBOARD_SECRET_KEY, "base64") : null,
   // The same variables the web app reads; a bad entry stops the worker with its name.
   install: installSettingsFromEnv(process.env),
@@ -24,7 +25,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
     if (closing) return;
     closing = true;
-    console.log(`[worker ${workerId}] ${signal}: finishing in-flight runs`);
+    console.log(`[worker ${workerId}] ${signal}: stopping in-flight runs (they keep what they measured)`);
     runner.close().then(
       () => process.exit(0),
       () => process.exit(1),

@@ -4,15 +4,17 @@ import type { InstallSettings } from "@benchboard/core";
 import {
   createDb,
   type Db,
-  failStaleRuns,
-  failStaleShards,
-  prepareShards,
+  type LifecycleDeps,
   RUN_HEARTBEAT_TIMEOUT_MS,
+  removeWorker,
+  startRunWatchdog,
+  upsertWorker,
 } from "@benchboard/db";
 import { createQueueFor, dispatchRun, JOBS, RUNS_QUEUE, runsQueueName, workerConnection } from "@benchboard/jobs";
+import { mergeShardResults } from "@benchboard/loadgen";
 import { type Job, Worker } from "bullmq";
-import { handleRunExecute, startNextInGroup } from "./processors/run-execute";
-import { finalizeShardedRun, handleRunShard } from "./processors/run-shard";
+import { handleRunExecute, type ProcessorDeps } from "./processors/run-execute";
+import { handleRunShard } from "./processors/run-shard";
 
 export interface RunnerOptions {
   databaseUrl: string;
@@ -30,7 +32,11 @@ export interface RunnerOptions {
   secretKey?: Buffer | null;
   /** Install settings from the environment (allowed private targets, …). */
   install?: InstallSettings | null;
+  /** On close, in-flight runs stop and end `canceled`; after this long the worker stops waiting. */
+  shutdownS?: number;
 }
+
+export const DEFAULT_SHUTDOWN_S = 20;
 
 const HEARTBEAT_MS = 5_000;
 const WATCHDOG_MS = 5_000;
@@ -40,26 +46,25 @@ export async function startRunner(options: RunnerOptions) {
   const log = options.log ?? ((line: string) => console.log(`[worker ${options.workerId}] ${line}`));
   const db: Db = createDb(options.databaseUrl, { max: 5 });
   const connection = workerConnection(options.redisUrl);
-  // Queues the next repetition of a group when one ends (on the queue its label names).
+  // Queues the next run of a group when one ends (on the queue its label names).
   const queueFor = createQueueFor(options.redisUrl, options.prefix);
-  const deps = {
+  const lifecycle: LifecycleDeps = {
+    dispatch: (run) => dispatchRun(queueFor, run),
+    mergeShards: mergeShardResults,
+    log,
+  };
+  const shutdown = new AbortController();
+  const deps: ProcessorDeps = {
     db,
     workerId: options.workerId,
     log,
     secretKey: options.secretKey ?? null,
     install: options.install ?? null,
+    lifecycle,
+    shutdown: shutdown.signal,
     ...(options.shardStartWaitMs !== undefined ? { shardStartWaitMs: options.shardStartWaitMs } : {}),
-    enqueueRun: async (runId: string) => {
-      const next = await db.run.findUniqueOrThrow({
-        where: { id: runId },
-        select: { id: true, shardCount: true, workerLabel: true },
-      });
-      await prepareShards(db, next.id, next.shardCount);
-      await dispatchRun(queueFor, next);
-    },
   };
   let active = 0;
-
   const processor = async (job: Job) => {
     active++;
     try {
@@ -88,35 +93,23 @@ export async function startRunner(options: RunnerOptions) {
   }
 
   const announce = () =>
-    db.worker
-      .upsert({
-        where: { id: options.workerId },
-        create: {
-          id: options.workerId,
-          host: os.hostname(),
-          pid: process.pid,
-          labels: options.labels,
-          capacity: options.concurrency,
-          activeJobs: active,
-        },
-        update: { heartbeatAt: new Date(), activeJobs: active, pid: process.pid, labels: options.labels },
-      })
-      .catch((err: Error) => log(`heartbeat failed: ${err.message}`));
+    upsertWorker(db, {
+      id: options.workerId,
+      host: os.hostname(),
+      pid: process.pid,
+      labels: options.labels,
+      capacity: options.concurrency,
+      activeJobs: active,
+    }).catch((err: Error) => log(`heartbeat failed: ${err.message}`));
   await announce();
   const heartbeat = setInterval(announce, HEARTBEAT_MS);
-  // Any live worker ends runs whose own worker died; the web app does the same.
-  const watchdog = setInterval(() => {
-    failStaleRuns(db, new Date(), options.staleRunAfterMs)
-      .then(async (ids) => {
-        if (ids.length) log(`watchdog ended ${ids.length} run(s) whose worker stopped responding`);
-        // A repetition group goes on with its next run.
-        for (const id of ids) await startNextInGroup(deps, id);
-      })
-      .catch(() => {});
-    failStaleShards(db, options.staleRunAfterMs ?? RUN_HEARTBEAT_TIMEOUT_MS)
-      .then((runIds) => Promise.all(runIds.map((id) => finalizeShardedRun(deps, id))))
-      .catch((err: Error) => log(`shard watchdog: ${err.message}`));
-  }, WATCHDOG_MS);
+  // Any live worker ends runs and shards whose own worker died, and keeps their groups going;
+  // the web app runs the same watchdog.
+  const stopWatchdog = startRunWatchdog(db, {
+    ...lifecycle,
+    staleAfterMs: options.staleRunAfterMs ?? RUN_HEARTBEAT_TIMEOUT_MS,
+    everyMs: WATCHDOG_MS,
+  });
 
   let health: http.Server | undefined;
   if (options.healthPort > 0) {
@@ -130,17 +123,38 @@ export async function startRunner(options: RunnerOptions) {
   await Promise.all(consumers.map((c) => c.waitUntilReady()));
   log(`ready (concurrency ${options.concurrency}, queue prefix ${options.prefix})`);
 
+  let closing: Promise<void> | null = null;
   return {
     worker,
-    async close() {
-      clearInterval(heartbeat);
-      clearInterval(watchdog);
-      await Promise.all(consumers.map((c) => c.close()));
-      await queueFor.closeAll();
-      health?.close();
-      await db.worker.delete({ where: { id: options.workerId } }).catch(() => {});
-      await db.$disconnect();
-      connection.disconnect();
+    /**
+     * Stop taking jobs, stop in-flight runs (they end `canceled`, keeping what they measured, and
+     * their groups go on on other workers), then release everything. Past the deadline the
+     * worker stops waiting for its jobs; the watchdog of another process ends what is left.
+     */
+    close(): Promise<void> {
+      closing ??= (async () => {
+        const deadlineMs = (options.shutdownS ?? DEFAULT_SHUTDOWN_S) * 1000;
+        const started = Date.now();
+        clearInterval(heartbeat);
+        stopWatchdog();
+        // No new jobs from here on; in-flight ones are told to stop.
+        await Promise.all(consumers.map((c) => c.pause(true).catch(() => {})));
+        shutdown.abort();
+        const drained = Promise.all(consumers.map((c) => c.close())).then(() => true);
+        const timedOut = new Promise<false>((resolve) =>
+          setTimeout(() => resolve(false), Math.max(0, deadlineMs - (Date.now() - started))).unref(),
+        );
+        if (!(await Promise.race([drained, timedOut]))) {
+          log(`shutdown: ${active} job(s) still busy after ${deadlineMs / 1000} s; leaving them to the watchdog`);
+          await Promise.all(consumers.map((c) => c.close(true).catch(() => {})));
+        }
+        await queueFor.closeAll();
+        health?.close();
+        await removeWorker(db, options.workerId);
+        await db.$disconnect();
+        connection.disconnect();
+      })();
+      return closing;
     },
   };
 }

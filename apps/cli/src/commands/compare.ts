@@ -4,7 +4,7 @@ import { ApiClient, ApiError, addServerOptions, type ServerOptions, serverConfig
 import { CliError, EXIT } from "../exit-codes";
 import { type CliIo, writeJson } from "../io";
 import { lastRunId } from "../state";
-import { compareMarkdown, runMarkdown, runPasses } from "../summary";
+import { compareMarkdown, runGate, runMarkdown } from "../summary";
 import { appendStepSummary } from "./run";
 
 interface CompareOptions extends ServerOptions {
@@ -13,6 +13,10 @@ interface CompareOptions extends ServerOptions {
   tolerance: number;
   metrics?: string;
   allowNoBaseline?: boolean;
+  allowNotMeasured?: boolean;
+  allowInvalid?: boolean;
+  gate: "tolerance" | "statistical" | "both";
+  history?: number;
   json?: boolean;
 }
 
@@ -30,6 +34,18 @@ export function baselineRef(value: string): string {
   return RUN_ID.test(trimmed) ? trimmed : `branch:${trimmed}`;
 }
 
+function gateKind(value: string): CompareOptions["gate"] {
+  if (value === "tolerance" || value === "statistical" || value === "both") return value;
+  throw new InvalidArgumentError("expected tolerance, statistical or both.");
+}
+
+function historyRuns(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 3 || n > 100)
+    throw new InvalidArgumentError("expected a whole number from 3 to 100.");
+  return n;
+}
+
 function tolerance(value: string): number {
   const n = Number(value.replace(/%$/, ""));
   if (!Number.isFinite(n) || n < 0 || n > 1000) throw new InvalidArgumentError("expected a percentage from 0 to 1000.");
@@ -41,7 +57,7 @@ export function registerCompare(program: Command, io: CliIo): void {
     program
       .command("compare")
       .description(
-        "compare a run against a baseline; exit 1 on a regression beyond the tolerance or a failed threshold, with a Markdown summary",
+        "compare a run against a baseline; exit 1 on a regression, a failed or unmeasured threshold or an invalid head run, with a Markdown summary and the change points in head's history",
       )
       .requiredOption("--baseline <branch|run>", "a branch (its latest succeeded run of the same scenario) or a run id")
       .option("--head <run>", "the run to judge (default: the last run uploaded or launched from this directory)")
@@ -51,6 +67,19 @@ export function registerCompare(program: Command, io: CliIo): void {
         "comma-separated metrics to judge, e.g. rps,latency_p99 (default: the usual gate metrics)",
       )
       .option("--allow-no-baseline", "when the baseline branch has no run yet, gate on the head run's thresholds alone")
+      .option("--allow-not-measured", "a threshold the head run did not measure does not fail the gate")
+      .option("--allow-invalid", "a head run the engine flagged invalid does not fail the gate")
+      .option(
+        "--gate <kind>",
+        "what fails the gate beside thresholds: tolerance (percent), statistical (t-test against the baseline branch's last runs) or both",
+        gateKind,
+        "tolerance",
+      )
+      .option(
+        "--history <runs>",
+        "how many of the baseline branch's latest runs the statistical test uses",
+        historyRuns,
+      )
       .option("--json", "print the comparison as JSON instead of Markdown"),
   ).action(async (options: CompareOptions) => {
     const client = new ApiClient(serverConfig(options, io));
@@ -64,6 +93,10 @@ export function registerCompare(program: Command, io: CliIo): void {
       tolerance: String(options.tolerance),
     });
     if (options.metrics) query.set("metrics", options.metrics);
+    if (options.allowNotMeasured) query.set("allowNotMeasured", "true");
+    if (options.allowInvalid) query.set("allowInvalid", "true");
+    if (options.gate !== "tolerance") query.set("gate", options.gate);
+    if (options.history) query.set("history", String(options.history));
     let markdown: string;
     let passed: boolean;
     try {
@@ -87,12 +120,22 @@ export function registerCompare(program: Command, io: CliIo): void {
         schema: ZRun,
         what: "run",
       });
-      if (options.json) writeJson(io, raw, false);
+      const gate = { allowNotMeasured: options.allowNotMeasured, allowInvalid: options.allowInvalid };
+      const verdict = runGate(run, gate);
+      if (options.json) {
+        const body = raw as Record<string, unknown>;
+        writeJson(
+          io,
+          { ...body, valid: run.valid ?? null, invalidReasons: run.invalidReasons ?? [], ...verdict },
+          false,
+        );
+      }
       markdown = runMarkdown(
         run,
         `No baseline yet (${err.message.replace(/^.*?: base: /, "")}); judged by its thresholds alone.`,
+        gate,
       );
-      passed = runPasses(run);
+      passed = verdict.passed;
     }
     if (!options.json) io.stdout(markdown);
     await appendStepSummary(io, markdown);

@@ -7,7 +7,7 @@ import { CliError, EXIT } from "../exit-codes";
 import { type CliIo, writeJson } from "../io";
 import { ProgressReporter } from "../progress";
 import { rememberRun } from "../state";
-import { runMarkdown, runPasses } from "../summary";
+import { runGate, runMarkdown } from "../summary";
 import { collect } from "./upload";
 
 interface RunOptions extends ServerOptions {
@@ -22,6 +22,8 @@ interface RunOptions extends ServerOptions {
   pollInterval: number;
   timeout: number;
   json?: boolean;
+  allowNotMeasured?: boolean;
+  allowInvalid?: boolean;
 }
 
 function positiveNumber(value: string): number {
@@ -97,10 +99,18 @@ export function registerRun(program: Command, io: CliIo): void {
         "--idempotency-key <key>",
         "launches with the same key start once (e.g. the CI job's id, so a re-attempted job follows the first run)",
       )
-      .option("--wait", "follow the run until it ends; exit 1 if it fails or fails its thresholds")
+      .option(
+        "--wait",
+        "follow the run until it ends; exit 1 if it fails, is not a valid measurement, or fails or did not measure a threshold",
+      )
+      .option("--allow-not-measured", "with --wait: a threshold the run did not measure does not fail the gate")
+      .option("--allow-invalid", "with --wait: a run the engine flagged invalid does not fail the gate")
       .option("--poll-interval <seconds>", "how often to check on the run with --wait", positiveNumber, 1)
       .option("--timeout <seconds>", "give up waiting after this long (the run goes on)", positiveNumber, 3600)
-      .option("--json", "print the server's answer (with --wait: the finished run) as JSON"),
+      .option(
+        "--json",
+        "print the server's answer as JSON (with --wait: the finished run with `valid`, `invalidReasons`, `passed` and `reasons`)",
+      ),
   ).action(async (scenario: string, options: RunOptions) => {
     const client = new ApiClient(serverConfig(options, io));
     const project = (options.project ?? io.env.BENCHBOARD_PROJECT ?? "").trim();
@@ -138,21 +148,24 @@ export function registerRun(program: Command, io: CliIo): void {
     }
     const last = finished.at(-1)!;
     await rememberRun(io, last);
+    const gate = { allowNotMeasured: options.allowNotMeasured, allowInvalid: options.allowInvalid };
+    const judged = finished.map((run) => ({ run, ...runGate(run, gate) }));
     if (options.json) {
-      writeJson(io, finished.length === 1 ? last : finished, false);
+      // The run as the server has it, with the gate's verdict and its reasons beside it.
+      const out = judged.map(({ run, passed, reasons }) => ({
+        ...run,
+        valid: run.valid ?? null,
+        invalidReasons: run.invalidReasons ?? [],
+        passed,
+        reasons,
+      }));
+      writeJson(io, out.length === 1 ? out[0] : out, false);
     } else {
-      const markdown = finished.map((run) => runMarkdown(run)).join("\n");
+      const markdown = finished.map((run) => runMarkdown(run, undefined, gate)).join("\n");
       io.stdout(markdown);
       await appendStepSummary(io, markdown);
     }
-    const failing = finished.filter((run) => !runPasses(run));
-    if (failing.length) {
-      const reasons = failing.map((run) =>
-        run.status !== "succeeded"
-          ? `run #${run.number} ${run.status}${run.error ? `: ${run.error}` : ""}`
-          : `run #${run.number} failed its thresholds`,
-      );
-      throw new CliError(reasons.join("; "), EXIT.gateFailed);
-    }
+    const failing = judged.filter((j) => !j.passed);
+    if (failing.length) throw new CliError(failing.flatMap((j) => j.reasons).join("; "), EXIT.gateFailed);
   });
 }

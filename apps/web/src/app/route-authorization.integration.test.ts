@@ -113,6 +113,14 @@ const ROUTES: Record<string, RouteSpec> = {
     success: 200,
     call: (f) => ({ url: `/api/v1/compare?base=${f.runs[0].id}&head=${f.runs[1].id}` }),
   },
+  "GET /api/v1/trend": {
+    access: "bearer",
+    scope: "runs:read",
+    success: 200,
+    call: (f) => ({
+      url: `/api/v1/trend?project=${f.project.id}&scenario=${encodeURIComponent(f.scenario.name)}&metric=rps`,
+    }),
+  },
   "GET /api/runs/[runId]/events": {
     access: "session",
     minRole: "viewer",

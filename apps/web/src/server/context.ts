@@ -1,6 +1,6 @@
 import "server-only";
-import { type Context, createRedisRateLimiter, type RateLimiter } from "@benchboard/api";
-import { type Db, failStaleRuns, getDb, getSessionUser } from "@benchboard/db";
+import { type Context, createRedisRateLimiter, type RateLimiter, runLifecycleDeps } from "@benchboard/api";
+import { type Db, getDb, getSessionUser, startRunWatchdog } from "@benchboard/db";
 import { createQueueFor, createRunsQueue, type QueueFor } from "@benchboard/jobs";
 import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import type { Queue } from "bullmq";
@@ -16,13 +16,18 @@ const globals = globalThis as unknown as {
   benchboardQueue?: Queue;
   benchboardQueueFor?: QueueFor;
   benchboardRateLimiter?: RateLimiter;
-  benchboardWatchdog?: ReturnType<typeof setInterval>;
+  benchboardWatchdog?: () => void;
 };
 
-/** Runs never stay `running` after their worker died, even when no worker is left to notice. */
+/**
+ * Runs never stay `running` after their worker died, and their groups go on, even when no worker
+ * is left to notice: the same watchdog as the workers'.
+ */
 function ensureWatchdog(db: Db) {
-  globals.benchboardWatchdog ??= setInterval(() => void failStaleRuns(db).catch(() => {}), 5_000);
-  globals.benchboardWatchdog.unref?.();
+  globals.benchboardWatchdog ??= startRunWatchdog(db, {
+    ...runLifecycleDeps(getQueueFor(), (line) => console.log(`[watchdog] ${line}`)),
+    staleAfterMs: env.BENCHBOARD_RUN_STALE_AFTER_MS,
+  });
 }
 
 export function getQueue(): Queue {

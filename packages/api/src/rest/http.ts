@@ -1,4 +1,4 @@
-import { ImportError } from "@benchboard/core/importers";
+import { ImportError, jsonTooDeep, MAX_JSON_DEPTH } from "@benchboard/core/importers";
 import { ConflictError, NotFoundError } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
@@ -131,6 +131,10 @@ function formatMb(bytes: number): string {
 /** A JSON request body, or a 400 naming the line where it stops being JSON. */
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === "") throw new RestError(400, "the request body is empty");
+  const deep = jsonTooDeep(text);
+  if (deep) {
+    throw new RestError(400, `the request body nests deeper than ${MAX_JSON_DEPTH} levels (line ${deep.line})`, deep);
+  }
   try {
     return JSON.parse(text);
   } catch (err) {

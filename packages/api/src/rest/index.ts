@@ -4,10 +4,27 @@ import { openApiDocument } from "./openapi";
 
 export { type ApiCaller, DEFAULT_REST_LIMITS, ORG_HEADER, type RestDeps, type RestLimits } from "./auth";
 export { compareHandler } from "./compare";
-export { type RestErrorBody, type RestRequest, type RestResponse, toFetchResponse } from "./http";
+export {
+  deleteConfigItemHandler,
+  getConfigHandler,
+  listConfigHandler,
+  putConfigHandler,
+  putConfigItemHandler,
+  putThresholdsHandler,
+} from "./config";
+export { execProgressHandler, finishExecRunHandler, startExecRunHandler } from "./exec-runs";
+export {
+  RestError,
+  type RestErrorBody,
+  type RestRequest,
+  type RestResponse,
+  readBodyText,
+  toFetchResponse,
+} from "./http";
 export { openApiDocument } from "./openapi";
 export { getRunHandler, launchRunHandler, uploadRunHandler } from "./runs";
 export * from "./schemas";
+export { trendHandler } from "./trend";
 
 let openApi: Record<string, unknown> | undefined;
 let runSchema: Record<string, unknown> | undefined;

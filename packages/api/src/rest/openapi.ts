@@ -1,5 +1,7 @@
 import { ZNormalizedRun } from "@benchboard/core/importers";
 import { z } from "zod";
+import { ZConfigDocument, ZConfigInstanceConfig, ZConfigScenario, ZConfigTarget } from "../config-as-code";
+import { ZExecFinishInput, ZExecProgressInput, ZExecStartInput } from "../routers/exec-run";
 import { UPLOAD_FORMATS } from "../routers/upload";
 import { DEFAULT_REST_LIMITS, ORG_HEADER } from "./auth";
 import {
@@ -9,6 +11,7 @@ import {
   ZRestLaunchResult,
   ZRestRun,
   ZRestThresholds,
+  ZRestTrend,
   ZRestUploadEnvelope,
   ZRestUploadResult,
 } from "./schemas";
@@ -76,6 +79,13 @@ export function openApiDocument(): JsonObject {
         [ZNormalizedRun, "NormalizedRun"],
         [ZRestUploadEnvelope, "UploadEnvelope"],
         [ZRestLaunchInput, "LaunchInput"],
+        [ZExecStartInput, "ExecStartInput"],
+        [ZExecProgressInput, "ExecProgressInput"],
+        [ZExecFinishInput, "ExecFinishInput"],
+        [ZConfigDocument, "ConfigDocument"],
+        [ZConfigTarget, "ConfigTarget"],
+        [ZConfigInstanceConfig, "ConfigInstanceConfig"],
+        [ZConfigScenario, "ConfigScenario"],
       ],
       "input",
     ),
@@ -87,6 +97,7 @@ export function openApiDocument(): JsonObject {
         [ZRestUploadResult, "UploadResult"],
         [ZRestLaunchResult, "LaunchResult"],
         [ZRestCompareResult, "CompareResult"],
+        [ZRestTrend, "Trend"],
       ],
       "output",
     ),
@@ -126,7 +137,14 @@ export function openApiDocument(): JsonObject {
     },
     servers: [{ url: "/api/v1" }],
     security: [{ bearerToken: [] }],
-    tags: [{ name: "runs" }, { name: "compare" }, { name: "schemas" }],
+    tags: [
+      { name: "runs" },
+      { name: "exec" },
+      { name: "config" },
+      { name: "compare" },
+      { name: "trends" },
+      { name: "schemas" },
+    ],
     paths: {
       "/runs": {
         post: {
@@ -195,7 +213,11 @@ export function openApiDocument(): JsonObject {
             "metadata and link-local addresses never). An organization other than the install's own may send load only " +
             "to an origin it has verified (HTTP token at `/.well-known/benchboard-verification.txt` or DNS TXT record at " +
             "`_benchboard-verification.<host>`, from the target's page); until then only a probe of at most 10 requests " +
-            "(`http-closed` with `requests` ≤ 10). Poll `GET /runs/{id}` for progress and results. Needs scope `runs:launch`.",
+            "(`http-closed` with `requests` ≤ 10). " +
+            "`shards` splits each run across worker processes (results merge exactly), `workerLabel` sends it to workers " +
+            "offering that label, and `rate`, `concurrency` and `durationS` override the scenario's load for this launch " +
+            "(kept on the run's snapshot, within the caps). " +
+            "Poll `GET /runs/{id}` for progress and results. Needs scope `runs:launch`.",
           parameters: [
             {
               name: "Idempotency-Key",
@@ -224,12 +246,14 @@ export function openApiDocument(): JsonObject {
             ...COMMON_ERRORS,
             "404": errorResponse("No such project, scenario, target or instance config."),
             "409": errorResponse(
-              "Over the organization's caps (rate, connections, duration, concurrent runs, worker slots), or the target's origin is not verified for the organization.",
+              "Over the organization's caps (rate, connections, duration, concurrent runs, worker slots), the target's origin not verified for the organization, a split the scenario cannot take, an override its engine has no use for, or a label no online worker offers.",
             ),
             "503": errorResponse("The job queue is unavailable; the run was marked failed."),
           },
         },
       },
+      ...execPaths(),
+      ...configPaths(),
       "/runs/{id}": {
         get: {
           tags: ["runs"],
@@ -251,7 +275,9 @@ export function openApiDocument(): JsonObject {
           summary: "Compare a run against a baseline",
           description:
             "Per-metric deltas `(head − base) / base`, regression verdicts by each metric's direction beyond the tolerance, " +
-            "and head's threshold verdicts. `passed` is what a CI gate should use. Needs scope `runs:read`.",
+            "a prediction t-test of head against the last runs of base's branch, change points in head's history, " +
+            "head's validity and its threshold verdicts (pass, fail or not measured). `passed` is what a CI gate should use: " +
+            "an invalid head and a threshold not measured fail it unless allowed. Needs scope `runs:read`.",
           parameters: [
             {
               name: "base",
@@ -272,6 +298,31 @@ export function openApiDocument(): JsonObject {
               "metrics",
               "Comma-separated metric keys to judge (default: rps, throughput, success_rate, latency mean/p50/p90/p95/p99, … that either run has).",
             ),
+            queryParam("allowNotMeasured", "Let a threshold head did not measure pass the gate.", {
+              type: "boolean",
+              default: false,
+            }),
+            queryParam("allowInvalid", "Let a head run the engine flagged invalid pass the gate.", {
+              type: "boolean",
+              default: false,
+            }),
+            queryParam(
+              "gate",
+              "What fails the gate beside thresholds: the percent tolerance, the statistical test against history, or either.",
+              { type: "string", enum: ["tolerance", "statistical", "both"], default: "tolerance" },
+            ),
+            queryParam("history", "How many latest runs of base's branch the statistical test uses.", {
+              type: "integer",
+              minimum: 3,
+              maximum: 100,
+              default: 10,
+            }),
+            queryParam("alpha", "Significance level of the statistical test.", {
+              type: "number",
+              exclusiveMinimum: 0,
+              maximum: 0.5,
+              default: 0.01,
+            }),
             orgHeader,
           ],
           responses: {
@@ -283,6 +334,48 @@ export function openApiDocument(): JsonObject {
             ...COMMON_ERRORS,
             "404": errorResponse("No such run, or no baseline run on the branch."),
             "409": errorResponse("Head has no results yet, or base did not succeed."),
+          },
+        },
+      },
+      "/trend": {
+        get: {
+          tags: ["trends"],
+          operationId: "getTrend",
+          summary: "A metric over a scenario's runs, with change points",
+          description:
+            "Succeeded runs of the scenario outside sweeps, oldest first, one line per branch; the thresholds on the metric; " +
+            "and the change points found by e-divisive means (a permutation test at p ≤ 0.01), each at the first run of the new level. " +
+            "Needs scope `runs:read`.",
+          parameters: [
+            {
+              name: "project",
+              in: "query",
+              required: true,
+              description: "The project's id or slug.",
+              schema: { type: "string" },
+            },
+            {
+              name: "scenario",
+              in: "query",
+              required: true,
+              description: "The scenario's name.",
+              schema: { type: "string" },
+            },
+            {
+              name: "metric",
+              in: "query",
+              required: true,
+              description: "A metric key, e.g. latency_p99.",
+              schema: { type: "string" },
+            },
+            queryParam("branch", "Only this branch."),
+            orgHeader,
+          ],
+          responses: {
+            "200": { description: "The trend.", content: { "application/json": { schema: { $ref: REF("Trend") } } } },
+            "400": errorResponse("Bad query, naming the parameter."),
+            ...COMMON_ERRORS,
+            "404": errorResponse("No such project in the token's organization (or project)."),
           },
         },
       },
@@ -317,10 +410,273 @@ export function openApiDocument(): JsonObject {
         bearerToken: {
           type: "http",
           scheme: "bearer",
-          description: `An API token with scopes runs:read, runs:write and/or runs:launch. Header \`${ORG_HEADER}\` optionally pins its organization.`,
+          description: `An API token with scopes runs:read, runs:write, runs:launch, config:read and/or config:write, optionally limited to one project. Header \`${ORG_HEADER}\` optionally pins its organization.`,
         },
       },
       schemas,
+    },
+  };
+}
+
+const jsonBody = (ref: string) => ({
+  required: true,
+  content: { "application/json": { schema: { $ref: REF(ref) } } },
+});
+const jsonAnswer = (description: string, schema: JsonObject = { type: "object" }) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+const runAnswer = (description: string) =>
+  jsonAnswer(description, { type: "object", properties: { run: { $ref: REF("Run") } }, required: ["run"] });
+const idParam = { name: "id", in: "path", required: true, schema: { type: "string" } };
+const projectParam = {
+  name: "project",
+  in: "path",
+  required: true,
+  description: "The project's slug (shown on its page) or id.",
+  schema: { type: "string" },
+};
+const dryRunParam = queryParam("dryRun", "Only plan: answer what would change and change nothing.", {
+  type: "boolean",
+  default: false,
+});
+
+/** Runs a client drives while a load tool runs (`benchboard exec`). */
+function execPaths(): JsonObject {
+  return {
+    "/runs/exec": {
+      post: {
+        tags: ["exec"],
+        operationId: "startExecRun",
+        summary: "Start a run a client drives",
+        description:
+          "Creates a running run with source `exec:<tool>` for a load tool the client runs itself (k6, vegeta). " +
+          "The client then reports progress about once a second and finishes it with the result. A run that gets no " +
+          "progress for 20 s is ended failed, like one whose worker was lost. Needs scope `runs:write`.",
+        parameters: [orgHeader],
+        requestBody: jsonBody("ExecStartInput"),
+        responses: {
+          "201": runAnswer("Started; `run.url` is its live page."),
+          "400": errorResponse("Bad input, naming the field."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such project in the token's organization."),
+        },
+      },
+    },
+    "/runs/{id}/progress": {
+      post: {
+        tags: ["exec"],
+        operationId: "execProgress",
+        summary: "Report a client-driven run's figures",
+        description:
+          "Totals so far and the per-second samples closed since the last report (at most 60); the live page shows " +
+          "the last 300 seconds. The answer says whether the run was canceled in the web app (then stop the tool and " +
+          "finish it canceled) or has ended. Needs scope `runs:write`.",
+        parameters: [idParam, orgHeader],
+        requestBody: jsonBody("ExecProgressInput"),
+        responses: {
+          "200": jsonAnswer("Recorded.", {
+            type: "object",
+            properties: { status: { type: "string" }, cancelRequested: { type: "boolean" } },
+            required: ["status", "cancelRequested"],
+          }),
+          "400": errorResponse("Bad input, naming the field."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such client-driven run in the token's organization (or project)."),
+        },
+      },
+    },
+    "/runs/{id}/finish": {
+      post: {
+        tags: ["exec"],
+        operationId: "finishExecRun",
+        summary: "End a client-driven run with its result",
+        description:
+          "Stores the result (metrics, merged latency histogram, series) and ends the run succeeded, failed or " +
+          "canceled; thresholds are judged as for any run. Needs scope `runs:write`.",
+        parameters: [idParam, orgHeader],
+        requestBody: jsonBody("ExecFinishInput"),
+        responses: {
+          "200": runAnswer("Ended."),
+          "400": errorResponse("Bad input, naming the field."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such client-driven run in the token's organization (or project)."),
+          "409": errorResponse("The run has already ended."),
+        },
+      },
+    },
+  };
+}
+
+const CHANGES = {
+  type: "array",
+  items: {
+    type: "object",
+    properties: {
+      kind: { type: "string", enum: ["thresholds", "target", "instanceConfig", "scenario"] },
+      name: { type: "string" },
+      action: { type: "string", enum: ["create", "update", "unchanged"] },
+      fields: { type: "array", items: { type: "string" } },
+    },
+    required: ["kind", "name", "action"],
+  },
+};
+
+/** A project's configuration (`benchboard apply` / `export`). */
+function configPaths(): JsonObject {
+  const writeNote =
+    "Changes go through the same checks as the web app (target address safety, limits). Needs scope `config:write`.";
+  const kindParam = {
+    name: "kind",
+    in: "path",
+    required: true,
+    schema: { type: "string", enum: ["targets", "instance-configs", "scenarios"] },
+  };
+  return {
+    "/projects/{project}/config": {
+      get: {
+        tags: ["config"],
+        operationId: "exportConfig",
+        summary: "A project's configuration as a document",
+        description:
+          "Thresholds, targets, instance configs and scenarios, as `benchboard export` writes them. Secret header " +
+          "values are never returned (the header is listed with `secret: true`). Needs scope `config:read`.",
+        parameters: [projectParam, orgHeader],
+        responses: {
+          "200": jsonAnswer("The document.", { $ref: REF("ConfigDocument") }),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such project in the token's organization (or project)."),
+        },
+      },
+      put: {
+        tags: ["config"],
+        operationId: "applyConfig",
+        summary: "Apply a configuration document",
+        description:
+          "Creates what the document names and the project lacks, updates what differs (by name), leaves the rest " +
+          "alone; applying the same document again changes nothing. Items are applied in order and the first " +
+          `refusal stops the rest, naming the item and field. ${writeNote}`,
+        parameters: [projectParam, dryRunParam, orgHeader],
+        requestBody: jsonBody("ConfigDocument"),
+        responses: {
+          "200": jsonAnswer("What was (or, with dryRun, would be) done.", {
+            type: "object",
+            properties: { dryRun: { type: "boolean" }, changed: { type: "integer" }, changes: CHANGES },
+            required: ["dryRun", "changed", "changes"],
+          }),
+          "400": errorResponse("Bad input, naming the field (e.g. `targets.0.baseUrl`)."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such project in the token's organization."),
+          "409": errorResponse("Refused by a rule (an address not allowed, a name taken, a secret without a value)."),
+        },
+      },
+    },
+    "/projects/{project}/{kind}": {
+      get: {
+        tags: ["config"],
+        operationId: "listConfigItems",
+        summary: "A project's targets, instance configs or scenarios (or thresholds)",
+        description:
+          "`kind` is `targets`, `instance-configs`, `scenarios` (answer `{ items }`) or `thresholds` (answer " +
+          "`{ thresholds }`). Needs scope `config:read`.",
+        parameters: [
+          projectParam,
+          {
+            ...kindParam,
+            schema: { type: "string", enum: ["targets", "instance-configs", "scenarios", "thresholds"] },
+          },
+          orgHeader,
+        ],
+        responses: {
+          "200": jsonAnswer("The items."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such project or kind."),
+        },
+      },
+      put: {
+        tags: ["config"],
+        operationId: "setThresholds",
+        summary: "Replace the project's thresholds (kind `thresholds` only)",
+        description: `Body \`{ thresholds: [{ metric, op, value }] }\`. ${writeNote}`,
+        parameters: [
+          projectParam,
+          { ...kindParam, schema: { type: "string", enum: ["thresholds"] } },
+          dryRunParam,
+          orgHeader,
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                properties: { thresholds: { $ref: `${REF("ConfigDocument")}/properties/thresholds` } },
+                required: ["thresholds"],
+              },
+            },
+          },
+        },
+        responses: {
+          "200": jsonAnswer("The change."),
+          "400": errorResponse("Bad input, naming the field."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such project."),
+        },
+      },
+    },
+    "/projects/{project}/{kind}/{name}": {
+      put: {
+        tags: ["config"],
+        operationId: "putConfigItem",
+        summary: "Create or update one target, instance config or scenario by name",
+        description: `The body is the item (\`ConfigTarget\`, \`ConfigInstanceConfig\` or \`ConfigScenario\`); its name is the path's. ${writeNote}`,
+        parameters: [
+          projectParam,
+          kindParam,
+          { name: "name", in: "path", required: true, schema: { type: "string" } },
+          dryRunParam,
+          orgHeader,
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                oneOf: [
+                  { $ref: REF("ConfigTarget") },
+                  { $ref: REF("ConfigInstanceConfig") },
+                  { $ref: REF("ConfigScenario") },
+                ],
+              },
+            },
+          },
+        },
+        responses: {
+          "201": jsonAnswer("Created."),
+          "200": jsonAnswer("Updated, or unchanged."),
+          "400": errorResponse("Bad input, naming the field."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such project or kind."),
+          "409": errorResponse("Refused by a rule, naming the field."),
+        },
+      },
+      delete: {
+        tags: ["config"],
+        operationId: "deleteConfigItem",
+        summary: "Delete one target, instance config or scenario by name",
+        description: `Runs keep their snapshots. ${writeNote}`,
+        parameters: [
+          projectParam,
+          kindParam,
+          { name: "name", in: "path", required: true, schema: { type: "string" } },
+          orgHeader,
+        ],
+        responses: {
+          "200": jsonAnswer("Deleted."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such project, kind or item."),
+        },
+      },
     },
   };
 }

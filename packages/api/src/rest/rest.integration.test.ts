@@ -25,7 +25,8 @@ import type { RestResponse } from "./http";
 import { openApiHandler, runSchemaHandler } from "./index";
 import type { openApiDocument } from "./openapi";
 import { getRunHandler, launchRunHandler, uploadRunHandler } from "./runs";
-import { ZRestCompareResult, ZRestError, ZRestLaunchResult, ZRestRun, ZRestUploadResult } from "./schemas";
+import { ZRestCompareResult, ZRestError, ZRestLaunchResult, ZRestRun, ZRestTrend, ZRestUploadResult } from "./schemas";
+import { trendHandler } from "./trend";
 
 // REST /api/v1 against real PostgreSQL, a real BullMQ queue and a real Redis rate limiter.
 const FIXTURES = fileURLToPath(new URL("../../../core/src/importers/fixtures/", import.meta.url));
@@ -156,7 +157,7 @@ describe("POST /api/v1/runs", () => {
         result: {
           metrics: { requests: 300_000, rps: 4998.7, latency_p50: 1.5, latency_p99: 6.9 },
           toolThresholds: [{ metric: "http_req_duration", expression: "p(95)<500", passed: true }],
-          series: { rps: { start: 1_763_632_800_000, values: [4990, 5001, 5002] } },
+          series: { rps: { start: 1_795_168_800_000, values: [4990, 5001, 5002] } },
         },
       },
     );
@@ -182,8 +183,8 @@ describe("POST /api/v1/runs", () => {
     expect(run.scenario.id).not.toBeNull();
     expect(run.result?.metrics.rps).toBe(4998.7);
     expect(run.thresholds?.verdicts).toEqual([
-      { metric: "latency_p99", op: "<", value: 5, actual: 6.9, passed: false, source: "project" },
-      { metric: "rps", op: ">=", value: 4900, actual: 4998.7, passed: true, source: "scenario" },
+      { metric: "latency_p99", op: "<", value: 5, actual: 6.9, status: "fail", passed: false, source: "project" },
+      { metric: "rps", op: ">=", value: 4900, actual: 4998.7, status: "pass", passed: true, source: "scenario" },
     ]);
     expect(run.thresholds?.tool).toEqual([{ metric: "http_req_duration", expression: "p(95)<500", passed: true }]);
     expect(run.thresholds?.passed).toBe(false);
@@ -444,6 +445,24 @@ describe("POST /api/v1/runs", () => {
         "?project=acme-gw",
         { body: "a=b", contentType: "application/x-www-form-urlencoded" },
         { status: 415, message: /send the file as the request body/ },
+      ],
+      [
+        "a JSON envelope nested 100,000 levels deep",
+        "",
+        {
+          body: `{"project":"acme-gw","run":{"schemaVersion":1,"result":{"metrics":{},"extra":{"x":${"[".repeat(100_000)}${"]".repeat(100_000)}}}}}`,
+          contentType: "application/json",
+        },
+        { status: 400, line: 1, message: /nests deeper than 64 levels/ },
+      ],
+      [
+        "a native run nested 100,000 levels deep, sent as text",
+        "?project=acme-gw&format=native",
+        {
+          body: `{"schemaVersion":1,\n"result":{"metrics":{},"extra":{"x":${"[".repeat(100_000)}${"]".repeat(100_000)}}}}`,
+          contentType: "text/plain",
+        },
+        { status: 400, line: 2, message: /nests deeper than 64 levels/ },
       ],
       [
         "a bifrost file with several providers and no choice",
@@ -823,7 +842,7 @@ describe("GET /api/v1/compare", () => {
     expect(result.regressed).toEqual([]);
     expect(result.thresholds.passed).toBe(false);
     expect(result.passed).toBe(false);
-    expect(result.reasons).toEqual(["threshold Latency p99 < 10 failed (was 10.1)"]);
+    expect(result.reasons).toEqual(["threshold Latency p99 < 10 failed (was 10.1 ms)"]);
   });
 
   it("explains a missing baseline, a bad query and a head without results", async () => {
@@ -847,6 +866,113 @@ describe("GET /api/v1/compare", () => {
   });
 });
 
+describe("GET /api/v1/compare: validity, not measured, statistics over history", () => {
+  const store = async (branch: string, metrics: Record<string, number>, scenario: string, result = {}) => {
+    const res = await upload(`?project=${second.slug}&scenario=${encodeURIComponent(scenario)}&branch=${branch}`, {
+      body: JSON.stringify({ schemaVersion: 1, tool: { name: "custom" }, result: { metrics, ...result } }),
+      contentType: "application/json",
+    });
+    return ZRestUploadResult.parse(res.body).run;
+  };
+
+  it("never passes an invalid head unless allowed, and says why in the JSON", async () => {
+    const base = await store("main", { rps: 5000, latency_p99: 50 }, "invalid-head");
+    const head = await store("feature", { rps: 4990, latency_p99: 50 }, "invalid-head", {
+      valid: false,
+      invalidReasons: ["5000 req/s not held: 99.9% of sends more than 100 ms late"],
+    });
+    expect(head).toMatchObject({ valid: false, invalidReasons: [expect.stringMatching(/not held/)] });
+    const strict = ZRestCompareResult.parse((await compare(`?base=${base.id}&head=${head.id}`)).body);
+    expect(strict).toMatchObject({ passed: false, valid: false, regressed: [] });
+    expect(strict.invalidReasons).toEqual(["5000 req/s not held: 99.9% of sends more than 100 ms late"]);
+    expect(strict.reasons).toEqual([
+      `head run #${head.number} is not a valid measurement: 5000 req/s not held: 99.9% of sends more than 100 ms late`,
+    ]);
+    const allowed = ZRestCompareResult.parse(
+      (await compare(`?base=${base.id}&head=${head.id}&allowInvalid=true`)).body,
+    );
+    expect(allowed).toMatchObject({ passed: true, valid: false, reasons: [] });
+    const bad = await compare(`?base=${base.id}&head=${head.id}&allowInvalid=maybe`);
+    expect(bad.status).toBe(400);
+    expect(errorOf(bad)).toMatchObject({ field: "allowInvalid", message: "allowInvalid: must be true or false" });
+  });
+
+  it("reads a threshold on a metric head did not measure as not measured, failing the gate unless allowed", async () => {
+    await t.db.project.update({
+      where: { id: second.id },
+      data: { thresholds: [{ metric: "queue_depth_peak", op: "<", value: 1000 }] },
+    });
+    const base = await store("main", { throughput: 2000 }, "unmeasured");
+    const head = await store("feature", { throughput: 2010 }, "unmeasured");
+    await t.db.project.update({ where: { id: second.id }, data: { thresholds: [] } });
+    const run = ZRestRun.parse((await getRun(head.id)).body);
+    expect(run.thresholds).toMatchObject({
+      outcome: "not_measured",
+      passed: false,
+      verdicts: [{ metric: "queue_depth_peak", status: "not_measured", actual: null, passed: false }],
+    });
+    const strict = ZRestCompareResult.parse((await compare(`?base=${base.id}&head=${head.id}`)).body);
+    expect(strict.reasons).toEqual(["threshold Peak queue depth < 1000 not measured"]);
+    expect(strict.passed).toBe(false);
+    const allowed = ZRestCompareResult.parse(
+      (await compare(`?base=${base.id}&head=${head.id}&allowNotMeasured=1`)).body,
+    );
+    expect(allowed.passed).toBe(true);
+  });
+
+  it("judges head against the last runs of base's branch with a t-test beside the tolerance", async () => {
+    const p99 = [10.0, 10.2, 9.9, 10.1, 9.8, 10.0, 10.3, 9.9, 10.1, 10.0];
+    for (const v of p99) await store("main", { latency_p99: v }, "history");
+    // +6 %: inside a 10 % tolerance, but far outside what ten runs of ±2 % noise allow.
+    const head = await store("feature", { latency_p99: 10.6 }, "history");
+    const query = `?base=branch:main&head=${head.id}&metrics=latency_p99&tolerance=10`;
+    const tolerance = ZRestCompareResult.parse((await compare(query)).body);
+    const row = tolerance.metrics[0]!;
+    expect(row.verdict).toBe("unchanged");
+    expect(row.statistical).toMatchObject({ n: 10, verdict: "regressed" });
+    expect(row.statistical!.pValue).toBeLessThan(0.01);
+    expect(tolerance.passed).toBe(true);
+    const statistical = ZRestCompareResult.parse((await compare(`${query}&gate=statistical`)).body);
+    expect(statistical.passed).toBe(false);
+    expect(statistical.reasons[0]).toMatch(
+      /^Latency p99 regressed against the last 10 runs of main: 10\.6 ms vs mean 10\.03 ms \(p = 0\.0054 < 0\.01\)$/,
+    );
+    const bad = await compare(`${query}&history=2`);
+    expect(errorOf(bad)).toMatchObject({ field: "history", message: "history: must be at least 3 runs" });
+  });
+
+  it("reports the change point in head's history: change point at run N, +x %", async () => {
+    const runs = [];
+    // Deterministic ±3 % noise, then a +15 % step from the 20th run on.
+    let seed = 11;
+    const noise = () => {
+      seed = (seed * 16807) % 2147483647;
+      return (seed / 2147483647) * 0.06 - 0.03;
+    };
+    for (let i = 0; i < 30; i++)
+      runs.push(await store("main", { rps: (i < 19 ? 1000 : 1150) * (1 + noise()) }, "steps"));
+    const head = runs.at(-1)!;
+    const result = ZRestCompareResult.parse((await compare(`?base=${runs[28]!.id}&head=${head.id}&metrics=rps`)).body);
+    expect(result.changePoints).toHaveLength(1);
+    expect(result.changePoints[0]).toMatchObject({ metric: "rps", runId: runs[19]!.id, runNumber: runs[19]!.number });
+    expect(result.changePoints[0]!.change!).toBeGreaterThan(0.12);
+
+    const trend = await trendHandler(
+      request("GET", `/trend?project=${second.slug}&scenario=steps&metric=rps`, { token: reader }),
+      base,
+    );
+    expect(trend.status).toBe(200);
+    const body = ZRestTrend.parse(trend.body);
+    expect(body.points).toHaveLength(30);
+    expect(body.changePoints.map((c) => c.runNumber)).toEqual([runs[19]!.number]);
+    const unknown = await trendHandler(
+      request("GET", `/trend?project=${second.slug}&scenario=steps&metric=nope`, { token: reader }),
+      base,
+    );
+    expect(errorOf(unknown)).toMatchObject({ field: "metric" });
+  });
+});
+
 describe("OpenAPI and schemas", () => {
   it("serves a valid OpenAPI 3.1 document describing every route", async () => {
     const res = openApiHandler();
@@ -861,10 +987,17 @@ describe("OpenAPI and schemas", () => {
     expect(Object.keys(paths).sort()).toEqual([
       "/compare",
       "/openapi.json",
+      "/projects/{project}/config",
+      "/projects/{project}/{kind}",
+      "/projects/{project}/{kind}/{name}",
       "/runs",
+      "/runs/exec",
       "/runs/launch",
       "/runs/{id}",
+      "/runs/{id}/finish",
+      "/runs/{id}/progress",
       "/schema/run.json",
+      "/trend",
     ]);
     expect(Object.keys(paths["/runs"]!)).toEqual(["post"]);
     const components = doc.components as { securitySchemes: unknown; schemas: Record<string, { properties?: object }> };

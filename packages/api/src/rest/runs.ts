@@ -73,6 +73,8 @@ export function presentRun(run: StoredRun, origin: string): TRestRun {
         })
       : null,
     thresholds: result ? storedThresholds(result) : null,
+    valid: result ? result.valid : null,
+    invalidReasons: result?.invalidReasons ?? [],
   };
 }
 
@@ -262,6 +264,11 @@ export async function launchRunHandler(req: RestRequest, deps: RestDeps): Promis
         tags: input.tags ?? [],
         notes: input.notes,
         repetitions: input.repetitions ?? 1,
+        shards: input.shards ?? 1,
+        workerLabel: input.workerLabel ?? null,
+        rate: input.rate,
+        concurrency: input.concurrency,
+        durationS: input.durationS,
         idempotencyKey: idempotencyKey ?? null,
       });
     } catch (err) {

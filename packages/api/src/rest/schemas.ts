@@ -1,6 +1,14 @@
-import { MAX_TOLERANCE_PCT, ZErrorEntry, ZStageStat, ZThreshold, ZToolThresholdVerdict } from "@benchboard/core";
+import {
+  MAX_TOLERANCE_PCT,
+  ZErrorEntry,
+  ZLaunchOverrides,
+  ZStageStat,
+  ZThreshold,
+  ZToolThresholdVerdict,
+} from "@benchboard/core";
 import { ZNormalizedRun } from "@benchboard/core/importers";
 import { z } from "zod";
+import { ZLaunchRunInput } from "../routers/run";
 import { ZUploadRunInput } from "../routers/upload";
 
 /**
@@ -38,8 +46,24 @@ export const ZRestLaunchInput = z.object({
   tags: z.array(z.string()).max(20).optional(),
   notes: z.string().max(10_000).optional(),
   repetitions: z.number().int().min(1).max(50).optional(),
+  /** Split each run across this many worker processes (1–64); their results merge exactly. */
+  shards: ZLaunchRunInput.shape.shards.optional(),
+  /** Only workers offering this label (e.g. a region) take the run. */
+  workerLabel: z.string().max(63).optional(),
+  /** Override the scenario's arrival rate (req/s) for this launch; within the organization's caps. */
+  rate: ZLaunchOverrides.shape.rate,
+  /** Override the concurrency (closed-model users, or an open model's connection pool). */
+  concurrency: ZLaunchOverrides.shape.concurrency,
+  /** Override the duration in seconds (a closed model then ends by time, not request count). */
+  durationS: ZLaunchOverrides.shape.durationS,
 });
 export type TRestLaunchInput = z.infer<typeof ZRestLaunchInput>;
+
+/** A yes/no query parameter: `true`/`1`/`yes` or `false`/`0`/`no` (absent is no). */
+const ZQueryFlag = z
+  .enum(["true", "false", "1", "0", "yes", "no", ""], { error: "must be true or false" })
+  .optional()
+  .transform((v) => v === "true" || v === "1" || v === "yes");
 
 export const ZRestCompareQuery = z.object({
   /** A run id, or `branch:<name>` for that branch's latest succeeded run of head's scenario. */
@@ -61,6 +85,27 @@ export const ZRestCompareQuery = z.object({
         .map((k) => k.trim())
         .filter(Boolean),
     ),
+  /** Let a threshold whose metric head did not measure pass the gate (it fails it by default). */
+  allowNotMeasured: ZQueryFlag,
+  /** Let a run the engine flagged invalid pass the gate (it fails it by default). */
+  allowInvalid: ZQueryFlag,
+  /** What fails the gate beside thresholds: the percent tolerance, the statistical test, or either. */
+  gate: z
+    .enum(["tolerance", "statistical", "both"], { error: "must be tolerance, statistical or both" })
+    .default("tolerance"),
+  /** How many of base's branch's latest runs the statistical test judges head against. */
+  history: z.coerce
+    .number({ error: "must be a whole number of runs" })
+    .int("must be a whole number of runs")
+    .min(3, "must be at least 3 runs")
+    .max(100, "must be at most 100 runs")
+    .default(10),
+  /** Significance level of the statistical test. */
+  alpha: z.coerce
+    .number({ error: "must be a number between 0 and 0.5" })
+    .gt(0, "must be above 0")
+    .max(0.5, "must be at most 0.5")
+    .default(0.01),
 });
 
 export const ZRestError = z.object({
@@ -77,10 +122,21 @@ const ZRunStatus = z.enum(["queued", "running", "succeeded", "failed", "canceled
 const ZIso = z.string().describe("ISO 8601 date-time");
 
 export const ZRestThresholds = z.object({
-  /** Every threshold passed, Benchboard's and the tool's own. */
+  /** Every threshold passed, Benchboard's and the tool's own (a threshold not measured has not passed). */
   passed: z.boolean(),
+  /** All verdicts together: `fail` if any failed, else `not_measured` if any was not measured, else `pass`; `none` without thresholds. */
+  outcome: z.enum(["pass", "fail", "not_measured", "none"]),
   /** Benchboard's thresholds (the project's and the scenario's). */
-  verdicts: z.array(ZThreshold.extend({ actual: z.number().nullable(), passed: z.boolean(), source: z.string() })),
+  verdicts: z.array(
+    ZThreshold.extend({
+      actual: z.number().nullable(),
+      /** `not_measured` when the run has no value for the metric (or only an approximate one across the line). */
+      status: z.enum(["pass", "fail", "not_measured"]),
+      passed: z.boolean(),
+      source: z.string(),
+      note: z.string().optional(),
+    }),
+  ),
   /** The load tool's own verdicts, kept as it judged them (e.g. k6 thresholds). */
   tool: z.array(ZToolThresholdVerdict),
 });
@@ -122,6 +178,10 @@ export const ZRestRun = z.object({
     })
     .nullable(),
   thresholds: ZRestThresholds.nullable(),
+  /** False when the engine flagged the measurement as unsound (rate not held, …); null before results. */
+  valid: z.boolean().nullable(),
+  /** Why the measurement is not valid, one line each. */
+  invalidReasons: z.array(z.string()),
 });
 export type TRestRun = z.infer<typeof ZRestRun>;
 
@@ -149,6 +209,8 @@ export const ZRestRunSummary = ZRestRun.pick({
   scenario: true,
   git: true,
   endedAt: true,
+  valid: true,
+  invalidReasons: true,
 });
 
 export const ZRestCompareResult = z.object({
@@ -166,15 +228,96 @@ export const ZRestCompareResult = z.object({
       /** `(head − base) / base` as a fraction; null when undefined. */
       delta: z.number().nullable(),
       verdict: z.enum(["regressed", "improved", "unchanged", "incomparable"]),
+      /** Head against the last runs of base's branch: a prediction t-test; null with under 3 runs of history. */
+      statistical: z
+        .object({
+          n: z.number().int(),
+          mean: z.number(),
+          stddev: z.number(),
+          z: z.number().nullable(),
+          pValue: z.number(),
+          verdict: z.enum(["regressed", "improved", "unchanged"]),
+        })
+        .nullable(),
     }),
   ),
+  /** What fails the gate beside thresholds and validity. */
+  gate: z.enum(["tolerance", "statistical", "both"]),
+  /** Significance level of the statistical test. */
+  alpha: z.number(),
+  /** Change points (e-divisive means) in the history of head's branch up to head, newest per metric. */
+  changePoints: z.array(
+    z.object({
+      metric: z.string(),
+      label: z.string(),
+      runId: z.string(),
+      /** The run number where the new level starts. */
+      runNumber: z.number().int(),
+      before: z.number(),
+      after: z.number(),
+      /** `(after − before) / before`; null when before is 0. */
+      change: z.number().nullable(),
+      pValue: z.number(),
+    }),
+  ),
+  /** Whether head is a valid measurement, and why not. */
+  valid: z.boolean(),
+  invalidReasons: z.array(z.string()),
   regressed: z.array(z.string()),
   improved: z.array(z.string()),
   /** Head's thresholds. */
   thresholds: ZRestThresholds,
-  /** Head succeeded, passed its thresholds and regressed on no metric beyond the tolerance. */
+  /**
+   * Head succeeded, is valid (unless allowInvalid), passed its thresholds (not measured counts as a
+   * failure unless allowNotMeasured) and regressed on no metric (by the tolerance and/or the statistical test).
+   */
   passed: z.boolean(),
   /** Why it did not pass, one line each. */
   reasons: z.array(z.string()),
 });
 export type TRestCompareResult = z.infer<typeof ZRestCompareResult>;
+
+export const ZRestTrendQuery = z.object({
+  /** The project's id or slug. */
+  project: z.string().trim().min(1, "project is required (its id or slug)").max(200),
+  /** The scenario's name. */
+  scenario: z.string().trim().min(1, "scenario is required (its name)").max(200),
+  /** A metric key, e.g. latency_p99. */
+  metric: z.string().trim().min(1, "metric is required, e.g. latency_p99").max(200),
+  /** Only this branch (default: every branch, each its own line). */
+  branch: z.string().trim().min(1).max(200).optional(),
+});
+
+export const ZRestTrend = z.object({
+  project: z.object({ id: z.string(), slug: z.string(), name: z.string() }),
+  scenario: z.string(),
+  metric: z.string(),
+  branch: z.string().nullable(),
+  /** The project's and the scenario's thresholds on this metric. */
+  thresholds: z.array(ZThreshold),
+  /** Succeeded runs of the scenario outside sweeps, oldest first; excluded runs are marked and kept off the line. */
+  points: z.array(
+    z.object({
+      runId: z.string(),
+      number: z.number().int(),
+      branch: z.string().nullable(),
+      commit: z.string().nullable(),
+      at: ZIso,
+      value: z.number().nullable(),
+      excluded: z.boolean(),
+    }),
+  ),
+  /** Change points per branch (e-divisive means), at the first run of each new level. */
+  changePoints: z.array(
+    z.object({
+      runId: z.string(),
+      runNumber: z.number().int(),
+      branch: z.string().nullable(),
+      before: z.number(),
+      after: z.number(),
+      change: z.number().nullable(),
+      pValue: z.number(),
+    }),
+  ),
+});
+export type TRestTrend = z.infer<typeof ZRestTrend>;

@@ -5,6 +5,7 @@ import {
   deleteSession,
   getInvitation,
   getSessionUser,
+  installHasOwner,
   normalizeEmail,
   signUp,
 } from "@benchboard/db";
@@ -48,6 +49,8 @@ export const authRouter = router({
     return { ok: true };
   }),
   /** The signed-in user, or null. */
+  /** What the sign-in page may say about sign-up: whether the first account (the owner) exists. */
+  installState: publicProcedure.query(async ({ ctx }) => ({ hasOwner: await installHasOwner(ctx.db) })),
   me: publicProcedure.query(async ({ ctx }) => {
     if (!ctx.userId) return null;
     const found = await getSessionUser(ctx.db, ctx.session?.token ?? null);

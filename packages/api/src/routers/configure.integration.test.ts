@@ -100,11 +100,6 @@ describe("instance configs", () => {
     });
     expect(await t.db.instanceConfig.count({ where: { projectId: p.id } })).toBe(1);
   });
-
-  it("offers the cloud presets", async () => {
-    const presets = await caller({ role: "viewer" }).instanceConfig.presets();
-    expect(presets.find((x) => x.instanceType === "t3.xlarge")).toMatchObject({ vcpu: 4, memoryMb: 16_384 });
-  });
 });
 
 describe("scenarios", () => {
@@ -149,6 +144,20 @@ describe("scenarios", () => {
       cause: { issues: [{ path: ["spec", "requests"], message: "either requests or durationS is required" }] },
     });
     expect(await t.db.scenario.count({ where: { projectId: p.id } })).toBe(0);
+  });
+
+  it("refuses a scenario over the organization's caps at the field that sets it, storing nothing", async () => {
+    const p = await project();
+    const spec = { engine: "http-open", rate: 100, durationS: 3_600 } as const;
+    await expect(caller().scenario.create({ projectId: p.id, name: "an hour", spec })).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringContaining("the organization allows at most 1,800 s"),
+    });
+    expect(await caller().scenario.list({ projectId: p.id })).toHaveLength(0);
+    const ok = await caller().scenario.create({ projectId: p.id, name: "half", spec: { ...spec, durationS: 1_200 } });
+    await expect(caller().scenario.update({ id: ok.id, name: "half", spec })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
   });
 
   it("imports a drill plan into a closed-model spec without saving it", async () => {

@@ -1,4 +1,4 @@
-import { INSTANCE_PRESETS, ZKnobs } from "@benchboard/core";
+import { ZKnobs } from "@benchboard/core";
 import {
   cloneInstanceConfig,
   createInstanceConfig,
@@ -50,8 +50,6 @@ export const instanceConfigRouter = router({
     if (!config) throw new NotFoundError("id", "instance config not found");
     return config;
   }),
-  /** Common cloud instance types with their vCPU and memory. */
-  presets: orgProcedure.query(() => INSTANCE_PRESETS),
   create: memberProcedure.input(ZCreateInstanceConfigInput).mutation(async ({ ctx, input }) => {
     const project = await ctx.db.project.findFirst({ where: { orgId: ctx.orgId, id: input.projectId } });
     if (!project) throw new NotFoundError("projectId", "project not found");

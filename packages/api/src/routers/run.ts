@@ -1,22 +1,19 @@
-import { MAX_SHARDS, planShards, ShardPlanError, ZScenarioSpec } from "@benchboard/core";
+import { MAX_SHARDS, ZLaunchOverrides } from "@benchboard/core";
 import {
-  ConflictError,
-  createLaunchedRuns,
   getRun,
   getRunChart,
   getRunExport,
-  getRunSeries,
   getRunView,
+  launchRuns,
   listRuns,
   NotFoundError,
-  prepareShards,
   RUN_LIST_SORTS,
   requestCancel,
   updateRunMeta,
 } from "@benchboard/db";
-import { dispatchRun, ZWorkerLabel } from "@benchboard/jobs";
+import { ZWorkerLabel } from "@benchboard/jobs";
 import { z } from "zod";
-import { type Context, memberProcedure, orgProcedure, router } from "../trpc";
+import { dispatcher, memberProcedure, orgProcedure, router } from "../trpc";
 
 export const ZLaunchRunInput = z.object({
   targetId: z.string().min(1, "target is required"),
@@ -57,6 +54,8 @@ export const ZLaunchRunInput = z.object({
     .min(1, "at least 1")
     .max(50, "at most 50 repetitions")
     .default(1),
+  /** Launch-time changes to the scenario's load, stored on the run's snapshot; within the caps. */
+  ...ZLaunchOverrides.shape,
 });
 export type TLaunchRunInput = z.infer<typeof ZLaunchRunInput>;
 
@@ -75,27 +74,6 @@ export const ZUpdateRunInput = z
 export type TUpdateRunInput = z.infer<typeof ZUpdateRunInput>;
 
 const ZRunStatus = z.enum(["queued", "running", "succeeded", "failed", "canceled"]);
-
-/** Refuse, naming the field, a split the scenario cannot take or a label no worker offers. */
-async function assertShardable(ctx: Context & { orgId: string }, input: TLaunchRunInput): Promise<void> {
-  if (input.shards > 1) {
-    const scenario = await ctx.db.scenario.findFirst({ where: { orgId: ctx.orgId, id: input.scenarioId } });
-    if (!scenario) throw new NotFoundError("scenarioId", "scenario not found");
-    try {
-      planShards(ZScenarioSpec.parse(scenario.spec), input.shards);
-    } catch (err) {
-      if (err instanceof ShardPlanError) throw new ConflictError("shards", err.message);
-      throw err;
-    }
-  }
-  if (input.workerLabel) {
-    const since = new Date(Date.now() - 15_000);
-    const offering = await ctx.db.worker.count({
-      where: { labels: { has: input.workerLabel }, heartbeatAt: { gt: since } },
-    });
-    if (!offering) throw new ConflictError("workerLabel", `no online worker offers the label ${input.workerLabel}`);
-  }
-}
 
 export const runRouter = router({
   list: orgProcedure
@@ -124,37 +102,15 @@ export const runRouter = router({
     if (!run) throw new NotFoundError("id", "run not found");
     return run;
   }),
-  series: orgProcedure
-    .input(z.object({ id: z.string() }))
-    .query(({ ctx, input }) => getRunSeries(ctx.db, ctx.orgId, input.id)),
   launch: memberProcedure.input(ZLaunchRunInput).mutation(async ({ ctx, input }) => {
-    await assertShardable(ctx, input);
-    const created = await createLaunchedRuns(ctx.db, ctx.orgId, { ...input, createdById: ctx.userId });
-    const runs =
-      input.shards > 1 || input.workerLabel
-        ? await Promise.all(
-            created.map((r) =>
-              ctx.db.run.update({
-                where: { id: r.id },
-                data: { shardCount: input.shards, workerLabel: input.workerLabel ?? null },
-              }),
-            ),
-          )
-        : created;
-    const run = runs[0]!;
-    try {
-      // Repetitions run back to back: the worker queues the next one when this one ends.
-      await prepareShards(ctx.db, run.id, run.shardCount);
-      await dispatchRun(ctx.queueFor ?? (() => ctx.queue), run);
-    } catch (err) {
-      // The runs must not wait forever for a job that was never queued.
-      await ctx.db.run.updateMany({
-        where: { id: { in: runs.map((r) => r.id) } },
-        data: { status: "failed", error: `could not queue the run: ${(err as Error).message}`, endedAt: new Date() },
-      });
-      throw err;
-    }
-    return { ...run, groupRunIds: runs.map((r) => r.id) };
+    const { rate, concurrency, durationS, ...launch } = input;
+    const { runs } = await launchRuns(
+      ctx.db,
+      ctx.orgId,
+      { ...launch, overrides: { rate, concurrency, durationS }, createdById: ctx.userId },
+      dispatcher(ctx),
+    );
+    return { ...runs[0]!, groupRunIds: runs.map((r) => r.id) };
   }),
   cancel: memberProcedure
     .input(z.object({ id: z.string() }))

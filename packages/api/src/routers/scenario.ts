@@ -1,5 +1,6 @@
 import { isKnownMetric, ZScenarioSpec, ZThreshold } from "@benchboard/core";
 import {
+  assertScenarioWithinCaps,
   ConflictError,
   createScenario,
   deleteScenario,
@@ -51,10 +52,12 @@ export const scenarioRouter = router({
   create: memberProcedure.input(ZCreateScenarioInput).mutation(async ({ ctx, input }) => {
     const project = await ctx.db.project.findFirst({ where: { orgId: ctx.orgId, id: input.projectId } });
     if (!project) throw new NotFoundError("projectId", "project not found");
+    await assertScenarioWithinCaps(ctx.db, ctx.orgId, input.spec);
     return createScenario(ctx.db, ctx.orgId, input);
   }),
-  update: memberProcedure.input(ZUpdateScenarioInput).mutation(({ ctx, input }) => {
+  update: memberProcedure.input(ZUpdateScenarioInput).mutation(async ({ ctx, input }) => {
     const { id, ...fields } = input;
+    await assertScenarioWithinCaps(ctx.db, ctx.orgId, input.spec);
     return updateScenario(ctx.db, ctx.orgId, id, fields);
   }),
   delete: memberProcedure

@@ -1,8 +1,16 @@
-import { CONFIG_FIELDS, isKnownMetric, parseParameterPath } from "@benchboard/core";
-import { cancelSweep, createSweep, getSweepView, listSweeps, NotFoundError, SWEEP_MAX_VALUES } from "@benchboard/db";
-import { enqueue, JOBS } from "@benchboard/jobs";
+import { isKnownMetric, MAX_SHARDS, parseParameterPath } from "@benchboard/core";
+import {
+  cancelSweep,
+  getSweepView,
+  launchRuns,
+  listSweeps,
+  NotFoundError,
+  SWEEP_MAX_VALUES,
+  sweepParameters,
+} from "@benchboard/db";
+import { ZWorkerLabel } from "@benchboard/jobs";
 import { z } from "zod";
-import { memberProcedure, orgProcedure, router } from "../trpc";
+import { dispatcher, memberProcedure, orgProcedure, router } from "../trpc";
 
 const ZSweepValue = z.union([z.number().finite(), z.string().trim().min(1).max(200), z.boolean()]);
 
@@ -22,6 +30,15 @@ export const ZCreateSweepInput = z.object({
     .max(SWEEP_MAX_VALUES, `at most ${SWEEP_MAX_VALUES} values`),
   metric: z.string().min(1).refine(isKnownMetric, "unknown metric").default("rps"),
   repetitions: z.number().int().min(1, "at least 1").max(10, "at most 10 repetitions").default(1),
+  /** Split each run across this many worker processes. */
+  shards: z
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "at least 1")
+    .max(MAX_SHARDS, `at most ${MAX_SHARDS} shards`)
+    .default(1),
+  /** Only workers offering this label take the sweep's runs. */
+  workerLabel: ZWorkerLabel.nullish(),
 });
 export type TCreateSweepInput = z.infer<typeof ZCreateSweepInput>;
 
@@ -35,42 +52,17 @@ export const sweepRouter = router({
   /** Parameter paths a sweep can vary for a target, scenario and instance config. */
   parameters: orgProcedure
     .input(z.object({ scenarioId: z.string().nullish(), instanceConfigId: z.string().nullish() }))
-    .query(async ({ ctx, input }) => {
-      const [scenario, config] = await Promise.all([
-        input.scenarioId
-          ? ctx.db.scenario.findFirst({ where: { orgId: ctx.orgId, id: input.scenarioId }, select: { spec: true } })
-          : null,
-        input.instanceConfigId
-          ? ctx.db.instanceConfig.findFirst({
-              where: { orgId: ctx.orgId, id: input.instanceConfigId },
-              select: { knobs: true },
-            })
-          : null,
-      ]);
-      const spec = (scenario?.spec ?? {}) as Record<string, unknown>;
-      const knobs = (config?.knobs ?? {}) as Record<string, unknown>;
-      return [
-        ...Object.keys(knobs).map((k) => ({ path: `knobs.${k}`, current: knobs[k] ?? null })),
-        ...Object.entries(spec)
-          .filter(([k, v]) => k !== "engine" && (typeof v === "number" || typeof v === "boolean"))
-          .map(([k, v]) => ({ path: `scenario.${k}`, current: v })),
-        ...CONFIG_FIELDS.map((f) => ({ path: `config.${f}`, current: null })),
-      ];
-    }),
+    .query(({ ctx, input }) => sweepParameters(ctx.db, ctx.orgId, input)),
   /** Create the sweep's runs and start the first; the worker runs the rest back to back. */
   create: memberProcedure.input(ZCreateSweepInput).mutation(async ({ ctx, input }) => {
-    const { sweep, runs } = await createSweep(ctx.db, ctx.orgId, { ...input, createdById: ctx.userId });
-    const first = runs[0]!;
-    try {
-      await enqueue(ctx.queue, JOBS.runExecute, { runId: first.id }, { jobId: first.id });
-    } catch (err) {
-      await ctx.db.run.updateMany({
-        where: { id: { in: runs.map((r) => r.id) } },
-        data: { status: "failed", error: `could not queue the run: ${(err as Error).message}`, endedAt: new Date() },
-      });
-      throw err;
-    }
-    return { ...sweep, runIds: runs.map((r) => r.id) };
+    const { name, parameter, values, metric, ...launch } = input;
+    const { sweep, runs } = await launchRuns(
+      ctx.db,
+      ctx.orgId,
+      { ...launch, sweep: { name, parameter, values, metric }, createdById: ctx.userId },
+      dispatcher(ctx),
+    );
+    return { id: sweep!.id, name: sweep!.name, runIds: runs.map((r) => r.id) };
   }),
   /** Stop the sweep: queued values are canceled, the running one stops and keeps its measurements. */
   cancel: memberProcedure

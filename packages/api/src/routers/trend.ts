@@ -15,14 +15,14 @@ export const ZSetThresholdsInput = z.object({
   projectId: z.string().min(1),
   thresholds: z
     .array(ZThreshold.extend({ metric: ZThreshold.shape.metric.max(200, "a metric key is at most 200 characters") }))
-    .max(50, "at most 50 targets"),
+    .max(50, "at most 50 thresholds"),
 });
 export type TSetThresholdsInput = z.infer<typeof ZSetThresholdsInput>;
 
 export const trendRouter = router({
   options: orgProcedure.query(({ ctx }) => trendOptions(ctx.db, ctx.orgId)),
   view: orgProcedure.input(ZTrendInput).query(({ ctx, input }) => getTrend(ctx.db, ctx.orgId, input)),
-  /** A project's targets: thresholds every run of the project is judged against. */
+  /** A project's thresholds: pass/fail goals every run of the project is judged against. */
   thresholds: orgProcedure
     .input(z.object({ projectId: z.string().min(1) }))
     .query(({ ctx, input }) => getProjectThresholds(ctx.db, ctx.orgId, input.projectId)),

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { deflateSync } from "node:zlib";
 import { createProject } from "@benchboard/db";
 import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
@@ -63,6 +64,55 @@ describe("upload.run", () => {
       .catch((err: unknown) => err);
     expect((error as TRPCError).code).toBe("BAD_REQUEST");
     expect((error as TRPCError).message).toMatch(/^hey output, line \d+: /);
+  });
+});
+
+describe("upload.run with hostile content", () => {
+  const native = (result: Record<string, unknown>) =>
+    JSON.stringify({
+      schemaVersion: 1,
+      startedAt: "2026-01-01T00:00:00Z",
+      endedAt: "2026-01-01T00:01:00Z",
+      result: { metrics: { requests: 1 }, ...result },
+    });
+
+  async function refusal(content: string): Promise<TRPCError> {
+    const before = await t.db.run.count();
+    const error = await as("member")
+      .upload.run({ project: projectId, format: "native", content })
+      .catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(TRPCError);
+    expect(await t.db.run.count()).toBe(before);
+    return error as TRPCError;
+  }
+
+  it("refuses a series with a sub-millisecond interval, naming the field and storing nothing", async () => {
+    const error = await refusal(
+      native({ series: { rps: { start: Date.parse("2026-01-01T00:00:00Z"), intervalMs: 1e-9, values: [1] } } }),
+    );
+    expect(error.code).toBe("BAD_REQUEST");
+    expect(error.message).toMatch(/field "result\.series\.rps\.intervalMs": must be at least 1 ms/);
+  });
+
+  it("refuses a series that starts outside the run", async () => {
+    const error = await refusal(native({ series: { rps: { start: 0, intervalMs: 1000, values: [1] } } }));
+    expect(error.message).toMatch(/result\.series\.rps\.start/);
+  });
+
+  it("refuses a histogram that inflates without bound, storing nothing", async () => {
+    const payload = Buffer.alloc(20_000_000);
+    const head = Buffer.alloc(40);
+    head.writeInt32BE(0x1c849313, 0);
+    head.writeInt32BE(payload.length, 4);
+    head.writeInt32BE(3, 12);
+    head.writeBigInt64BE(1n, 16);
+    head.writeBigInt64BE(3_600_000_000n, 24);
+    const body = deflateSync(Buffer.concat([head, payload]), { level: 9 });
+    const wrapper = Buffer.alloc(8);
+    wrapper.writeInt32BE(0x1c849314, 0);
+    wrapper.writeInt32BE(body.length, 4);
+    const error = await refusal(native({ histogram: Buffer.concat([wrapper, body]).toString("base64") }));
+    expect(error.message).toMatch(/field "result\.histogram": the histogram inflates to more than/);
   });
 });
 

@@ -1,15 +1,12 @@
 import {
-  detectFormat,
   IMPORT_FORMATS,
   ImportError,
-  importRun,
-  looksLikeNativeRun,
-  parseNativeRun,
-  resolveImportFormat,
   type TNormalizedRun,
   ZNormalizedRunGit,
   ZNormalizedRunInstanceConfig,
 } from "@benchboard/core/importers";
+import { ParsePoolBusyError, readUploadOffThread } from "@benchboard/core/importers/parse-pool";
+import { type ReadUpload, runTimes } from "@benchboard/core/importers/read-upload";
 import { createUploadedRun, findProjectByRef, NotFoundError } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
@@ -69,49 +66,7 @@ export const ZUploadRunInput = z.object({
 });
 export type TUploadRunInput = z.infer<typeof ZUploadRunInput>;
 
-/** Read the content in its format: the normalized run and the format it turned out to be. */
-export function readUpload(input: Pick<TUploadRunInput, "format" | "content" | "provider">): {
-  run: TNormalizedRun;
-  format: "native" | (typeof IMPORT_FORMATS)[number];
-} {
-  if (input.format === "native" || (input.format === "auto" && isNativeJson(input.content))) {
-    return { run: parseNativeRun(input.content), format: "native" };
-  }
-  const format = input.format === "auto" ? detectFormat(input.content) : resolveImportFormat(input.format);
-  if (!format) {
-    throw new ImportError(
-      "input",
-      `could not tell the format from the content: expected Benchboard run JSON, a k6 summary, vegeta or bifrost-benchmarking JSON, or wrk, hey, ab or drill text output; name it with format (one of ${UPLOAD_FORMATS.slice(1).join(", ")})`,
-      { field: "format" },
-    );
-  }
-  const options = input.provider !== undefined ? { provider: input.provider } : {};
-  return { run: importRun(format, input.content, options), format };
-}
-
-function isNativeJson(text: string): boolean {
-  const source = text.replace(/^\uFEFF/, "");
-  if (!/^\s*\{/.test(source)) return false;
-  try {
-    return looksLikeNativeRun(JSON.parse(source));
-  } catch {
-    return false;
-  }
-}
-
-function toDate(iso: string | undefined): Date | null {
-  return iso ? new Date(iso) : null;
-}
-
-/** Start and end from the data: both when given, else one from the other and the duration. */
-export function runTimes(run: TNormalizedRun): { startedAt: Date | null; endedAt: Date | null } {
-  let startedAt = toDate(run.startedAt);
-  let endedAt = toDate(run.endedAt);
-  const ms = run.durationS !== undefined ? run.durationS * 1000 : null;
-  if (startedAt && !endedAt && ms !== null) endedAt = new Date(startedAt.getTime() + ms);
-  if (endedAt && !startedAt && ms !== null) startedAt = new Date(endedAt.getTime() - ms);
-  return { startedAt, endedAt };
-}
+export { runTimes };
 
 function mergedInstanceConfig(run: TNormalizedRun, given: TUploadRunInput["instanceConfig"]) {
   const merged = { ...run.instanceConfig, ...given };
@@ -129,11 +84,16 @@ export const uploadRouter = router({
   run: memberProcedure.input(ZUploadRunInput).mutation(async ({ ctx, input }) => {
     const project = await findProjectByRef(ctx.db, ctx.orgId, input.project);
     if (!project) throw new NotFoundError("project", `no project "${input.project}" in this organization`);
-    let read: ReturnType<typeof readUpload>;
+    let read: ReadUpload;
     try {
-      read = readUpload(input);
+      // Off the request thread, with histograms re-encoded and series bounded, so that views
+      // read canonical data and one hostile file never stalls other requests.
+      read = await readUploadOffThread(input);
     } catch (err) {
       if (err instanceof ImportError) throw new TRPCError({ code: "BAD_REQUEST", message: err.message, cause: err });
+      if (err instanceof ParsePoolBusyError) {
+        throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: err.message, cause: err });
+      }
       throw err;
     }
     const { run, format } = read;

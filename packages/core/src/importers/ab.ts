@@ -27,7 +27,7 @@ const PERCENT_ROW = /^(\d+(?:\.\d+)?)%\s+(\d+)(?: \(longest request\))?$/;
  * requests here are non-2xx responses plus receive errors and exceptions; the breakdown is kept.
  */
 export function parseAb(text: string): TNormalizedRun {
-  const lines = splitLines(text);
+  const lines = splitLines(text, { format: FORMAT });
   const fields = new Map<string, { value: string; line: TextLine }>();
   const timePerRequest: { line: TextLine; value: string }[] = [];
   const connectionTimes: Record<string, ConnectionTimes> = {};

@@ -3,7 +3,7 @@ import { buildRun, statusError } from "./build";
 import { ImportError } from "./import-error";
 import type { TNormalizedRun } from "./normalized-run";
 import { percentileLabel, percentileMetrics } from "./percentiles";
-import { lastLineNo, splitLines, type TextLine } from "./text";
+import { lastLineNo, splitLines, type TextLine, words } from "./text";
 import { roundTo } from "./units";
 
 const FORMAT = "drill";
@@ -22,12 +22,53 @@ interface StatsBlock {
   percentilesMs: Record<string, number>;
 }
 
-const STAT_LINE =
-  /^(.*?)\s*(Total requests|Successful requests|Failed requests|Median time per request|Average time per request|Sample standard deviation|Max time per request|(\d+(?:\.\d+)?)'th percentile|Time taken for tests|Requests per second)\s+(\d+(?:\.\d+)?(?:ms|ns)?|\d+(?:\.\d+)? seconds|\d+(?:\.\d+)? \[#\/sec\])$/;
 const STAT_LABEL =
   /(Total requests|Successful requests|Failed requests|Median time per request|Average time per request|Sample standard deviation|Max time per request|'th percentile|Time taken for tests|Requests per second)/;
+const STAT_VALUE = /^(\d+(?:\.\d+)?(?:ms|ns)?|\d+(?:\.\d+)? seconds|\d+(?:\.\d+)? \[#\/sec\])$/;
+const PERCENTILE_BEFORE_LABEL = /(?:^|\s)(\d+(?:\.\d+)?)$/;
+
+/**
+ * A `--stats` line: `[<request name>] <label> <value>`. Found by the first label in the line
+ * rather than by one pattern with a lazy prefix, which backtracks quadratically over spaces.
+ */
+function matchStatLine(t: string): { name: string; label: string; percentile?: string; value: string } | undefined {
+  const found = STAT_LABEL.exec(t);
+  if (!found) return undefined;
+  let label = found[1] ?? "";
+  let before = t.slice(0, found.index);
+  let percentile: string | undefined;
+  if (label === "'th percentile") {
+    // The percentile's digits end right before the label; the words before them are the name.
+    let digitsStart = before.length;
+    while (digitsStart > 0 && /[\d.]/.test(before[digitsStart - 1] ?? "")) digitsStart--;
+    const digits = before.slice(digitsStart);
+    if (!PERCENTILE_BEFORE_LABEL.test(` ${digits}`)) return undefined;
+    percentile = digits;
+    label = `${digits}'th percentile`;
+    before = before.slice(0, digitsStart);
+  }
+  const rest = t.slice(found.index + (found[1] ?? "").length);
+  if (!/^\s/.test(rest)) return undefined;
+  const value = rest.trim();
+  if (!STAT_VALUE.test(value)) return undefined;
+  return { name: before.trim(), label, percentile, value };
+}
+
 /** A request line drill prints without --quiet: name, URL, status and reason, time. */
-const REQUEST_LINE = /^(.*?)\s+(\S+:\/\/\S+) (\d{3})\b.*? (\d+(?:\.\d+)?)(ms|ns)$/;
+function matchRequestLine(t: string): { status: string } | undefined {
+  const parts = words(t);
+  const last = parts[parts.length - 1] ?? "";
+  if (parts.length < 4 || !/^\d+(?:\.\d+)?(?:ms|ns)$/.test(last)) return undefined;
+  for (let i = 1; i < parts.length - 2; i++) {
+    const word = parts[i] ?? "";
+    const scheme = word.indexOf("://");
+    if (scheme > 0 && scheme + 3 < word.length) {
+      const status = /^(\d{3})(?!\w)/.exec(parts[i + 1] ?? "");
+      return status ? { status: status[1] ?? "" } : undefined;
+    }
+  }
+  return undefined;
+}
 
 /** The global block must be complete; drill 0.9.0 has no "Max time per request" line. */
 const REQUIRED_GLOBAL: [keyof StatsBlock, string][] = [
@@ -46,7 +87,7 @@ const REQUIRED_GLOBAL: [keyof StatsBlock, string][] = [
  * Per-request-name blocks are kept in `extra.steps` in the metric vocabulary's units.
  */
 export function parseDrill(text: string): TNormalizedRun {
-  const lines = splitLines(text);
+  const lines = splitLines(text, { format: FORMAT });
   const global: StatsBlock = { percentilesMs: {} };
   const steps = new Map<string, StatsBlock>();
   const header: { concurrency?: number; iterations?: number; rampupS?: number; baseUrl?: string } = {};
@@ -70,18 +111,18 @@ export function parseDrill(text: string): TNormalizedRun {
       header.baseUrl = m[1];
       continue;
     }
-    m = STAT_LINE.exec(t);
-    if (m) {
-      const name = m[1] ?? "";
+    const stat = matchStatLine(t);
+    if (stat) {
+      const { name } = stat;
       const block = name === "" ? global : (steps.get(name) ?? { percentilesMs: {} });
       if (name !== "") steps.set(name, block);
-      readStat(line, block, m[2] ?? "", m[3], m[4] ?? "");
+      readStat(line, block, stat.label, stat.percentile, stat.value);
       continue;
     }
-    m = REQUEST_LINE.exec(t);
-    if (m) {
+    const request = matchRequestLine(t);
+    if (request) {
       requestLines++;
-      statusCounts[m[3] ?? ""] = (statusCounts[m[3] ?? ""] ?? 0) + 1;
+      statusCounts[request.status] = (statusCounts[request.status] ?? 0) + 1;
       continue;
     }
     if (STAT_LABEL.test(t)) {

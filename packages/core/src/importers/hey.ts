@@ -24,7 +24,7 @@ const SECTION_TITLES: Record<string, Section> = {
  * 50 µs). With no response at all hey prints 0.0000/NaN latencies: those are left out.
  */
 export function parseHey(text: string): TNormalizedRun {
-  const lines = splitLines(text);
+  const lines = splitLines(text, { format: FORMAT });
   let section: Section = "none";
   const summary: Record<string, number> = {};
   const histogram: { markMs: number; count: number }[] = [];

@@ -37,6 +37,10 @@ const FIXTURES: [string, ImportFormat][] = [
   ["drill/stats-nanosec.txt", "drill"],
   ["drill/stats-verbose.txt", "drill"],
   ["bifrost/results.json", "bifrost"],
+  ["k6-json/points.jsonl", "k6-json"],
+  ["k6-json/mixed.jsonl", "k6-json"],
+  ["vegeta-results/mixed.jsonl", "vegeta-results"],
+  ["vegeta-results/refused.jsonl", "vegeta-results"],
 ];
 
 describe("detectFormat", () => {
@@ -48,8 +52,8 @@ describe("detectFormat", () => {
     expect(new Set(FIXTURES.map(([, f]) => f))).toEqual(new Set(IMPORT_FORMATS));
   });
 
-  it("recognises k6's --out json stream, so the k6 importer can explain it", () => {
-    expect(detectFormat('{"type":"Metric","data":{"name":"vus"},"metric":"vus"}\n{"type":"Point"}\n')).toBe("k6");
+  it("recognises k6's --out json stream as the stream format", () => {
+    expect(detectFormat('{"type":"Metric","data":{"name":"vus"},"metric":"vus"}\n{"type":"Point"}\n')).toBe("k6-json");
   });
 
   it.each([

@@ -6,7 +6,8 @@ import { ImportError } from "./import-error";
 import { isObject } from "./json";
 import { k6SummaryShape, parseK6 } from "./k6";
 import type { TNormalizedRun } from "./normalized-run";
-import { stripAnsi } from "./text";
+import { parseK6Stream, parseVegetaResults } from "./request-stream";
+import { MAX_LINE_CHARS, stripAnsi } from "./text";
 import { looksLikeVegeta, parseVegeta } from "./vegeta";
 import { parseWrk } from "./wrk";
 
@@ -15,14 +16,39 @@ export { type BifrostOptions, bifrostProviders, parseBifrost } from "./bifrost";
 export { parseDrill } from "./drill";
 export { parseHey } from "./hey";
 export { ImportError, type ImportErrorLocation } from "./import-error";
+export { jsonTooDeep, MAX_JSON_DEPTH } from "./json";
 export { type K6SummaryShape, parseK6 } from "./k6";
 export { looksLikeNativeRun, parseNativeRun } from "./native";
 export * from "./normalized-run";
+export {
+  K6_STREAM_FORMAT,
+  LineSplitter,
+  type LiveSecond,
+  parseK6Stream,
+  parseK6StreamLine,
+  parseVegetaResultLine,
+  parseVegetaResults,
+  RequestAggregator,
+  type RequestSample,
+  type StreamProgress,
+  VEGETA_STREAM_FORMAT,
+} from "./request-stream";
+export { forEachLine, type LineOptions, MAX_LINE_CHARS, splitLines, type TextLine, words } from "./text";
 export { parseVegeta } from "./vegeta";
 export { parseWrk } from "./wrk";
 
 /** Formats the importers read. wrk2 output is read by the `wrk` importer. */
-export const IMPORT_FORMATS = ["k6", "drill", "wrk", "hey", "ab", "vegeta", "bifrost"] as const;
+export const IMPORT_FORMATS = [
+  "k6",
+  "drill",
+  "wrk",
+  "hey",
+  "ab",
+  "vegeta",
+  "bifrost",
+  "k6-json",
+  "vegeta-results",
+] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** Other names people use for a format. */
@@ -30,6 +56,8 @@ const FORMAT_ALIASES: Record<string, ImportFormat> = {
   wrk2: "wrk",
   apachebench: "ab",
   "bifrost-benchmarking": "bifrost",
+  "k6-stream": "k6-json",
+  "vegeta-encode": "vegeta-results",
 };
 
 export function resolveImportFormat(name: string): ImportFormat | undefined {
@@ -58,6 +86,10 @@ export function importRuns(format: ImportFormat | "auto", text: string, options:
       return [parseAb(text)];
     case "vegeta":
       return [parseVegeta(text)];
+    case "k6-json":
+      return [parseK6Stream(text)];
+    case "vegeta-results":
+      return [parseVegetaResults(text)];
     case "bifrost":
       return options.provider !== undefined ? [parseBifrost(text, { provider: options.provider })] : parseBifrost(text);
   }
@@ -74,34 +106,55 @@ export function importRun(format: ImportFormat | "auto", text: string, options: 
   });
 }
 
-/** Recognises a format from the content alone; undefined when nothing fits. */
+/** Recognises a format from the content alone; undefined when nothing fits. Linear time. */
 export function detectFormat(text: string): ImportFormat | undefined {
   const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
   const trimmed = source.trimStart();
   if (trimmed.startsWith("{")) return detectJson(trimmed);
-  const plain = stripAnsi(source);
-  if (
-    /This is ApacheBench/.test(plain) ||
-    (/^Concurrency Level:/m.test(plain) && /^Time taken for tests:/m.test(plain))
-  ) {
-    return "ab";
+  const seen = new Set<string>();
+  // Each line is tested on its own with patterns anchored at its start: a multi-line pattern
+  // such as /^\s*…/m backtracks over every blank line after each line start.
+  let start = 0;
+  while (start <= source.length) {
+    const end = source.indexOf("\n", start);
+    const stop = end === -1 ? source.length : end;
+    if (stop - start <= MAX_LINE_CHARS) {
+      const line = stripAnsi(source.slice(start, stop)).trim();
+      for (const [key, pattern] of DETECT_LINES) if (pattern.test(line)) seen.add(key);
+    }
+    if (end === -1) break;
+    start = end + 1;
   }
-  if (/^Running \S+ test @ /m.test(plain) || /^\s*\d+ requests in \S+, \S+ read$/m.test(plain)) return "wrk";
-  if (/^Summary:$/m.test(plain) && /^\s*Requests\/sec:\s/m.test(plain)) return "hey";
-  if (/^Total requests\s+\d+$/m.test(plain) && /^Requests per second\s+[\d.]+ \[#\/sec\]$/m.test(plain)) return "drill";
+  if (seen.has("abBanner") || (seen.has("abConcurrency") && seen.has("abTime"))) return "ab";
+  if (seen.has("wrkRunning") || seen.has("wrkRequests")) return "wrk";
+  if (seen.has("heySummary") && seen.has("heyRps")) return "hey";
+  if (seen.has("drillTotal") && seen.has("drillRps")) return "drill";
   return undefined;
 }
+
+const DETECT_LINES: [string, RegExp][] = [
+  ["abBanner", /^This is ApacheBench/],
+  ["abConcurrency", /^Concurrency Level:/],
+  ["abTime", /^Time taken for tests:/],
+  ["wrkRunning", /^Running \S+ test @ /],
+  ["wrkRequests", /^\d+ requests in \S+, \S+ read$/],
+  ["heySummary", /^Summary:$/],
+  ["heyRps", /^Requests\/sec:\s/],
+  ["drillTotal", /^Total requests\s+\d+$/],
+  ["drillRps", /^Requests per second\s+[\d.]+ \[#\/sec\]$/],
+];
 
 function detectJson(text: string): ImportFormat | undefined {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch {
-    // k6's `--out json` stream is one JSON object per line: let the k6 importer explain.
-    const firstLine = text.split("\n", 1)[0] ?? "";
+    // k6's `--out json` and `vegeta encode` write one JSON object per line.
+    const firstLine = text.slice(0, Math.max(0, text.indexOf("\n")) || text.length);
     try {
       const first = JSON.parse(firstLine) as unknown;
-      if (isObject(first) && (first.type === "Metric" || first.type === "Point")) return "k6";
+      if (isObject(first) && (first.type === "Metric" || first.type === "Point")) return "k6-json";
+      if (isObject(first) && "seq" in first && "code" in first && "latency" in first) return "vegeta-results";
     } catch {
       // fall through: not JSON we know
     }

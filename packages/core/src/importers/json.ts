@@ -1,9 +1,37 @@
 import { ImportError } from "./import-error";
 
+/** Deepest nesting of arrays and objects accepted in uploaded JSON. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Where JSON text first nests deeper than `max` arrays/objects (its 1-based line), or undefined.
+ * A linear scan of the text, without parsing: recursive code later (validation, copying,
+ * storing) overflows the stack on a document nested a hundred thousand levels deep.
+ */
+export function jsonTooDeep(text: string, max = MAX_JSON_DEPTH): { line: number } | undefined {
+  let depth = 0;
+  let inString = false;
+  let line = 1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) line++;
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) return { line };
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return undefined;
+}
+
 /** Parses a JSON document, turning JSON.parse's position into a line and column. */
 export function parseJsonDocument(format: string, text: string): unknown {
   const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
   if (source.trim() === "") throw new ImportError(format, "the input is empty");
+  const deep = jsonTooDeep(source);
+  if (deep) throw new ImportError(format, `nests deeper than ${MAX_JSON_DEPTH} levels`, deep);
   const start = source.search(/\S/);
   if (source[start] !== "{" && source[start] !== "[") {
     const line = source.slice(0, start).split("\n").length;

@@ -47,7 +47,7 @@ type Section = "none" | "distribution" | "recorded" | "uncorrected";
  * and wrk's timeout count is taken per check of stale connections, so it overlaps completions.
  */
 export function parseWrk(text: string): TNormalizedRun {
-  const lines = splitLines(text);
+  const lines = splitLines(text, { format: FORMAT });
   let url: string | undefined;
   let configuredDuration: string | undefined;
   let threads: number | undefined;

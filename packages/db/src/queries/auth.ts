@@ -4,7 +4,7 @@ import { hashToken, newToken } from "../auth/tokens";
 import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
 import type { Role } from "../generated/prisma/enums";
-import { ensureLocalOrganization } from "./org";
+import { ensureLocalOrganization, LOCAL_ORG_SLUG } from "./org";
 
 export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 /** Sessions are extended when used, at most this often (saves a write per request). */
@@ -183,7 +183,12 @@ export async function acceptInvitation(db: Db, token: string, userId: string) {
 
 // ---- API tokens ----
 
-export const API_TOKEN_SCOPES = ["runs:read", "runs:write", "runs:launch"] as const;
+/**
+ * What an API token may do: read runs, upload or report runs (`exec`), launch stored scenarios,
+ * read the project's configuration (targets, instance configs, scenarios, thresholds; secrets
+ * never), and change it (`benchboard apply`).
+ */
+export const API_TOKEN_SCOPES = ["runs:read", "runs:write", "runs:launch", "config:read", "config:write"] as const;
 export type ApiTokenScope = (typeof API_TOKEN_SCOPES)[number];
 
 export async function createApiToken(
@@ -275,4 +280,10 @@ export async function revokeApiToken(db: Db, orgId: string, id: string) {
     data: { revokedAt: new Date() },
   });
   if (!count) throw new NotFoundError("id", "token not found or already revoked");
+}
+
+/** Whether the install's local organization has an owner yet (the first sign-up becomes it). */
+export async function installHasOwner(db: Db): Promise<boolean> {
+  const owners = await db.membership.count({ where: { role: "owner", org: { slug: LOCAL_ORG_SLUG } } });
+  return owners > 0;
 }

@@ -2,11 +2,11 @@ import {
   alignSeries,
   checkPublishedFigures,
   DERIVED_KEYS,
-  decodeHistogram,
   histogramBuckets,
   type TErrorEntry,
   type TStageStat,
 } from "@benchboard/core";
+import { decodeHistogramBounded } from "@benchboard/core/histogram-input";
 import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
 import { numericMetrics, runFactsSelect, storedVerdicts, toRunFacts } from "./run-facts";
@@ -17,7 +17,8 @@ const PERCENTILES = [50, 75, 90, 95, 99, 99.9, 99.99, 100];
 function decodeLatency(encoded: string | null) {
   if (!encoded) return null;
   try {
-    const h = decodeHistogram(encoded);
+    // Bounded even though uploads store canonical histograms: rows older than that check remain.
+    const h = decodeHistogramBounded(encoded);
     if (h.totalCount === 0) return null;
     return {
       count: h.totalCount,

@@ -1,11 +1,15 @@
 import {
+  approximateFromFigures,
   derivedContext,
   type PublishedRunFacts,
   publicConfigSnapshot,
   publicScenarioSnapshot,
   publicTargetSnapshot,
   stepsFromFigures,
+  type ThresholdStatus,
   type TPublishedReference,
+  thresholdsOutcome,
+  verdictStatus,
   withDerivedBounds,
   withDerivedMetrics,
   ZPublishedReference,
@@ -41,7 +45,7 @@ export const runFactsSelect = {
   scenarioSnapshot: true,
   targetSnapshot: true,
   project: { select: { id: true, name: true } },
-  result: { select: { metrics: true, thresholdResults: true, extra: true, valid: true } },
+  result: { select: { metrics: true, thresholdResults: true, extra: true, valid: true, invalidReasons: true } },
 } satisfies Prisma.RunSelect;
 
 export type RunFactsRow = Prisma.RunGetPayload<{ select: typeof runFactsSelect }>;
@@ -51,13 +55,21 @@ export interface StoredVerdict {
   op: string;
   value: number;
   actual: number | null;
+  status: ThresholdStatus;
   passed: boolean;
   source: string;
+  note?: string;
 }
 
+/** Stored verdicts with their three-state status (verdicts stored before it get theirs derived). */
 export function storedVerdicts(value: unknown): StoredVerdict[] {
   return Array.isArray(value)
-    ? value.filter((v): v is StoredVerdict => typeof v === "object" && v !== null && "metric" in v && "passed" in v)
+    ? value
+        .filter(
+          (v): v is Omit<StoredVerdict, "status"> & { status?: unknown } =>
+            typeof v === "object" && v !== null && "metric" in v && "passed" in v,
+        )
+        .map((v) => ({ ...v, status: verdictStatus(v) }))
     : [];
 }
 
@@ -95,6 +107,7 @@ export function toRunFacts(row: RunFactsRow) {
     context,
     snapshots: { config, scenario },
     meetsTargets: verdicts.length ? verdicts.every((v) => v.passed) : null,
+    thresholdsOutcome: thresholdsOutcome(verdicts),
   };
   return {
     id: row.id,
@@ -119,6 +132,9 @@ export function toRunFacts(row: RunFactsRow) {
     config,
     scenario,
     storedMetrics: stored,
+    approximate: published ? approximateFromFigures(published.figures, row.id) : {},
+    valid: row.result?.valid ?? true,
+    invalidReasons: row.result?.invalidReasons ?? [],
     verdicts,
     published,
     facts,

@@ -1,6 +1,4 @@
 import {
-  checkLaunchFootprint,
-  checkScenarioCaps,
   derivedContext,
   type EngineProgress,
   evaluateThresholds,
@@ -9,130 +7,21 @@ import {
   type TRunResultData,
   type TThreshold,
   withDerivedMetrics,
-  ZScenarioSpec,
   ZThreshold,
 } from "@benchboard/core";
 import { z } from "zod";
 import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
 import { Prisma, type RunStatus } from "../generated/prisma/client";
-import { publicTargetSelect } from "./target";
-import { assertLoadMayReach } from "./verification";
+import { LOCAL_ORG_SLUG } from "./org";
 
 const ZThresholdList = z.array(ZThreshold).catch([]);
-
-export interface LaunchInput {
-  targetId: string;
-  scenarioId: string;
-  instanceConfigId?: string | null;
-  tags?: string[];
-  notes?: string;
-  sweepId?: string | null;
-  sweepValue?: Prisma.InputJsonValue | null;
-  createdById?: string | null;
-  /** Runs launched together back to back (1 = a single run). They share a group. */
-  repetitions?: number;
-  /** Worker processes each run is split across; each holds one of the organization's worker slots. */
-  shards?: number;
-  /** Kept on the first run: a launch with a key used before in the organization is refused. */
-  idempotencyKey?: string | null;
-}
-
-/**
- * Create a queued run with immutable snapshots of its target, scenario and instance config.
- * Everything referenced must belong to the organization and to one project. With repetitions
- * the runs share a group (`groupId` = the first run's id) and only the first should be enqueued:
- * the worker queues the next when one ends.
- */
-export async function createLaunchedRun(db: Db, orgId: string, input: LaunchInput) {
-  const [first] = await createLaunchedRuns(db, orgId, input);
-  return first!;
-}
-
-/** Like createLaunchedRun, returning every run of the group in order. */
-export async function createLaunchedRuns(db: Db, orgId: string, input: LaunchInput) {
-  const repetitions = Math.max(1, Math.floor(input.repetitions ?? 1));
-  const reused = () => new ConflictError("idempotencyKey", "a run was already launched with this key");
-  if (input.idempotencyKey && (await findLaunchByIdempotencyKey(db, orgId, input.idempotencyKey))) throw reused();
-  const storedKey = input.idempotencyKey ? launchKey(input.idempotencyKey) : null;
-  return db
-    .$transaction(async (tx) => {
-      const target = await tx.target.findFirst({ where: { orgId, id: input.targetId }, select: publicTargetSelect });
-      if (!target) throw new NotFoundError("targetId", "target not found");
-      const scenario = await tx.scenario.findFirst({ where: { orgId, id: input.scenarioId } });
-      if (!scenario) throw new NotFoundError("scenarioId", "scenario not found");
-      if (scenario.projectId !== target.projectId) {
-        throw new NotFoundError("scenarioId", "scenario belongs to another project than the target");
-      }
-      const config = input.instanceConfigId
-        ? await tx.instanceConfig.findFirst({ where: { orgId, id: input.instanceConfigId } })
-        : null;
-      if (input.instanceConfigId && !config) throw new NotFoundError("instanceConfigId", "instance config not found");
-      if (config && config.projectId !== target.projectId) {
-        throw new NotFoundError("instanceConfigId", "instance config belongs to another project than the target");
-      }
-      await checkLaunchCaps(tx, orgId, scenario, {
-        countsAsNewChain: !input.sweepId,
-        shards: input.shards,
-        targetUrl: target.baseUrl,
-      });
-      const project = await tx.project.update({
-        where: { id: target.projectId },
-        data: { runCounter: { increment: repetitions } },
-      });
-      const firstNumber = project.runCounter - repetitions + 1;
-      const runs: Awaited<ReturnType<typeof tx.run.create>>[] = [];
-      for (let index = 0; index < repetitions; index++) {
-        const run = await tx.run.create({
-          data: {
-            orgId,
-            projectId: project.id,
-            number: firstNumber + index,
-            targetId: target.id,
-            scenarioId: scenario.id,
-            instanceConfigId: config?.id ?? null,
-            sweepId: input.sweepId ?? null,
-            sweepValue: input.sweepValue ?? undefined,
-            groupId: repetitions > 1 ? (runs[0]?.id ?? null) : null,
-            groupIndex: repetitions > 1 ? index : null,
-            status: "queued",
-            source: "launched",
-            targetSnapshot: jsonSnapshot(target),
-            scenarioSnapshot: jsonSnapshot({
-              id: scenario.id,
-              name: scenario.name,
-              engine: scenario.engine,
-              spec: scenario.spec,
-              thresholds: scenario.thresholds,
-            }),
-            configSnapshot: config ? jsonSnapshot(config) : undefined,
-            scenarioName: scenario.name,
-            tags: input.tags ?? [],
-            notes: input.notes ?? "",
-            createdById: input.createdById ?? null,
-            idempotencyKey: index === 0 ? storedKey : null,
-          },
-        });
-        runs.push(run);
-      }
-      if (repetitions > 1) {
-        // The group is named after its first run, which only has an id once created.
-        runs[0] = await tx.run.update({ where: { id: runs[0]!.id }, data: { groupId: runs[0]!.id } });
-      }
-      return runs;
-    })
-    .catch((err: unknown) => {
-      // Two retries racing past the check above: the database's unique key decides.
-      if (input.idempotencyKey && (err as { code?: string }).code === "P2002") throw reused();
-      throw err;
-    });
-}
 
 /**
  * Launch keys are stored with a prefix an upload's key cannot have (keys are visible ASCII, no
  * spaces), so a launch never answers with an uploaded run or the other way round.
  */
-const launchKey = (key: string) => `launch ${key}`;
+export const launchKey = (key: string) => `launch ${key}`;
 
 /** The runs of an earlier launch with this key (its group in order), or null. */
 export async function findLaunchByIdempotencyKey(db: Db, orgId: string, idempotencyKey: string) {
@@ -150,35 +39,17 @@ export async function findLaunchByIdempotencyKey(db: Db, orgId: string, idempote
   return { runId: first.id, groupRunIds: group.map((r) => r.id) };
 }
 
-/**
- * Refuse a launch over the organization's caps, naming the input to change. A scenario the
- * engines would reject anyway is left to fail in the worker with its own reason.
- */
-async function checkLaunchCaps(
-  tx: Prisma.TransactionClient,
-  orgId: string,
-  scenario: { name: string; spec: Prisma.JsonValue },
-  options: { countsAsNewChain: boolean; shards?: number; targetUrl: string },
-) {
-  const org = await tx.organization.findUniqueOrThrow({ where: { id: orgId }, select: { caps: true } });
-  const caps = resolveOrgCaps(org.caps);
-  const spec = ZScenarioSpec.safeParse(scenario.spec);
-  if (spec.success) {
-    const violation = checkScenarioCaps(spec.data, caps)[0];
-    if (violation) throw new ConflictError("scenarioId", `scenario "${scenario.name}" ${violation.message}`);
-  }
-  await assertLoadMayReach(tx, orgId, options.targetUrl, spec.success ? spec.data : null);
-  if (!options.countsAsNewChain) return;
-  // Serialize launches per organization so two at once cannot both take the last slot.
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`launch:${orgId}`}))`;
-  const active = await countActiveLoad(tx, orgId);
-  const violation = checkLaunchFootprint(active, { shards: options.shards }, caps);
-  if (violation) throw new ConflictError(violation.specField, violation.message);
+/** Runs queued or running, counting a group of repetitions (which runs back to back) once. */
+export async function countActiveRunChains(db: Db | Prisma.TransactionClient, orgId: string): Promise<number> {
+  const rows = await db.$queryRaw<{ n: bigint }[]>`
+    SELECT count(DISTINCT coalesce("groupId", id)) AS n FROM "Run"
+    WHERE "orgId" = ${orgId} AND status IN ('queued', 'running')`;
+  return Number(rows[0]?.n ?? 0);
 }
 
 /**
- * What the organization holds now: runs queued or running (a group of repetitions, which runs
- * back to back, once) and the worker slots they take (one per shard).
+ * What the organization holds now: runs queued or running (a group of repetitions or a sweep,
+ * which runs back to back, once) and the worker slots they take (one per shard).
  */
 export async function countActiveLoad(
   db: Db | Prisma.TransactionClient,
@@ -193,18 +64,6 @@ export async function countActiveLoad(
   return { runs: Number(rows[0]?.runs ?? 0), workerSlots: Number(rows[0]?.slots ?? 0) };
 }
 
-/** Runs queued or running, counting a group of repetitions (which runs back to back) once. */
-export async function countActiveRunChains(db: Db | Prisma.TransactionClient, orgId: string): Promise<number> {
-  const rows = await db.$queryRaw<{ n: bigint }[]>`
-    SELECT count(DISTINCT coalesce("groupId", id)) AS n FROM "Run"
-    WHERE "orgId" = ${orgId} AND status IN ('queued', 'running')`;
-  return Number(rows[0]?.n ?? 0);
-}
-
-function jsonSnapshot(value: unknown): Prisma.InputJsonValue {
-  return JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
-}
-
 export async function getRun(db: Db, orgId: string, id: string) {
   return db.run.findFirst({
     where: { orgId, id },
@@ -213,10 +72,6 @@ export async function getRun(db: Db, orgId: string, id: string) {
       project: { select: { id: true, name: true, slug: true } },
     },
   });
-}
-
-export async function getRunSeries(db: Db, orgId: string, runId: string) {
-  return db.series.findMany({ where: { runId, run: { orgId } }, orderBy: { metric: "asc" } });
 }
 
 export const RUN_LIST_SORTS = ["newest", "oldest", "rps", "p99"] as const;
@@ -376,22 +231,6 @@ export async function claimRun(db: Db, runId: string, workerId: string) {
   });
   if (count === 0) return null;
   return db.run.findUniqueOrThrow({ where: { id: runId }, include: { target: true } });
-}
-
-/**
- * The run of the same group to start after `runId` ended: the lowest-index run still queued
- * (repetitions canceled while waiting are skipped). Null when the run is not in a group.
- */
-export async function nextQueuedRunInGroup(db: Db, runId: string): Promise<{ id: string; groupId: string } | null> {
-  const run = await db.run.findUnique({ where: { id: runId }, select: { groupId: true, status: true } });
-  // Only an ended run hands over: a duplicate delivery of a running run's job must not start another.
-  if (!run?.groupId || run.status === "queued" || run.status === "running") return null;
-  const next = await db.run.findFirst({
-    where: { groupId: run.groupId, status: "queued", id: { not: runId } },
-    orderBy: { groupIndex: "asc" },
-    select: { id: true },
-  });
-  return next ? { id: next.id, groupId: run.groupId } : null;
 }
 
 export async function recordProgress(db: Db, runId: string, progress: EngineProgress) {
@@ -577,4 +416,49 @@ export async function failStaleRuns(db: Db, now = new Date(), timeoutMs = RUN_HE
 /** Keep a running run's heartbeat fresh while its worker is alive. */
 export async function touchRun(db: Db, runId: string): Promise<void> {
   await db.run.updateMany({ where: { id: runId, status: "running" }, data: { heartbeatAt: new Date() } });
+}
+
+/**
+ * What bounds a run's load: its organization's caps, and whether it is the install's own
+ * organization (whose runs may read local processes).
+ */
+export async function orgLoadPolicy(db: Db, orgId: string) {
+  const org = await db.organization.findUnique({ where: { id: orgId }, select: { caps: true, slug: true } });
+  return { caps: resolveOrgCaps(org?.caps), installOrg: org?.slug === LOCAL_ORG_SLUG };
+}
+
+/** Keep what the target's config hook reported right before load: the config the run ran on. */
+export async function recordServerConfig(db: Db, runId: string, config: Record<string, unknown> | null): Promise<void> {
+  if (!config) return;
+  await db.run.update({ where: { id: runId }, data: { serverConfig: config as Prisma.InputJsonValue } });
+}
+
+/** A worker process announcing itself (and its heartbeat). */
+export async function upsertWorker(
+  db: Db,
+  w: { id: string; host: string; pid: number; labels: string[]; capacity: number; activeJobs: number },
+): Promise<void> {
+  await db.worker.upsert({
+    where: { id: w.id },
+    create: w,
+    update: { heartbeatAt: new Date(), activeJobs: w.activeJobs, pid: w.pid, labels: w.labels },
+  });
+}
+
+export async function removeWorker(db: Db, id: string): Promise<void> {
+  await db.worker.delete({ where: { id } }).catch(() => {});
+}
+
+/** Labels offered by workers that announced themselves recently, for the launch form. */
+export async function onlineWorkerLabels(
+  db: Db,
+  onlineWithinMs = 15_000,
+): Promise<{ label: string; workers: number }[]> {
+  const workers = await db.worker.findMany({
+    where: { heartbeatAt: { gt: new Date(Date.now() - onlineWithinMs) } },
+    select: { labels: true },
+  });
+  const counts = new Map<string, number>();
+  for (const w of workers) for (const label of new Set(w.labels)) counts.set(label, (counts.get(label) ?? 0) + 1);
+  return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([label, n]) => ({ label, workers: n }));
 }

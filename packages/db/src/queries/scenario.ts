@@ -1,4 +1,4 @@
-import type { TScenarioSpec, TThreshold } from "@benchboard/core";
+import { checkScenarioCaps, resolveOrgCaps, type TScenarioSpec, type TThreshold } from "@benchboard/core";
 import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
 import { Prisma } from "../generated/prisma/client";
@@ -51,6 +51,16 @@ const fields = (input: Omit<ScenarioInput, "projectId">) => ({
   thresholds: (input.thresholds ?? []) as unknown as Prisma.InputJsonValue,
   description: input.description ?? "",
 });
+
+/**
+ * Refuse a scenario that could never launch in its organization (over a cap), at the field that
+ * sets it. Caps can still drop later: a launch checks them again.
+ */
+export async function assertScenarioWithinCaps(db: Db, orgId: string, spec: TScenarioSpec) {
+  const org = await db.organization.findUniqueOrThrow({ where: { id: orgId }, select: { caps: true } });
+  const violation = checkScenarioCaps(spec, resolveOrgCaps(org.caps))[0];
+  if (violation) throw new ConflictError(`spec.${violation.specField}`, `this scenario ${violation.message}`);
+}
 
 export async function createScenario(db: Db, orgId: string, input: ScenarioInput) {
   await assertNameFree(db, input.projectId, input.name);

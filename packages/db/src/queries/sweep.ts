@@ -1,208 +1,44 @@
 import {
-  applyParameter,
-  checkLaunchFootprint,
+  CONFIG_FIELDS,
   checkPublishedFigures,
-  checkScenarioCaps,
   compareSweepValues,
-  parseParameterPath,
+  describeObjective,
   readParameter,
-  resolveOrgCaps,
+  type SweepObjective,
   type SweepValue,
   summarizeSweep,
   type TThreshold,
-  ZScenarioSpec,
   ZThreshold,
 } from "@benchboard/core";
 import { z } from "zod";
 import type { Db } from "../client";
-import { ConflictError, NotFoundError } from "../errors";
-import type { Prisma } from "../generated/prisma/client";
+import { NotFoundError } from "../errors";
 import { parsePublished } from "./comparison";
-import { countActiveLoad } from "./run";
 import { runFactsSelect, toRunFacts } from "./run-facts";
-import { publicTargetSelect } from "./target";
-import { assertLoadMayReach } from "./verification";
 
 const ZThresholdList = z.array(ZThreshold).catch([]);
 
-export const SWEEP_MAX_VALUES = 20;
-export const SWEEP_MAX_RUNS = 60;
-
-export interface CreateSweepInput {
-  name: string;
-  targetId: string;
-  scenarioId: string;
-  instanceConfigId?: string | null;
-  parameter: string;
-  values: SweepValue[];
-  metric: string;
-  repetitions?: number;
-  createdById?: string | null;
-}
-
-function json(value: unknown): Prisma.InputJsonValue {
-  return JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
-}
-
-/**
- * Create a sweep and its runs: one per value (times repetitions), each with snapshots that carry
- * the value (a knob reaches the target through its config-apply URL when the worker applies the
- * config snapshot). The runs form one group, so the worker runs them back to back and two values
- * never share the target at once; only the first run is to be enqueued.
- */
-export async function createSweep(db: Db, orgId: string, input: CreateSweepInput) {
-  const path = parseParameterPath(input.parameter);
-  if (!path) {
-    throw new ConflictError(
-      "parameter",
-      "use knobs.<name>, config.<vcpu|cpuLimit|memoryMb|replicas|instanceType> or scenario.<field>",
-    );
-  }
-  const values = [...new Map(input.values.map((v) => [JSON.stringify(v), v])).values()];
-  if (values.length < 2) throw new ConflictError("values", "give at least two different values");
-  if (values.length > SWEEP_MAX_VALUES) throw new ConflictError("values", `at most ${SWEEP_MAX_VALUES} values`);
-  const repetitions = Math.max(1, Math.floor(input.repetitions ?? 1));
-  if (values.length * repetitions > SWEEP_MAX_RUNS) {
-    throw new ConflictError("repetitions", `a sweep launches at most ${SWEEP_MAX_RUNS} runs (values × repetitions)`);
-  }
-
-  return db.$transaction(async (tx) => {
-    const target = await tx.target.findFirst({ where: { orgId, id: input.targetId }, select: publicTargetSelect });
-    if (!target) throw new NotFoundError("targetId", "target not found");
-    const scenario = await tx.scenario.findFirst({ where: { orgId, id: input.scenarioId } });
-    if (!scenario || scenario.projectId !== target.projectId) {
-      throw new NotFoundError(
-        "scenarioId",
-        scenario ? "scenario belongs to another project than the target" : "scenario not found",
-      );
-    }
-    const config = input.instanceConfigId
-      ? await tx.instanceConfig.findFirst({ where: { orgId, id: input.instanceConfigId } })
-      : null;
-    if (input.instanceConfigId && (!config || config.projectId !== target.projectId)) {
-      throw new NotFoundError("instanceConfigId", "instance config not found in the target's project");
-    }
-    if (path.scope === "knobs" && !target.configApplyUrl) {
-      throw new ConflictError(
-        "parameter",
-        `target "${target.name}" has no config-apply URL, so a knob cannot reach it`,
-      );
-    }
-
-    const base = {
-      config: config ? (json(config) as Record<string, unknown>) : null,
-      scenario: json({
-        id: scenario.id,
-        name: scenario.name,
-        engine: scenario.engine,
-        spec: scenario.spec,
-        thresholds: scenario.thresholds,
-      }) as Record<string, unknown>,
-    };
-    const org = await tx.organization.findUniqueOrThrow({ where: { id: orgId }, select: { caps: true } });
-    const caps = resolveOrgCaps(org.caps);
-    const snapshots = values.map((value, i) => {
-      let applied: ReturnType<typeof applyParameter>;
-      try {
-        applied = applyParameter(base, input.parameter, value);
-      } catch (err) {
-        throw new ConflictError(`values.${i}`, (err as Error).message);
-      }
-      // A varied scenario field must still make a valid spec; other specs are left for the worker to judge.
-      const spec = ZScenarioSpec.safeParse(applied.scenario?.spec);
-      if (!spec.success && path.scope === "scenario") {
-        throw new ConflictError(
-          `values.${i}`,
-          `${input.parameter} = ${String(value)}: ${spec.error.issues[0]?.message ?? "invalid"}`,
-        );
-      }
-      const violation = spec.success ? checkScenarioCaps(spec.data, caps)[0] : undefined;
-      if (violation)
-        throw new ConflictError(`values.${i}`, `${input.parameter} = ${String(value)}: ${violation.message}`);
-      return applied;
-    });
-
-    // Every value's spec must be allowed to reach the target (a probe only when unverified).
-    for (const [i, snapshot] of snapshots.entries()) {
-      const spec = ZScenarioSpec.safeParse(snapshot.scenario?.spec);
-      await assertLoadMayReach(
-        tx,
-        orgId,
-        target.baseUrl,
-        spec.success ? spec.data : null,
-        i === 0 ? "targetId" : `values.${i}`,
-      );
-    }
-    // One sweep is one chain of runs: serialize with other launches and count it once.
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`launch:${orgId}`}))`;
-    const violation = checkLaunchFootprint(
-      await countActiveLoad(tx, orgId),
-      { sweepValues: values.length, repetitions },
-      caps,
-    );
-    if (violation) throw new ConflictError(violation.specField, violation.message);
-
-    const sweep = await tx.sweep.create({
-      data: {
-        orgId,
-        projectId: target.projectId,
-        name: input.name,
-        scenarioId: scenario.id,
-        targetId: target.id,
-        instanceConfigId: config?.id ?? null,
-        parameter: input.parameter,
-        values: json(values),
-        metric: input.metric,
-        repetitions,
-        status: "running",
-        createdById: input.createdById ?? null,
-      },
-    });
-    const total = values.length * repetitions;
-    const project = await tx.project.update({
-      where: { id: target.projectId },
-      data: { runCounter: { increment: total } },
-    });
-    const firstNumber = project.runCounter - total + 1;
-    const runs: { id: string; number: number; sweepValue: SweepValue }[] = [];
-    let groupId: string | null = null;
-    for (let v = 0; v < values.length; v++) {
-      for (let r = 0; r < repetitions; r++) {
-        const index = runs.length;
-        const snapshot = snapshots[v]!;
-        const run: { id: string; number: number } = await tx.run.create({
-          data: {
-            orgId,
-            projectId: target.projectId,
-            number: firstNumber + index,
-            targetId: target.id,
-            scenarioId: scenario.id,
-            instanceConfigId: config?.id ?? null,
-            sweepId: sweep.id,
-            sweepValue: json(values[v]),
-            groupId,
-            groupIndex: index,
-            status: "queued",
-            source: "launched",
-            targetSnapshot: json(target),
-            scenarioSnapshot: json(snapshot.scenario),
-            configSnapshot: snapshot.config ? json(snapshot.config) : undefined,
-            scenarioName: scenario.name,
-            tags: ["sweep"],
-            createdById: input.createdById ?? null,
-          },
-          select: { id: true, number: true },
-        });
-        // The group is named after its first run, which only has an id once created.
-        if (groupId === null) {
-          groupId = run.id;
-          await tx.run.update({ where: { id: run.id }, data: { groupId } });
-        }
-        runs.push({ ...run, sweepValue: values[v]! });
-      }
-    }
-    return { sweep: { id: sweep.id, name: sweep.name }, runs };
-  });
+/** Parameter paths a sweep can vary for a scenario and instance config, with their values now. */
+export async function sweepParameters(
+  db: Db,
+  orgId: string,
+  input: { scenarioId?: string | null; instanceConfigId?: string | null },
+) {
+  const [scenario, config] = await Promise.all([
+    input.scenarioId ? db.scenario.findFirst({ where: { orgId, id: input.scenarioId }, select: { spec: true } }) : null,
+    input.instanceConfigId
+      ? db.instanceConfig.findFirst({ where: { orgId, id: input.instanceConfigId }, select: { knobs: true } })
+      : null,
+  ]);
+  const spec = (scenario?.spec ?? {}) as Record<string, unknown>;
+  const knobs = (config?.knobs ?? {}) as Record<string, unknown>;
+  return [
+    ...Object.keys(knobs).map((k) => ({ path: `knobs.${k}`, current: knobs[k] ?? null })),
+    ...Object.entries(spec)
+      .filter(([k, v]) => k !== "engine" && (typeof v === "number" || typeof v === "boolean"))
+      .map(([k, v]) => ({ path: `scenario.${k}`, current: v as number | boolean })),
+    ...CONFIG_FIELDS.map((f) => ({ path: `config.${f}`, current: null })),
+  ];
 }
 
 /** Sweeps of the organization, newest first, with how far each got. */
@@ -260,7 +96,12 @@ export function sweepStatus(statuses: readonly string[]): "running" | "succeeded
  * A sweep's summary: each run's value and metrics, whether it meets the project's and scenario's
  * current targets, the best value, excluded runs kept visible, and published figures checked.
  */
-export async function getSweepView(db: Db, orgId: string, id: string) {
+export async function getSweepView(
+  db: Db,
+  orgId: string,
+  id: string,
+  options: { capacity?: { metric: string; below: number } | null } = {},
+) {
   const sweep = await db.sweep.findFirst({
     where: { orgId, id },
     select: {
@@ -310,12 +151,18 @@ export async function getSweepView(db: Db, orgId: string, id: string) {
       status: run.status,
       excluded: run.excluded,
       metrics: run.facts.metrics,
+      valid: run.valid,
+      invalidReasons: run.invalidReasons,
+      approximate: run.approximate,
     }))
     .sort((a, b) => compareSweepValues(a.value, b.value) || numberOf(runs, a.runId) - numberOf(runs, b.runId));
-  const summary = summarizeSweep(inputs, sweep.metric, thresholds);
+  const objective: SweepObjective = options.capacity
+    ? { kind: "capacity", metric: options.capacity.metric, below: options.capacity.below }
+    : { kind: "optimize", metric: sweep.metric };
+  const summary = summarizeSweep(inputs, objective, thresholds);
   const byId = new Map(runs.map((r) => [r.id, r]));
   const published = parsePublished(sweep.published);
-  const meets = new Map(summary.rows.map((r) => [r.runId, r.meetsTargets]));
+  const meets = new Map(summary.rows.map((r) => [r.runId, r]));
   return {
     sweep: {
       id: sweep.id,
@@ -330,6 +177,8 @@ export async function getSweepView(db: Db, orgId: string, id: string) {
       status: sweepStatus(runs.filter((r) => !sweep.includedRunIds.includes(r.id)).map((r) => r.status)),
     },
     thresholds,
+    objective: summary.objective,
+    objectiveText: describeObjective(summary.objective),
     bestRunId: summary.bestRunId,
     rows: summary.rows.map((row) => {
       const run = byId.get(row.runId)!;
@@ -349,7 +198,16 @@ export async function getSweepView(db: Db, orgId: string, id: string) {
           reference: published,
           checks: checkPublishedFigures(
             published.figures,
-            new Map(runs.map((r) => [r.id, { ...r.facts, meetsTargets: meets.get(r.id) ?? null }])),
+            new Map(
+              runs.map((r) => [
+                r.id,
+                {
+                  ...r.facts,
+                  meetsTargets: meets.get(r.id)?.meetsTargets ?? null,
+                  thresholdsOutcome: meets.get(r.id)?.thresholdsOutcome ?? "none",
+                },
+              ]),
+            ),
             summary.bestRunId,
           ),
         }

@@ -69,6 +69,7 @@ export const publicTargetSelect = {
   headers: true,
   monitors: true,
   configApplyUrl: true,
+  baselineKnobs: true,
   createdAt: true,
   updatedAt: true,
 } as const;

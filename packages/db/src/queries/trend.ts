@@ -1,5 +1,6 @@
 import {
   derivedContext,
+  detectChangePoints,
   isKnownMetric,
   metricOrder,
   type TThreshold,
@@ -60,6 +61,8 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
       projectId: project.id,
       scenarioName: input.scenarioName,
       status: "succeeded",
+      // A sweep varies the scenario (200, 500, 800 req/s): its runs are not this scenario's history.
+      sweepId: null,
       ...(input.branch ? { branch: input.branch } : {}),
     },
     orderBy: [{ createdAt: "desc" }, { number: "desc" }],
@@ -75,6 +78,7 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
       excludedReason: true,
       configSnapshot: true,
       scenarioSnapshot: true,
+      scenario: { select: { thresholds: true } },
       result: { select: { metrics: true } },
     },
   });
@@ -97,18 +101,113 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
       excludedReason: r.excludedReason,
     };
   });
-  const thresholds = ZThresholdList.parse(project.thresholds).filter((t) => t.metric === input.metric);
+  // The project's thresholds and those of the stored scenario the runs came from, drawn on the chart.
+  const scenarioThresholds = rows.flatMap((r) => ZThresholdList.parse(r.scenario?.thresholds ?? []));
+  const seen = new Set<string>();
+  const thresholds = [...ZThresholdList.parse(project.thresholds), ...scenarioThresholds].filter((t) => {
+    const key = `${t.metric}${t.op}${t.value}`;
+    if (t.metric !== input.metric || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const changePoints = changePointsByBranch(points);
+  const marked = new Map(changePoints.map((c) => [c.runId, c]));
   return {
     project: { id: project.id, name: project.name },
     metric: input.metric,
     metrics: [...metricKeys].sort(metricOrder),
     branches: [...new Set(points.map((p) => p.branch ?? ""))],
-    points,
+    points: points.map((p) => ({ ...p, changePoint: marked.get(p.runId) ?? null })),
     thresholds,
+    changePoints,
   };
 }
 
 export type TrendView = Awaited<ReturnType<typeof getTrend>>;
+
+export interface TrendChangePoint {
+  runId: string;
+  number: number;
+  branch: string | null;
+  /** Means of the runs before and from this one (up to the neighbouring change points). */
+  before: number;
+  after: number;
+  change: number | null;
+  pValue: number;
+}
+
+/**
+ * Change points of each branch's line: e-divisive means over the runs that are on the line (not
+ * excluded, with a value), each reported at the first run of the new level.
+ */
+export function changePointsByBranch(
+  points: readonly { runId: string; number: number; branch: string | null; value: number | null; excluded: boolean }[],
+): TrendChangePoint[] {
+  const out: TrendChangePoint[] = [];
+  const branches = new Map<string, typeof points>();
+  for (const p of points) {
+    if (p.excluded || p.value === null || !Number.isFinite(p.value)) continue;
+    const key = p.branch ?? "";
+    branches.set(key, [...(branches.get(key) ?? []), p]);
+  }
+  for (const line of branches.values()) {
+    for (const c of detectChangePoints(line.map((p) => p.value!))) {
+      const at = line[c.index]!;
+      out.push({ runId: at.runId, number: at.number, branch: at.branch, ...c });
+    }
+  }
+  return out;
+}
+
+export interface ScenarioHistoryInput {
+  projectId: string;
+  scenarioName: string;
+  branch: string | null;
+  /** Runs created before this one only (the run itself is left out). */
+  beforeRunId?: string;
+  through?: Date;
+  take?: number;
+}
+
+/**
+ * A scenario's history on one branch, oldest first: succeeded runs that are neither excluded nor
+ * part of a sweep, with stored and derived metrics. What statistical gates and change points read.
+ */
+export async function scenarioHistory(db: Db, orgId: string, input: ScenarioHistoryInput) {
+  const rows = await db.run.findMany({
+    where: {
+      orgId,
+      projectId: input.projectId,
+      scenarioName: input.scenarioName,
+      branch: input.branch,
+      status: "succeeded",
+      excluded: false,
+      sweepId: null,
+      result: { isNot: null },
+      ...(input.beforeRunId ? { id: { not: input.beforeRunId } } : {}),
+      ...(input.through ? { createdAt: { lte: input.through } } : {}),
+    },
+    orderBy: [{ createdAt: "desc" }, { number: "desc" }],
+    take: Math.min(input.take ?? TREND_MAX_POINTS, TREND_MAX_POINTS),
+    select: {
+      id: true,
+      number: true,
+      createdAt: true,
+      configSnapshot: true,
+      scenarioSnapshot: true,
+      result: { select: { metrics: true } },
+    },
+  });
+  return rows.reverse().map((r) => ({
+    runId: r.id,
+    number: r.number,
+    createdAt: r.createdAt,
+    metrics: withDerivedMetrics(
+      numericMetrics(r.result?.metrics),
+      derivedContext(r.configSnapshot, r.scenarioSnapshot),
+    ),
+  }));
+}
 
 // ---- project thresholds (targets) ----
 

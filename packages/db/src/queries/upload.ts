@@ -2,6 +2,8 @@ import {
   evaluateThresholds,
   type TRunResultData,
   type TToolThresholdVerdict,
+  thresholdsOutcome,
+  verdictStatus,
   ZThreshold,
   ZToolThresholdVerdict,
 } from "@benchboard/core";
@@ -165,7 +167,15 @@ function json(value: unknown): Prisma.InputJsonValue {
 }
 
 const ZStoredVerdicts = z
-  .array(ZThreshold.extend({ actual: z.number().nullable(), passed: z.boolean(), source: z.string() }))
+  .array(
+    ZThreshold.extend({
+      actual: z.number().nullable(),
+      passed: z.boolean(),
+      status: z.enum(["pass", "fail", "not_measured"]).optional(),
+      source: z.string(),
+      note: z.string().optional(),
+    }).transform((v) => ({ ...v, status: verdictStatus(v) })),
+  )
   .catch([]);
 const ZStoredToolVerdicts = z.array(ZToolThresholdVerdict).catch([]);
 
@@ -177,7 +187,12 @@ export function storedThresholds(result: { thresholdResults: unknown; extra: unk
     extra && typeof extra === "object" && "toolThresholds" in extra
       ? ZStoredToolVerdicts.parse((extra as { toolThresholds: unknown }).toolThresholds)
       : [];
-  return { verdicts, tool, passed: verdicts.every((v) => v.passed) && tool.every((v) => v.passed) };
+  const outcome = thresholdsOutcome([
+    ...verdicts,
+    ...tool.map((v) => ({ status: v.passed ? ("pass" as const) : ("fail" as const) })),
+  ]);
+  // `passed` is the strict reading: a threshold that was not measured has not passed.
+  return { verdicts, tool, outcome, passed: verdicts.every((v) => v.passed) && tool.every((v) => v.passed) };
 }
 
 /**

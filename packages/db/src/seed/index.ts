@@ -1,6 +1,7 @@
 import {
   derivedContext,
   evaluateThresholds,
+  type Interval,
   type ThresholdVerdict,
   type TPublishedFigure,
   type TPublishedReference,
@@ -12,6 +13,7 @@ import { z } from "zod";
 import type { Db } from "../client";
 import type { Prisma } from "../generated/prisma/client";
 import {
+  approximateOf,
   configSnapshot,
   PUBLISHED_PROJECTS,
   PUBLISHED_RUNS,
@@ -44,15 +46,20 @@ export function verdictsFor(
   metrics: Record<string, number>,
   snapshots: { config?: unknown; scenario?: unknown },
   projectThresholds: unknown,
+  approximate: Readonly<Record<string, Interval>> = {},
 ): ThresholdVerdict[] {
   const scenario = ZThresholdList.parse((snapshots.scenario as { thresholds?: unknown } | null)?.thresholds ?? []);
-  return evaluateThresholds(withDerivedMetrics(metrics, derivedContext(snapshots.config, snapshots.scenario)), [
-    ...ZThresholdList.parse(projectThresholds).map((threshold: TThreshold) => ({
-      threshold,
-      source: "project" as const,
-    })),
-    ...scenario.map((threshold: TThreshold) => ({ threshold, source: "scenario" as const })),
-  ]);
+  return evaluateThresholds(
+    withDerivedMetrics(metrics, derivedContext(snapshots.config, snapshots.scenario)),
+    [
+      ...ZThresholdList.parse(projectThresholds).map((threshold: TThreshold) => ({
+        threshold,
+        source: "project" as const,
+      })),
+      ...scenario.map((threshold: TThreshold) => ({ threshold, source: "scenario" as const })),
+    ],
+    approximate,
+  );
 }
 
 function withIds(figures: readonly TPublishedFigure[], ids: ReadonlyMap<string, string>): TPublishedFigure[] {
@@ -68,7 +75,8 @@ function withIds(figures: readonly TPublishedFigure[], ids: ReadonlyMap<string, 
 
 function reference(table: SeedTable, ids: ReadonlyMap<string, string>): TPublishedReference {
   return {
-    source: table.cite.file,
+    source: table.cite.title,
+    ...(table.cite.url ? { url: table.cite.url } : {}),
     table: table.cite.table,
     ...(table.note ? { note: table.note } : {}),
     figures: withIds(table.figures, ids),
@@ -118,7 +126,7 @@ export async function seedPublishedDemo(db: Db) {
       for (const table of PUBLISHED_TABLES) {
         const projectId = projectIds.get(table.project)!;
         const published = json(reference(table, runIds));
-        const notes = `From ${table.cite.file} — ${table.cite.table}.${table.note ? ` ${table.note}` : ""}`;
+        const notes = `From ${table.cite.title}${table.cite.url ? ` (${table.cite.url})` : ""} — ${table.cite.table}.${table.note ? ` ${table.note}` : ""}`;
         if (table.kind === "sweep" && table.sweep) {
           const owned = new Set(table.sweep.owns);
           const values = table.runs
@@ -227,7 +235,8 @@ async function upsertRun(
   });
   const metrics = storedMetrics(run);
   const published: TPublishedReference = {
-    source: run.cite.file,
+    source: run.cite.title,
+    ...(run.cite.url ? { url: run.cite.url } : {}),
     table: run.cite.table,
     figures: runFigures(run, stored.id),
   };
@@ -239,7 +248,7 @@ async function upsertRun(
     stages: json(Object.fromEntries(Object.entries(run.stages ?? {}).map(([k, f]) => [k, { meanMs: f.value }]))),
     valid: true,
     invalidReasons: [],
-    thresholdResults: json(verdictsFor(metrics, snapshots, project.thresholds)),
+    thresholdResults: json(verdictsFor(metrics, snapshots, project.thresholds, approximateOf(run))),
     extra: json({ published, label: run.label }),
   };
   await tx.runResult.upsert({ where: { runId: stored.id }, update: columns, create: { runId: stored.id, ...columns } });

@@ -47,6 +47,11 @@ describe("seedPublishedDemo", () => {
     expect((await verdicts(8)).every((v) => v.passed)).toBe(true);
     expect((await verdicts(10)).find((v) => v.metric === "queue_depth_peak")?.passed).toBe(false);
     expect((await verdicts(1)).find((v) => v.metric === "failed_connections")?.passed).toBe(false);
+    const status = async (n: number, metric: string) =>
+      ((await verdicts(n)) as { metric: string; status?: string }[]).find((v) => v.metric === metric)?.status;
+    expect(await status(6, "queue_depth_peak")).toBe("not_measured");
+    expect(await status(1, "message_loss")).toBe("fail");
+    expect(await status(3, "message_loss")).toBe("fail");
   });
 
   it("stores one saved comparison or sweep per published table, reproducing the checks of the data module", async () => {
@@ -98,9 +103,18 @@ describe("seedPublishedDemo", () => {
       [1024, "#18"],
     ]);
     expect(view.rows.find((r) => r.label === "#8")?.included).toBe(true);
-    expect(view.rows.find((r) => r.label === "#18")).toMatchObject({ excluded: true, best: false });
+    // Run 18 printed no queue depth: its verdict is "not measured", not a fail (✗).
+    expect(view.rows.find((r) => r.label === "#18")).toMatchObject({
+      excluded: true,
+      best: false,
+      meetsTargets: null,
+      thresholdsOutcome: "not_measured",
+      failedTargets: [],
+      notMeasuredTargets: ["Peak queue depth < 1000"],
+      passedOver: "excluded from the sweep",
+    });
     expect(view.rows.find((r) => r.best)?.value).toBe(16);
-    expect(view.thresholds.map((th) => th.metric)).toEqual(["queue_depth_peak", "failed", "failed_connections"]);
+    expect(view.thresholds.map((th) => th.metric)).toEqual(["queue_depth_peak", "message_loss", "failed_connections"]);
   });
 
   it("shows a run's own printed figures on its run page, derived ones included", async () => {

@@ -1,7 +1,8 @@
 import {
   type EngineProgress,
   type InstallSettings,
-  resolveOrgCaps,
+  judge,
+  LiveSamples,
   type TRunResultData,
   ZScenarioSpec,
 } from "@benchboard/core";
@@ -9,13 +10,15 @@ import {
   assertLoadMayReach,
   checkpointRun,
   claimRun,
+  continueGroup,
   type Db,
   finishRun,
   getInstallSettings,
   isCancelRequested,
-  LOCAL_ORG_SLUG,
-  nextQueuedRunInGroup,
+  type LifecycleDeps,
+  orgLoadPolicy,
   recordProgress,
+  recordServerConfig,
   requestsMayReach,
   resolveMonitors,
   runHeaders,
@@ -24,13 +27,14 @@ import {
 } from "@benchboard/db";
 import type { TRunExecutePayload } from "@benchboard/jobs";
 import {
-  DEAD_TARGET_MESSAGE,
+  applyServerConfig,
   EngineConfigError,
   type EngineResult,
+  type Knobs,
+  knobsForRun,
   runScenario,
   startMonitors,
 } from "@benchboard/loadgen";
-import { describeStatus, outboundRequest } from "@benchboard/loadgen/outbound";
 import { type Resolve, resolveUrl, type SafetyPolicy } from "@benchboard/loadgen/target-safety";
 
 export interface ProcessorDeps {
@@ -39,15 +43,20 @@ export interface ProcessorDeps {
   log: (line: string) => void;
   /** Decrypts the target's secret header values; null when the worker has no key. */
   secretKey?: Buffer | null;
-  /** Queues a run; used to start the next repetition of a group when one ends. */
-  enqueueRun?: (runId: string) => Promise<void>;
+  /** Queues runs (the next of a group) and merges shards: the run lifecycle's dependencies. */
+  lifecycle: LifecycleDeps;
   /** How long a ready shard waits for its run's other shards before starting anyway. */
   shardStartWaitMs?: number;
+  /** Aborted when the worker shuts down: in-flight runs stop and keep what they measured. */
+  shutdown?: AbortSignal;
   /** Install settings from the environment (the operator's stored edits are read on top). */
   install?: InstallSettings | null;
   /** Address lookup for targets; the system resolver when absent. */
   lookup?: Resolve;
 }
+
+/** Why a run stopped by its worker's shutdown ended `canceled`. */
+export const SHUTDOWN_REASON = "worker shutting down; partial results kept";
 
 const CANCEL_POLL_MS = 250;
 const RUN_HEARTBEAT_MS = 2_000;
@@ -55,10 +64,12 @@ const RUN_HEARTBEAT_MS = 2_000;
 export interface TargetSnapshot {
   baseUrl: string;
   headers?: { name: string; value?: string }[];
+  configApplyUrl?: string | null;
+  baselineKnobs?: Knobs | null;
 }
 
 export interface ConfigSnapshot {
-  knobs?: Record<string, unknown>;
+  knobs?: Knobs;
 }
 
 /**
@@ -72,19 +83,22 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
   if (!run) {
     log(`run ${payload.runId} is no longer queued; skipped`);
     // A repetition canceled while queued must not stall the rest of its group.
-    await startNextInGroup(deps, payload.runId);
+    await continueGroup(db, payload.runId, deps.lifecycle);
     return;
   }
   log(`run ${run.id} (#${run.number}) started`);
   let lastProgressWrite = 0;
   // The run's own heartbeat: the watchdog fails runs whose worker stops writing it.
-  const watch = watchRun(db, run.id, () => touchRun(db, run.id));
+  const watch = watchRun(db, run.id, () => touchRun(db, run.id), deps.shutdown);
   const abort = watch.abort;
 
   try {
-    const { target, spec, caps, monitorConfigs, monitorOptions, headers, pin } = await prepareLoad(deps, run, {
-      lead: true,
-    });
+    const { target, spec, caps, monitorConfigs, monitorOptions, headers, pin, serverConfig } = await prepareLoad(
+      deps,
+      run,
+      { lead: true },
+    );
+    await recordServerConfig(db, run.id, serverConfig);
 
     // The target is watched for exactly as long as the load runs, on the same clock.
     const monitors = startMonitors(monitorConfigs, monitorOptions);
@@ -115,7 +129,7 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
     Object.assign(result.series, watched.series);
     Object.assign(result.metrics, watched.metrics);
     if (watched.errors.length) result.extra = { ...result.extra, monitorErrors: watched.errors };
-    const outcome = judge(result);
+    const outcome = stoppedByShutdown(deps, judge(result));
     await finishRun(db, run.id, { ...outcome, result: toResultData(result) });
     log(`run ${run.id} ${outcome.status}${outcome.error ? `: ${outcome.error}` : ""}`);
   } catch (err) {
@@ -125,15 +139,31 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
   } finally {
     watch.stop();
   }
-  await startNextInGroup(deps, run.id);
+  await continueGroup(db, run.id, deps.lifecycle);
+}
+
+/** A run the worker's shutdown stopped says so, rather than "canceled by request". */
+export function stoppedByShutdown<T extends { status: string; error: string | null }>(
+  deps: ProcessorDeps,
+  outcome: T,
+): T {
+  return deps.shutdown?.aborted && outcome.status === "canceled" ? { ...outcome, error: SHUTDOWN_REASON } : outcome;
 }
 
 /**
  * While load runs: a heartbeat every 2 s (the watchdog fails runs and shards whose worker stops
  * writing it) and a cancellation check every 250 ms that aborts the engine.
  */
-export function watchRun(db: Db, runId: string, beat: () => Promise<void>): { abort: AbortController; stop(): void } {
+export function watchRun(
+  db: Db,
+  runId: string,
+  beat: () => Promise<void>,
+  shutdown?: AbortSignal,
+): { abort: AbortController; stop(): void } {
   const abort = new AbortController();
+  const stopForShutdown = () => abort.abort();
+  if (shutdown?.aborted) abort.abort();
+  else shutdown?.addEventListener("abort", stopForShutdown, { once: true });
   const heartbeat = setInterval(() => beat().catch(() => {}), RUN_HEARTBEAT_MS);
   const cancelPoll = setInterval(() => {
     isCancelRequested(db, runId)
@@ -147,6 +177,7 @@ export function watchRun(db: Db, runId: string, beat: () => Promise<void>): { ab
     stop() {
       clearInterval(heartbeat);
       clearInterval(cancelPoll);
+      shutdown?.removeEventListener("abort", stopForShutdown);
     },
   };
 }
@@ -169,9 +200,7 @@ export async function prepareLoad(deps: ProcessorDeps, run: ClaimedRun, options:
     const issue = parsed.error.issues[0];
     throw new EngineConfigError(`scenario.${issue?.path.join(".")}`, issue?.message ?? "invalid");
   }
-  const org = await db.organization.findUnique({ where: { id: run.orgId }, select: { caps: true, slug: true } });
-  const caps = resolveOrgCaps(org?.caps);
-  const installOrg = org?.slug === LOCAL_ORG_SLUG;
+  const { caps, installOrg } = await orgLoadPolicy(db, run.orgId);
   const settings = await getInstallSettings(db, deps.install ?? undefined);
   const policy: SafetyPolicy = { allowList: settings.allowedTargets, resolve: deps.lookup };
   // Checked again right before load is sent, and the engine connects to the address checked
@@ -199,157 +228,21 @@ export async function prepareLoad(deps: ProcessorDeps, run: ClaimedRun, options:
   if (options.lead && applyUrl && !(await requestsMayReach(db, run.orgId, applyUrl))) {
     throw new Error(`refused to apply the instance config: ${new URL(applyUrl).origin} ${UNVERIFIED_REQUEST_MESSAGE}`);
   }
-  if (options.lead) {
-    await applyInstanceConfig(run.target?.configApplyUrl ?? null, run.configSnapshot as ConfigSnapshot | null, policy);
-  }
-  return { target, spec: parsed.data, caps, monitorConfigs, monitorOptions, headers, pin: verdict.pin };
-}
-
-/**
- * Repetitions run back to back: when a run of a group has ended, queue the group's next queued
- * run. If that cannot be queued, the rest of the group fails with the reason instead of waiting
- * for a job that will never come.
- */
-export async function startNextInGroup(deps: ProcessorDeps, runId: string): Promise<void> {
-  if (!deps.enqueueRun) return;
-  const next = await nextQueuedRunInGroup(deps.db, runId).catch((err: Error) => {
-    deps.log(`could not look up the next run after ${runId}: ${err.message}`);
-    return null;
-  });
-  if (!next) return;
-  try {
-    await deps.enqueueRun(next.id);
-    deps.log(`run ${next.id} queued (next repetition after ${runId})`);
-  } catch (err) {
-    const reason = `could not queue the run: ${describeError(err)}`;
-    deps.log(`run ${next.id}: ${reason}`);
-    await deps.db.run
-      .updateMany({
-        where: { groupId: next.groupId, status: "queued" },
-        data: { status: "failed", error: reason, endedAt: new Date() },
-      })
-      .catch(() => {});
-  }
-}
-
-/** A run where nothing succeeded did not test the service: it failed, with the dominant error. */
-export function judge(result: EngineResult): { status: "succeeded" | "failed" | "canceled"; error: string | null } {
-  if (result.canceled) return { status: "canceled", error: "canceled by request" };
-  if (result.extra?.deadTarget === true) return { status: "failed", error: DEAD_TARGET_MESSAGE };
-  const requests = result.metrics.requests ?? 0;
-  const success = result.metrics.success ?? 0;
-  const failed = result.metrics.failed ?? 0;
-  const top = [...result.errors].sort((a, b) => b.count - a.count)[0];
-  const what = top ? `${top.message || top.kind}` : "every request failed";
-  if (requests > 0 && success === 0) {
-    return {
-      status: "failed",
-      error: `target unreachable or failing: ${what} (${requests} of ${requests} requests failed)`,
-    };
-  }
-  if (requests === 0 && result.metrics.messages === undefined) {
-    return { status: "failed", error: "no requests were completed" };
-  }
-  const downFor = trailingOutageSeconds(result);
-  if (downFor >= TARGET_DOWN_AFTER_S) {
-    const runtimeS = Math.round((result.metrics.runtime_ms ?? 0) / 1000);
-    return {
-      status: "failed",
-      error: `target stopped answering for the last ${downFor} s of ${runtimeS} s: ${what} (${failed} of ${requests} requests failed; results until then are kept)`,
-    };
-  }
-  return { status: "succeeded", error: null };
-}
-
-/** Seconds at the end of the run in which requests were sent and every one of them failed. */
-const TARGET_DOWN_AFTER_S = 3;
-function trailingOutageSeconds(result: EngineResult): number {
-  const sent = result.series.rps?.values ?? [];
-  const errors = result.series.errors?.values ?? [];
-  let seconds = 0;
-  for (let i = sent.length - 1; i >= 0; i--) {
-    // The rate series counts answered requests; refused connections show only as errors.
-    const n = sent[i] ?? 0;
-    const failed = errors[i] ?? 0;
-    if (n === 0 && failed === 0) {
-      // A final partial second with nothing sent neither proves nor disproves an outage.
-      if (seconds === 0 && i === sent.length - 1) continue;
-      break;
-    }
-    if (failed < n) break;
-    seconds++;
-  }
-  return seconds;
+  // The lead sets the target to the run's config (its baseline for knobs the config leaves out)
+  // and records what the target reports it runs with.
+  const serverConfig = options.lead
+    ? await applyServerConfig(
+        applyUrl,
+        knobsForRun(target.baselineKnobs, (run.configSnapshot as ConfigSnapshot | null)?.knobs),
+        policy,
+      )
+    : null;
+  return { target, spec: parsed.data, caps, monitorConfigs, monitorOptions, headers, pin: verdict.pin, serverConfig };
 }
 
 export function toResultData(result: EngineResult): TRunResultData {
   const { startedAt: _s, endedAt: _e, canceled: _c, ...data } = result;
   return data;
-}
-
-/**
- * The last few minutes of per-second figures, kept in the run's progress so the live page can
- * draw rate, latency, errors, target memory and queue depth while the run goes on.
- */
-const LIVE_SAMPLES = 300;
-export interface LiveSample {
-  t: number;
-  rps: number;
-  p50: number | null;
-  p99: number | null;
-  errors: number;
-  mem: number | null;
-  cpu: number | null;
-  queue: number | null;
-}
-export class LiveSamples {
-  private readonly samples: LiveSample[] = [];
-  add(
-    p: EngineProgress,
-    monitors: Record<string, number | null>,
-  ): EngineProgress & { samples: LiveSample[]; monitors: Record<string, number | null> } {
-    this.samples.push({
-      t: Date.now(),
-      rps: p.rps,
-      p50: p.latencyP50Ms,
-      p99: p.latencyP99Ms,
-      errors: p.errors,
-      mem: monitors.mem_bytes ?? null,
-      cpu: monitors.cpu_cores ?? null,
-      queue: monitors.queue_depth ?? monitors["gauge.queue_depth"] ?? null,
-    });
-    if (this.samples.length > LIVE_SAMPLES) this.samples.shift();
-    return { ...p, samples: [...this.samples], monitors };
-  }
-}
-
-/**
- * PUT the instance config's knobs to the target's config-apply URL, through the outbound client:
- * the checked address, no redirects, bounded time, and an error that names the status and size
- * but never repeats what the target answered.
- */
-export async function applyInstanceConfig(
-  url: string | null,
-  config: ConfigSnapshot | null,
-  policy: SafetyPolicy,
-): Promise<void> {
-  if (!url || !config?.knobs || Object.keys(config.knobs).length === 0) return;
-  let res: Awaited<ReturnType<typeof outboundRequest>>;
-  try {
-    res = await outboundRequest(url, {
-      method: "PUT",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(config.knobs),
-      timeoutMs: 10_000,
-      maxBytes: 64 * 1024,
-      policy,
-    });
-  } catch (err) {
-    throw new Error(`applying the instance config failed: ${(err as Error).message}`);
-  }
-  if (res.status < 200 || res.status >= 300) {
-    throw new Error(`the target rejected the instance config (${describeStatus(res)})`);
-  }
 }
 
 export function describeError(err: unknown): string {

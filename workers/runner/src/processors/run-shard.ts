@@ -1,36 +1,20 @@
-import { type EngineProgress, planShards } from "@benchboard/core";
+import { combineProgress, LiveSamples, planShards } from "@benchboard/core";
 import {
   checkpointShard,
   claimShard,
-  finishRun,
+  finalizeShardedRun,
   finishShard,
   markShardReady,
   recordProgress,
+  recordServerConfig,
   shardProgress,
   shardReadiness,
-  shardsIfAllEnded,
   storeShardProgress,
   touchShard,
 } from "@benchboard/db";
 import type { TRunShardPayload } from "@benchboard/jobs";
-import {
-  EngineConfigError,
-  type EngineResult,
-  mergeResults,
-  peakMetrics,
-  runScenario,
-  startMonitors,
-} from "@benchboard/loadgen";
-import {
-  describeError,
-  judge,
-  LiveSamples,
-  type ProcessorDeps,
-  prepareLoad,
-  startNextInGroup,
-  toResultData,
-  watchRun,
-} from "./run-execute";
+import { EngineConfigError, type EngineResult, runScenario, startMonitors } from "@benchboard/loadgen";
+import { describeError, type ProcessorDeps, prepareLoad, SHUTDOWN_REASON, watchRun } from "./run-execute";
 
 /**
  * Execute one shard of a sharded run with its share of the load. Shard 0 also applies the
@@ -43,14 +27,19 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
   const run = await claimShard(db, runId, index, deps.workerId);
   if (!run) {
     log(`shard ${index} of run ${runId} is no longer queued; skipped`);
-    await finalizeShardedRun(deps, runId);
+    await finalizeShardedRun(db, runId, deps.lifecycle);
     return;
   }
   log(`run ${run.id} (#${run.number}) shard ${index + 1}/${run.shardCount} started`);
-  const watch = watchRun(db, runId, () => touchShard(db, runId, index));
+  const watch = watchRun(db, runId, () => touchShard(db, runId, index), deps.shutdown);
   try {
     const lead = index === 0;
-    const { target, spec, caps, monitorConfigs, monitorOptions, headers, pin } = await prepareLoad(deps, run, { lead });
+    const { target, spec, caps, monitorConfigs, monitorOptions, headers, pin, serverConfig } = await prepareLoad(
+      deps,
+      run,
+      { lead },
+    );
+    if (lead) await recordServerConfig(db, runId, serverConfig);
     const shardSpec = planShards(spec, run.shardCount)[index];
     if (!shardSpec) throw new EngineConfigError("shards", `no shard ${index} in ${run.shardCount}`);
 
@@ -105,6 +94,7 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
     }
     await finishShard(db, runId, index, {
       status: result.canceled ? "canceled" : "succeeded",
+      error: result.canceled && deps.shutdown?.aborted ? SHUTDOWN_REASON : null,
       result: JSON.parse(JSON.stringify(result)),
     });
     log(`run ${runId} shard ${index} ended`);
@@ -115,7 +105,7 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
   } finally {
     watch.stop();
   }
-  await finalizeShardedRun(deps, runId);
+  await finalizeShardedRun(db, runId, deps.lifecycle);
 }
 
 /** How long a ready shard waits for the others before starting anyway. */
@@ -161,53 +151,4 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener("abort", done, { once: true });
   });
-}
-
-/** Live figures across shards: counts and rates add; the slowest shard's p99 is shown. */
-export function combineProgress(all: EngineProgress[]): EngineProgress {
-  const fractions = all.map((p) => p.fraction).filter((f): f is number => f !== null);
-  const p99s = all.map((p) => p.latencyP99Ms).filter((v): v is number => v !== null);
-  return {
-    elapsedMs: Math.max(...all.map((p) => p.elapsedMs)),
-    fraction: fractions.length ? Math.min(...fractions) : null,
-    requests: all.reduce((n, p) => n + p.requests, 0),
-    errors: all.reduce((n, p) => n + p.errors, 0),
-    rps: all.reduce((n, p) => n + p.rps, 0),
-    latencyP50Ms: all[0]?.latencyP50Ms ?? null,
-    latencyP99Ms: p99s.length ? Math.max(...p99s) : null,
-  };
-}
-
-/**
- * When every shard has ended, merge their results exactly (histograms add, percentiles re-read)
- * and end the run. A failed shard fails the run, keeping the merged result of the others.
- * Idempotent: only a run still running is ended, so two workers finishing together agree.
- */
-export async function finalizeShardedRun(deps: ProcessorDeps, runId: string): Promise<void> {
-  const { db, log } = deps;
-  const shards = await shardsIfAllEnded(db, runId);
-  if (!shards) return;
-  const run = await db.run.findUnique({ where: { id: runId }, select: { status: true } });
-  if (run?.status !== "running" && run?.status !== "queued") return;
-  const results = shards
-    .map((s) => s.result as (EngineResult & { startedAt: string; endedAt: string }) | null)
-    .filter((r): r is EngineResult & { startedAt: string; endedAt: string } => Boolean(r?.metrics))
-    .map((r) => ({ ...r, startedAt: new Date(r.startedAt), endedAt: new Date(r.endedAt) }));
-  const merged = results.length ? mergeResults(results) : null;
-  if (merged) Object.assign(merged.metrics, peakMetrics(merged.series));
-  const failed = shards.filter((s) => s.status === "failed");
-  let outcome: { status: "succeeded" | "failed" | "canceled"; error: string | null };
-  if (failed.length) {
-    outcome = {
-      status: "failed",
-      error: `${failed.length} of ${shards.length} shards failed: ${failed[0]?.error ?? "unknown"}${merged ? "; what the shards measured (a failed one's until its last checkpoint) is kept" : ""}`,
-    };
-  } else if (!merged) {
-    outcome = { status: "canceled", error: "canceled before any shard measured anything" };
-  } else {
-    outcome = judge(merged);
-  }
-  await finishRun(db, runId, { ...outcome, result: merged ? toResultData(merged) : null });
-  log(`run ${runId} ${outcome.status} (${shards.length} shards merged)${outcome.error ? `: ${outcome.error}` : ""}`);
-  await startNextInGroup(deps, runId);
 }

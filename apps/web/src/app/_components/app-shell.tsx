@@ -5,14 +5,17 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
 import { useTRPC } from "~/trpc/client";
-import { NAV } from "./nav";
+import { ForbiddenNotice } from "./forbidden-notice";
+import { activeNavHref, NAV } from "./nav";
 import { OrgSwitcher } from "./org-switcher";
+import { useCanEdit } from "./use-can-edit";
 
 /** Pages outside the signed-in app: no navigation, no organization. */
 const BARE = ["/sign-in", "/sign-up", "/invite/", "/share/"];
 
 export function AppShell({ children }: { children: ReactNode }) {
   const pathname = usePathname();
+  const canEdit = useCanEdit();
   if (BARE.some((p) => pathname.startsWith(p))) {
     return <main className="min-h-screen">{children}</main>;
   }
@@ -25,8 +28,8 @@ export function AppShell({ children }: { children: ReactNode }) {
         </Link>
         <OrgSwitcher />
         <ul className="space-y-0.5">
-          {NAV.map((item) => {
-            const active = item.href === "/" ? pathname === "/" : pathname.startsWith(item.href);
+          {NAV.filter((item) => canEdit || !item.write).map((item) => {
+            const active = activeNavHref(pathname) === item.href;
             return (
               <li key={item.href}>
                 <Link
@@ -43,6 +46,7 @@ export function AppShell({ children }: { children: ReactNode }) {
         <UserMenu />
       </nav>
       <main className="min-w-0 flex-1 px-8 py-6">{children}</main>
+      <ForbiddenNotice />
     </div>
   );
 }

@@ -1,16 +1,21 @@
 "use client";
 
+import { countOf } from "@benchboard/core";
 import { Button, Card, EmptyState, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/client";
 import { fieldErrors } from "~/trpc/errors";
+import { GettingStarted, gettingStartedSteps } from "./getting-started";
+import { useRole } from "./use-can-edit";
 
 export function ProjectsOverview() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const projects = useQuery(trpc.project.list.queryOptions());
+  const role = useRole();
+  const canEdit = role === "member" || role === "owner";
   const [name, setName] = useState("");
   const create = useMutation(
     trpc.project.create.mutationOptions({
@@ -21,10 +26,18 @@ export function ProjectsOverview() {
     }),
   );
   const errors = fieldErrors(create.error);
+  // The first visit's path: the project that is furthest along, or creating one.
+  const furthest = projects.data?.length
+    ? [...projects.data].sort((a, b) => b._count.runs - a._count.runs || b._count.scenarios - a._count.scenarios)[0]!
+    : null;
+  const steps = projects.data
+    ? gettingStartedSteps(furthest ? { id: furthest.id, counts: furthest._count } : null)
+    : [];
 
   return (
     <div className="grid gap-6 lg:grid-cols-3">
-      <div className="lg:col-span-2">
+      <div className="space-y-6 lg:col-span-2">
+        {canEdit && <GettingStarted steps={steps} />}
         {projects.isPending ? (
           <div className="space-y-3">
             <Skeleton className="h-16" label="Loading projects" />
@@ -33,7 +46,11 @@ export function ProjectsOverview() {
         ) : projects.isError ? (
           <ErrorState message={projects.error.message} onRetry={() => projects.refetch()} />
         ) : projects.data.length === 0 ? (
-          <EmptyState title="No projects yet">Create one to register targets and launch runs.</EmptyState>
+          <EmptyState title="No projects yet">
+            {canEdit
+              ? "Create one to register targets and launch runs."
+              : "Members and owners of this organization create projects; you can read what they publish."}
+          </EmptyState>
         ) : (
           <ul className="space-y-3" aria-label="Projects">
             {projects.data.map((p) => (
@@ -44,7 +61,8 @@ export function ProjectsOverview() {
                 >
                   <div className="font-medium text-slate-900">{p.name}</div>
                   <div className="mt-0.5 text-xs text-slate-500">
-                    {p._count.targets} targets · {p._count.scenarios} scenarios · {p._count.runs} runs
+                    {countOf(p._count.targets, "target")} · {countOf(p._count.scenarios, "scenario")} ·{" "}
+                    {countOf(p._count.runs, "run")}
                   </div>
                 </Link>
               </li>
@@ -52,29 +70,41 @@ export function ProjectsOverview() {
           </ul>
         )}
       </div>
-      <Card title="New project">
-        <form
-          className="space-y-3"
-          onSubmit={(e) => {
-            e.preventDefault();
-            create.mutate({ name });
-          }}
-        >
-          <Field label="Project name" htmlFor="project-name" error={errors.name}>
-            <input
-              id="project-name"
-              className={inputClass}
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-              aria-invalid={!!errors.name}
-              placeholder="LLM gateway"
-            />
-          </Field>
-          <Button type="submit" disabled={create.isPending}>
-            {create.isPending ? "Creating…" : "Create project"}
-          </Button>
-        </form>
-      </Card>
+      {canEdit ? (
+        <Card title="New project">
+          <form
+            className="space-y-3"
+            aria-label="New project"
+            onSubmit={(e) => {
+              e.preventDefault();
+              create.mutate({ name });
+            }}
+          >
+            <Field label="Project name" htmlFor="project-name" error={errors.name}>
+              <input
+                id="project-name"
+                className={inputClass}
+                value={name}
+                onChange={(e) => setName(e.target.value)}
+                aria-invalid={!!errors.name}
+                placeholder="LLM gateway"
+              />
+            </Field>
+            <Button type="submit" disabled={create.isPending}>
+              {create.isPending ? "Creating…" : "Create project"}
+            </Button>
+          </form>
+        </Card>
+      ) : (
+        role !== undefined && (
+          <Card title="Read-only">
+            <p className="text-sm text-slate-600">
+              You are a viewer in this organization: you can open its projects, runs, comparisons and sweeps. Members
+              and owners create and change them.
+            </p>
+          </Card>
+        )
+      )}
     </div>
   );
 }

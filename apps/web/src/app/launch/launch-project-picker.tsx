@@ -1,13 +1,20 @@
 "use client";
 
+import { countOf } from "@benchboard/core";
 import { EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "~/trpc/client";
+import { ReadOnlyNotice } from "../_components/read-only-notice";
+import { useRole } from "../_components/use-can-edit";
 
 export function LaunchProjectPicker() {
   const trpc = useTRPC();
   const projects = useQuery(trpc.project.list.queryOptions());
+  const role = useRole();
+  if (role === "viewer") {
+    return <ReadOnlyNotice>You are a viewer in this organization: members and owners launch runs.</ReadOnlyNotice>;
+  }
   if (projects.isPending) return <Skeleton className="h-24" label="Loading projects" />;
   if (projects.isError) return <ErrorState message={projects.error.message} onRetry={() => projects.refetch()} />;
   if (projects.data.length === 0) {
@@ -34,9 +41,9 @@ export function LaunchProjectPicker() {
               <div className="mt-0.5 text-xs text-slate-500">
                 {ready
                   ? [
-                      plural(p._count.targets, "target"),
-                      plural(p._count.scenarios, "scenario"),
-                      plural(p._count.instanceConfigs, "config"),
+                      countOf(p._count.targets, "target"),
+                      countOf(p._count.scenarios, "scenario"),
+                      countOf(p._count.instanceConfigs, "config"),
                     ].join(" · ")
                   : "needs a target and a scenario first"}
               </div>
@@ -47,5 +54,3 @@ export function LaunchProjectPicker() {
     </ul>
   );
 }
-
-const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { publicCaller } from "~/server/callers";
 import { AuthCard } from "../_components/auth/auth-card";
 import { CredentialsForm } from "../_components/auth/credentials-form";
 
@@ -6,6 +7,7 @@ export const metadata = { title: "Sign in" };
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
   const { next } = await searchParams;
+  const { hasOwner } = await publicCaller().auth.installState();
   return (
     <AuthCard
       title="Sign in"
@@ -17,8 +19,10 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
             href={`/sign-up${next ? `?next=${encodeURIComponent(next)}` : ""}`}
           >
             Create an account
-          </Link>{" "}
-          — the first account owns this install.
+          </Link>
+          {hasOwner
+            ? " — to join an existing organization, ask one of its owners for an invitation."
+            : " — the first account owns this install."}
         </>
       }
     >

@@ -8,7 +8,7 @@ export default function SweepsPage() {
     <>
       <PageHeader
         title="Sweeps"
-        subtitle="One scenario across values of a parameter: which value meets the targets best."
+        subtitle="One scenario across values of a parameter: which value meets the thresholds best."
       />
       <SweepList />
     </>

@@ -1,13 +1,22 @@
 import { bytes, deltaFigure, type Fig, ms, pct, ratioFigure, valueFigure } from "./figures";
-import type { Citation, SeedProject, SeedRun, SeedTable } from "./types";
+import type { Citation, SeedProject, SeedRun, SeedTable, SourceDocument } from "./types";
 
 /**
- * The Go LLM gateway (Bifrost) at 5,000 RPS on two EC2 instance types, from
- * shared/seeds/bifrost-benchmarks-summary.md, bifrost-t3-medium.md and bifrost-t3-xlarge.md.
+ * The Go LLM gateway (Bifrost) at 5,000 RPS on two EC2 instance types, from its published
+ * benchmark pages: the summary and the t3.medium and t3.xlarge pages of the Bifrost docs.
  */
-const SUMMARY = "shared/seeds/bifrost-benchmarks-summary.md";
-const MEDIUM = "shared/seeds/bifrost-t3-medium.md";
-const XLARGE = "shared/seeds/bifrost-t3-xlarge.md";
+const SUMMARY: SourceDocument = {
+  title: "Bifrost Benchmarks",
+  url: "https://www.getmaxim.ai/docs/bifrost/overview/benchmarks",
+};
+const MEDIUM: SourceDocument = {
+  title: "Bifrost docs: t3.medium",
+  url: "https://docs.getbifrost.ai/benchmarking/t3.medium",
+};
+const XLARGE: SourceDocument = {
+  title: "Bifrost docs: t3.xlarge",
+  url: "https://docs.getbifrost.ai/benchmarking/t3.xl",
+};
 
 export const gatewayProject: SeedProject = {
   key: "gateway",
@@ -52,8 +61,8 @@ function stages(printed: Record<keyof typeof STAGE_LABELS, string>): Record<stri
   return Object.fromEntries(Object.entries(printed).map(([k, text]) => [k, ms(text)]));
 }
 
-const mediumCite: Citation = { file: MEDIUM, table: "Overall Performance Metrics; Detailed Performance Breakdown" };
-const xlargeCite: Citation = { file: XLARGE, table: "Overall Performance Metrics; Detailed Performance Breakdown" };
+const mediumCite: Citation = { ...MEDIUM, table: "Overall Performance Metrics; Detailed Performance Breakdown" };
+const xlargeCite: Citation = { ...XLARGE, table: "Overall Performance Metrics; Detailed Performance Breakdown" };
 
 export const gatewayRuns: SeedRun[] = [
   {
@@ -165,7 +174,7 @@ export const gatewayTables: SeedTable[] = [
     kind: "comparison",
     project: "gateway",
     title: "Bifrost at 5,000 RPS: t3.medium vs t3.xlarge",
-    cite: { file: SUMMARY, table: "Performance Metrics; Key Performance Highlights" },
+    cite: { ...SUMMARY, table: "Performance Metrics; Key Performance Highlights" },
     runs: [M, X],
     baseline: M,
     figures: [
@@ -203,7 +212,7 @@ export const gatewayTables: SeedTable[] = [
     kind: "comparison",
     project: "gateway",
     title: "t3.medium against t3.xlarge (t3.medium page)",
-    cite: { file: MEDIUM, table: "Comparison Context › vs. t3.xlarge Performance" },
+    cite: { ...MEDIUM, table: "Comparison Context › vs. t3.xlarge Performance" },
     note: "The page lists t3.medium's difference from t3.xlarge, so t3.xlarge is the baseline here.",
     runs: [M, X],
     baseline: X,
@@ -225,7 +234,7 @@ export const gatewayTables: SeedTable[] = [
     kind: "comparison",
     project: "gateway",
     title: "t3.xlarge against t3.medium (t3.xlarge page)",
-    cite: { file: XLARGE, table: "Performance Comparison › vs. t3.medium Performance; Detailed Performance Breakdown" },
+    cite: { ...XLARGE, table: "Performance Comparison › vs. t3.medium Performance; Detailed Performance Breakdown" },
     runs: [M, X],
     baseline: M,
     figures: [

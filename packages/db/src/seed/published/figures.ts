@@ -14,6 +14,8 @@ export interface Fig {
   step: number;
   /** "~35–40": the printed range; `value` is its upper end (a peak). */
   range?: [number, number];
+  /** Printed with "~" or "≈". */
+  approximate?: boolean;
 }
 
 const TIME_MS: Record<string, number> = { ns: 1e-6, µs: 1e-3, us: 1e-3, ms: 1, s: 1000 };
@@ -42,11 +44,12 @@ export function fig(text: string, unit: FigureUnit): Fig {
   if (Number.isNaN(factor)) throw new Error(`unknown unit in "${text}"`);
   const value = Number(numberText) * factor;
   const step = 10 ** -decimals(numberText) * factor;
+  const approximate = /^[~≈]/.test(text.trim()) ? { approximate: true } : {};
   if (upperText !== undefined) {
     const upper = Number(upperText) * factor;
-    return { text, value: upper, step, range: [value, upper] };
+    return { text, value: upper, step, range: [value, upper], ...approximate };
   }
-  return { text, value, step };
+  return { text, value, step, ...approximate };
 }
 
 /** Shorthands keyed by unit. */
@@ -74,6 +77,7 @@ export function valueFigure(
     value: printed.value,
     step: printed.step,
     ...(printed.range ? { range: printed.range } : {}),
+    ...(printed.approximate ? { approximate: true } : {}),
     ...(note ? { note } : {}),
   };
 }

@@ -1,6 +1,8 @@
 import {
+  approximateFromFigures,
   checkPublishedFigures,
   derivedContext,
+  type Interval,
   metricDef,
   type PublishedCheck,
   type PublishedRunFacts,
@@ -52,6 +54,11 @@ export function scenarioSnapshot(run: SeedRun): Record<string, unknown> {
   return { ...run.scenario };
 }
 
+/** The intervals the run's approximate figures (`~20`, `~35–40`) stand for, by metric. */
+export function approximateOf(run: SeedRun): Record<string, Interval> {
+  return approximateFromFigures(runFigures(run, run.key), run.key);
+}
+
 /** Facts about a transcribed run, computed exactly as for stored runs. */
 export function seedRunFacts(run: SeedRun, meetsTargets: boolean | null): PublishedRunFacts {
   const ctx = derivedContext(configSnapshot(run), scenarioSnapshot(run));
@@ -75,13 +82,12 @@ export function seedRun(key: string): SeedRun {
   return run;
 }
 
-/** Check a transcribed table against values computed from its transcribed runs. */
-export function checkSeedTable(table: SeedTable): PublishedCheck[] {
+/** A transcribed table's runs judged as a sweep is: thresholds, best value, why others were passed over. */
+export function judgeSeedTable(table: SeedTable) {
   const project = PUBLISHED_PROJECTS.find((p) => p.key === table.project)!;
   const thresholds = project.thresholds as TThreshold[];
-  const runs = table.runs.map(seedRun);
-  const judged = summarizeSweep(
-    runs.map((run) => ({
+  return summarizeSweep(
+    table.runs.map(seedRun).map((run) => ({
       runId: run.key,
       value: table.sweep
         ? readParameter({ config: configSnapshot(run), scenario: scenarioSnapshot(run) }, table.sweep.parameter)
@@ -89,12 +95,25 @@ export function checkSeedTable(table: SeedTable): PublishedCheck[] {
       status: "succeeded",
       excluded: run.excludedReason !== undefined,
       metrics: seedRunFacts(run, null).metrics,
+      approximate: approximateOf(run),
     })),
     table.sweep?.metric ?? "throughput",
     thresholds,
   );
+}
+
+/** Check a transcribed table against values computed from its transcribed runs. */
+export function checkSeedTable(table: SeedTable): PublishedCheck[] {
+  const runs = table.runs.map(seedRun);
+  const judged = judgeSeedTable(table);
   const facts = new Map(
-    runs.map((run) => [run.key, seedRunFacts(run, judged.rows.find((r) => r.runId === run.key)?.meetsTargets ?? null)]),
+    runs.map((run) => {
+      const row = judged.rows.find((r) => r.runId === run.key);
+      return [
+        run.key,
+        { ...seedRunFacts(run, row?.meetsTargets ?? null), thresholdsOutcome: row?.thresholdsOutcome ?? "none" },
+      ];
+    }),
   );
   return checkPublishedFigures(table.figures, facts, table.sweep ? judged.bestRunId : null);
 }

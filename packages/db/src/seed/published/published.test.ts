@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { checkSeedTable, PUBLISHED_RUNS, PUBLISHED_TABLES, seedRun, storedMetrics } from "./index";
+import { verdictsFor } from "../index";
+import {
+  approximateOf,
+  checkSeedTable,
+  configSnapshot,
+  judgeSeedTable,
+  PUBLISHED_PROJECTS,
+  PUBLISHED_RUNS,
+  PUBLISHED_TABLES,
+  scenarioSnapshot,
+  seedRun,
+  storedMetrics,
+} from "./index";
 
 /**
  * Every transcribed table checked against values computed from its transcribed runs. A figure
@@ -108,9 +120,9 @@ describe("published tables against computed values", () => {
   it("reproduces the chat sweeps' meets-target marks and optimal rows", () => {
     const marks = checks.filter((c) => c.figure.kind === "verdict" || c.figure.kind === "best");
     expect(marks.map((c) => [c.table, c.figure.text, c.computedText, c.status])).toEqual([
-      ["chat-worker-sweep", "✓", "meets targets", "match"],
+      ["chat-worker-sweep", "✓", "meets thresholds", "match"],
       ["chat-worker-sweep", "✓ ← optimal", "best: #8", "match"],
-      ["chat-pool-sweep", "✓", "meets targets", "match"],
+      ["chat-pool-sweep", "✓", "meets thresholds", "match"],
       ["chat-pool-sweep", "✓ ← optimal so far", "best: #17", "match"],
     ]);
   });
@@ -132,9 +144,22 @@ describe("transcribed runs", () => {
     expect(byProject("examples")).toEqual(Array.from({ length: 14 }, (_, i) => i + 1));
     expect(byProject("chat")).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
     for (const run of PUBLISHED_RUNS) {
-      expect(run.cite.file).toMatch(/^shared\/seeds\/[a-z0-9-]+\.md$/);
+      // Cited by public address where the document has one, otherwise by title; never by a path.
+      expect(run.cite.title.length).toBeGreaterThan(3);
+      if (run.cite.url !== undefined) expect(run.cite.url).toMatch(/^https:\/\/[a-z0-9.-]+\/\S+$/);
+      expect(JSON.stringify(run.cite)).not.toMatch(/shared\/seeds|\.\.\//);
       expect(run.cite.table.length).toBeGreaterThan(3);
     }
+    const urls = new Set(PUBLISHED_TABLES.map((t) => t.cite.url ?? t.cite.title));
+    expect(urls).toEqual(
+      new Set([
+        "https://www.getmaxim.ai/docs/bifrost/overview/benchmarks",
+        "https://docs.getbifrost.ai/benchmarking/t3.medium",
+        "https://docs.getbifrost.ai/benchmarking/t3.xl",
+        "https://github.com/shuttle-hq/shuttle-examples/blob/main/_benchmarks/README.md",
+        "Part 4 — System Tuning Log",
+      ]),
+    );
   });
 
   it("excludes only Run 18, with the log's reason", () => {
@@ -165,5 +190,54 @@ describe("transcribed runs", () => {
     expect(run8).toMatchObject({ runtime_ms: 240_000, messages: 502_000, failed: 0, queue_depth_peak: 20 });
     expect(run8.throughput).toBeUndefined();
     expect(storedMetrics(seedRun("chat#9")).queue_depth_peak).toBe(40);
+  });
+});
+
+describe("verdicts on the published runs", () => {
+  const chat = PUBLISHED_PROJECTS.find((p) => p.key === "chat")!;
+  const verdicts = (n: number) => {
+    const run = seedRun(`chat#${n}`);
+    return verdictsFor(
+      storedMetrics(run),
+      { config: configSnapshot(run), scenario: scenarioSnapshot(run) },
+      chat.thresholds,
+      approximateOf(run),
+    );
+  };
+  const status = (n: number, metric: string) => verdicts(n).find((v) => v.metric === metric)?.status;
+
+  it("reads run 6's unrecorded queue depth as not measured, not as a fail", () => {
+    expect(storedMetrics(seedRun("chat#6")).queue_depth_peak).toBeUndefined();
+    expect(status(6, "queue_depth_peak")).toBe("not_measured");
+    expect(verdicts(6).map((v) => v.status)).toEqual(["not_measured", "pass", "pass"]);
+  });
+
+  it("fails 'no message loss' on runs 1 and 3, whose failed count is 0 but whose deliveries fell short", () => {
+    for (const [n, lost] of [
+      [1, 26_134],
+      [3, 38_573],
+    ] as const) {
+      const v = verdicts(n).find((x) => x.metric === "message_loss")!;
+      expect(storedMetrics(seedRun(`chat#${n}`)).failed).toBe(0);
+      expect([v.status, v.actual]).toEqual(["fail", lost]);
+    }
+    expect(status(4, "message_loss")).toBe("pass");
+    expect(chat.thresholds.map((t) => `${t.metric} ${t.op} ${t.value}`)).toContain("message_loss == 0");
+  });
+
+  it("judges approximate peaks across their printed range: ~35–40 and ~20 pass, ~10,000 fails", () => {
+    expect(approximateOf(seedRun("chat#9"))).toEqual({ queue_depth_peak: [35, 40] });
+    expect(status(9, "queue_depth_peak")).toBe("pass");
+    expect(status(8, "queue_depth_peak")).toBe("pass");
+    expect(status(10, "queue_depth_peak")).toBe("fail");
+  });
+
+  it("does not star 0.5 vCPU in the light-app sweep: 11,028 of its requests failed", () => {
+    const table = PUBLISHED_TABLES.find((t) => t.key === "shuttle-light")!;
+    const { bestRunId, rows } = judgeSeedTable(table);
+    const half = PUBLISHED_RUNS.find((r) => r.label === "light @ 0.5 vCPU")!;
+    expect(bestRunId).not.toBe(half.key);
+    expect(PUBLISHED_RUNS.find((r) => r.key === bestRunId)!.label).toBe("light @ 0.1 vCPU");
+    expect(rows.find((r) => r.runId === half.key)!.passedOver).toBe("success rate 92.64% is below 99% (11,028 failed)");
   });
 });

@@ -1,11 +1,14 @@
 import { count, type Fig, fig, ms, rate, valueFigure } from "./figures";
-import type { SeedProject, SeedRun, SeedTable } from "./types";
+import type { SeedProject, SeedRun, SeedTable, SourceDocument } from "./types";
 
 /**
  * Three example apps (light, medium, heavy) benchmarked with drill 0.8.2 at container CPU limits,
- * from shared/seeds/shuttle-example-benchmarks.md (2024-02-15, deployer v0.39.0).
+ * from the `_benchmarks` README of the shuttle-examples repository (2024-02-15, deployer v0.39.0).
  */
-const FILE = "shared/seeds/shuttle-example-benchmarks.md";
+const FILE: SourceDocument = {
+  title: "Shuttle Example project benchmarks",
+  url: "https://github.com/shuttle-hq/shuttle-examples/blob/main/_benchmarks/README.md",
+};
 
 export const examplesProject: SeedProject = {
   key: "examples",
@@ -155,7 +158,7 @@ function toRun(app: App, res: DrillFullResult, number: number): SeedRun {
     project: "examples",
     number,
     label: `${app.key} @ ${res.vcpu} vCPU`,
-    cite: { file: FILE, table: `${app.test} › Full results › vCPU Limit: ${res.vcpu}` },
+    cite: { ...FILE, table: `${app.test} › Full results › vCPU Limit: ${res.vcpu}` },
     scenario: {
       name: app.scenario,
       engine: "http-closed",
@@ -204,7 +207,7 @@ export const examplesTables: SeedTable[] = runsByApp.map(({ app, runs }) => ({
   kind: "sweep" as const,
   project: "examples" as const,
   title: `${app.key[0]!.toUpperCase()}${app.key.slice(1)} app across vCPU limits`,
-  cite: { file: FILE, table: `${app.test} › Results` },
+  cite: { ...FILE, table: `${app.test} › Results` },
   runs: runs.map((x) => x.run.key),
   sweep: { parameter: "config.cpuLimit", metric: "rps", owns: runs.map((x) => x.run.key) },
   figures: runs.flatMap(({ res, run }) => [

@@ -1,9 +1,14 @@
 import type { TPublishedFigure } from "@benchboard/core";
 import type { Fig } from "./figures";
 
-/** Where a figure was printed: the seed document and the table (or section) in it. */
-export interface Citation {
-  file: string;
+/** A published document: its title and, where it has one, its public address. */
+export interface SourceDocument {
+  title: string;
+  url?: string;
+}
+
+/** Where a figure was printed: the document and the table (or section) in it. */
+export interface Citation extends SourceDocument {
   table: string;
 }
 

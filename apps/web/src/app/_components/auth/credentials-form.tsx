@@ -1,12 +1,16 @@
 "use client";
 
 import { Button, Field, inputClass } from "@benchboard/ui";
-import { useMutation } from "@tanstack/react-query";
-import { useState } from "react";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
-/** Sign-in and sign-up share one form; on success the browser goes to `next` (same origin only). */
+/**
+ * Sign-in and sign-up share one form; on success the app moves to `next` (same origin only)
+ * without reloading, so the next page shows at once with its own loading states.
+ */
 export function CredentialsForm({
   mode,
   next,
@@ -20,7 +24,15 @@ export function CredentialsForm({
   const [email, setEmail] = useState(fixedEmail ?? "");
   const [password, setPassword] = useState("");
   const [name, setName] = useState("");
-  const go = () => window.location.assign(next?.startsWith("/") && !next.startsWith("//") ? next : "/");
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const destination = next?.startsWith("/") && !next.startsWith("//") ? next : "/";
+  useEffect(() => router.prefetch(destination), [router, destination]);
+  const go = () => {
+    // Everything cached so far was read signed out.
+    queryClient.clear();
+    router.push(destination);
+  };
   const signIn = useMutation(trpc.auth.signIn.mutationOptions({ onSuccess: go }));
   const signUp = useMutation(trpc.auth.signUp.mutationOptions({ onSuccess: go }));
   const m = mode === "sign-in" ? signIn : signUp;
@@ -82,7 +94,13 @@ export function CredentialsForm({
         </p>
       )}
       <Button type="submit" className="w-full" disabled={m.isPending}>
-        {m.isPending ? "Please wait…" : mode === "sign-in" ? "Sign in" : "Create account"}
+        {mode === "sign-in"
+          ? m.isPending
+            ? "Signing in…"
+            : "Sign in"
+          : m.isPending
+            ? "Creating account…"
+            : "Create account"}
       </Button>
     </form>
   );

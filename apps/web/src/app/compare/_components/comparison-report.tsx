@@ -2,12 +2,12 @@
 
 import type { RouterOutputs } from "@benchboard/api";
 import { formatBytes, formatDeltaPct, formatDurationMs, formatMetric } from "@benchboard/core";
-import { Card, cx, EmptyState, StatusBadge } from "@benchboard/ui";
+import { Card, cx, EmptyState, StatusBadge, WideTable } from "@benchboard/ui";
 import { colorAt } from "@benchboard/ui/charts/palette";
 import { TimeSeriesChart } from "@benchboard/ui/charts/time-series-chart";
-import { PublishedFigures } from "@benchboard/ui/published-figures";
+import { PublishedFigures, PublishedMark, SourceCheckToggle } from "@benchboard/ui/published-figures";
 import Link from "next/link";
-import type { ReactNode } from "react";
+import { type ReactNode, useState } from "react";
 
 type View = RouterOutputs["comparison"]["view"];
 type Check = NonNullable<View["published"]>["checks"][number];
@@ -37,23 +37,6 @@ const CHARTS: { metric: string; title: string; format: (v: number) => string }[]
   },
 ];
 
-function Annotation({ check }: { check: Check | undefined }) {
-  if (!check) return null;
-  const ok = check.status === "match";
-  return (
-    <div
-      className={cx(
-        "text-[11px] leading-tight",
-        ok ? "text-emerald-700" : check.status === "rounded" ? "text-sky-700" : "font-semibold text-amber-800",
-      )}
-      title={[check.detail, check.figure.note].filter(Boolean).join(" — ") || undefined}
-      data-published-status={check.status}
-    >
-      {ok ? "✓" : check.status === "rounded" ? "≈" : "⚠"} published {check.figure.text}
-    </div>
-  );
-}
-
 /**
  * Runs side by side: absolute values, deltas `(b − a) / a` against the baseline colored by each
  * metric's direction, configuration differences, overlaid timelines and published figures.
@@ -61,6 +44,7 @@ function Annotation({ check }: { check: Check | undefined }) {
  */
 export function ComparisonReport({ view, runHref }: { view: View; runHref?: (runId: string) => string }) {
   const { runs, baselineRunId } = view;
+  const [showPublished, setShowPublished] = useState(false);
   if (runs.length === 0) return <EmptyState title="None of these runs can be shown" />;
   const checks = new Map<string, Check>();
   for (const c of view.published?.checks ?? []) {
@@ -89,8 +73,15 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
           {view.missing.length === 1 ? " is" : " are"} left out.
         </div>
       )}
-      <Card title="Metrics">
-        <div className="overflow-x-auto">
+      <Card
+        title="Metrics"
+        actions={
+          view.published && (
+            <SourceCheckToggle checks={view.published.checks} shown={showPublished} onChange={setShowPublished} />
+          )
+        }
+      >
+        <WideTable>
           <table className="w-full text-sm" aria-label="Comparison">
             <thead>
               <tr className="text-left align-bottom">
@@ -116,7 +107,7 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                       )}
                       {run.meetsTargets !== null && (
                         <span className={run.meetsTargets ? "text-emerald-700" : "text-rose-700"}>
-                          {run.meetsTargets ? "meets targets" : "misses a target"}
+                          {run.meetsTargets ? "meets thresholds" : "misses a threshold"}
                         </span>
                       )}
                     </div>
@@ -148,8 +139,8 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                             {cell.pValue !== null && cell.verdict !== "noise" && ` · p=${cell.pValue.toFixed(3)}`}
                           </div>
                         )}
-                        <Annotation check={checks.get(`value:${runId}:${row.key}`)} />
-                        <Annotation check={checks.get(`delta:${runId}:${row.key}`)} />
+                        <PublishedMark check={checks.get(`value:${runId}:${row.key}`)} shown={showPublished} />
+                        <PublishedMark check={checks.get(`delta:${runId}:${row.key}`)} shown={showPublished} />
                       </td>
                     );
                   })}
@@ -157,7 +148,7 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
               ))}
             </tbody>
           </table>
-        </div>
+        </WideTable>
         <p className="mt-3 text-xs text-slate-500">
           Deltas are (run − baseline) ÷ baseline; green is better and red worse for that metric's direction. "Within
           noise" means both runs were repeated and Welch's t-test finds no significant difference (p ≥ 0.05).
@@ -168,7 +159,7 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
         {view.configDiff.length === 0 ? (
           <p className="text-sm text-slate-500">The runs share their target, instance config and scenario.</p>
         ) : (
-          <div className="overflow-x-auto">
+          <WideTable>
             <table className="w-full text-sm" aria-label="Configuration differences">
               <thead className="text-left text-xs uppercase text-slate-500">
                 <tr>
@@ -201,7 +192,7 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                 ))}
               </tbody>
             </table>
-          </div>
+          </WideTable>
         )}
       </Card>
 

@@ -10,9 +10,9 @@ import {
   relativeDelta,
   sweepPoints,
 } from "@benchboard/core";
-import { Button, Card, cx, ErrorState, ProgressBar, Skeleton, StatusBadge } from "@benchboard/ui";
+import { Button, Card, cx, ErrorState, ProgressBar, Skeleton, StatusBadge, WideTable } from "@benchboard/ui";
 import { MetricByValueChart } from "@benchboard/ui/charts/metric-by-value-chart";
-import { PublishedFigures } from "@benchboard/ui/published-figures";
+import { PublishedFigures, PublishedMark, SourceCheckToggle } from "@benchboard/ui/published-figures";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
@@ -43,30 +43,6 @@ function HeaderUnit({ metric }: { metric: string }) {
   return metricDef(metric).unit === "count" ? <span className="normal-case"> (count)</span> : null;
 }
 
-function Mark({ check }: { check: Check | undefined }) {
-  if (!check) return null;
-  const ok = check.status === "match";
-  return (
-    <div
-      className={cx(
-        "text-[11px] leading-tight",
-        ok
-          ? "text-emerald-700"
-          : check.status === "rounded"
-            ? "text-sky-700"
-            : check.status === "unavailable"
-              ? "text-slate-400"
-              : "font-semibold text-amber-800",
-      )}
-      title={[check.detail, check.figure.note].filter(Boolean).join(" — ") || undefined}
-      data-published-status={check.status}
-    >
-      {ok ? "✓" : check.status === "rounded" ? "≈" : check.status === "unavailable" ? "—" : "⚠"} published{" "}
-      {check.figure.text}
-    </div>
-  );
-}
-
 export function SweepReport({ id }: { id: string }) {
   const trpc = useTRPC();
   const sweep = useQuery({
@@ -74,6 +50,7 @@ export function SweepReport({ id }: { id: string }) {
     refetchInterval: (q) => (q.state.data?.sweep.status === "running" ? 1_000 : false),
   });
   const [metric, setMetric] = useState<string | null>(null);
+  const [showPublished, setShowPublished] = useState(false);
   const me = useQuery(trpc.auth.me.queryOptions());
   const qc = useQueryClient();
   const cancel = useMutation(
@@ -91,7 +68,7 @@ export function SweepReport({ id }: { id: string }) {
   const points = sweepPoints(rows, chosen);
   const thresholds = view.thresholds
     .filter((t) => t.metric === chosen)
-    .map((t) => ({ label: `target ${t.op} ${formatMetric(t.metric, t.value)}`, value: t.value }));
+    .map((t) => ({ label: `threshold ${t.op} ${formatMetric(t.metric, t.value)}`, value: t.value }));
   const firstRow = rows.find((r) => r.status === "succeeded" && !r.excluded);
   const checks = new Map<string, Check>();
   for (const c of view.published?.checks ?? []) {
@@ -176,14 +153,21 @@ export function SweepReport({ id }: { id: string }) {
         )}
         <p className="mt-2 text-xs text-slate-500">
           {best
-            ? `Best: ${view.sweep.parameter} = ${formatSweepValue(best.value)} (${best.label}), the best ${metricDef(view.sweep.metric).label.toLowerCase()} among runs that meet every target.`
+            ? `Best: ${view.sweep.parameter} = ${formatSweepValue(best.value)} (${best.label}), the best ${metricDef(view.sweep.metric).label.toLowerCase()} among runs that meet every threshold.`
             : "No best value yet."}{" "}
-          Green marks the best value, red the values that miss a target; dashed lines are targets on this metric.
+          Green marks the best value, red the values that miss a threshold; dashed lines are thresholds on this metric.
         </p>
       </Card>
 
-      <Card title="Summary">
-        <div className="overflow-x-auto">
+      <Card
+        title="Summary"
+        actions={
+          view.published && (
+            <SourceCheckToggle checks={view.published.checks} shown={showPublished} onChange={setShowPublished} />
+          )
+        }
+      >
+        <WideTable>
           <table className="w-full text-sm" aria-label="Sweep summary">
             <thead className="text-left text-xs uppercase text-slate-500">
               <tr>
@@ -200,7 +184,7 @@ export function SweepReport({ id }: { id: string }) {
                     <HeaderUnit metric={k} />
                   </th>
                 ))}
-                <th className="py-1.5 pr-3">Meets targets</th>
+                <th className="py-1.5 pr-3">Meets thresholds</th>
                 <th className="py-1.5">Best</th>
               </tr>
             </thead>
@@ -218,9 +202,14 @@ export function SweepReport({ id }: { id: string }) {
                     )}
                     data-excluded={row.excluded || undefined}
                   >
-                    <td className="py-1.5 pr-3 font-medium tabular-nums">
+                    <td
+                      className={cx(
+                        "py-1.5 pr-3 font-medium tabular-nums",
+                        row.excluded ? "bg-slate-50" : row.best && "bg-emerald-50",
+                      )}
+                    >
                       {formatSweepValue(row.value)}
-                      <Mark check={checks.get(`config:${row.runId}`)} />
+                      <PublishedMark shown={showPublished} check={checks.get(`config:${row.runId}`)} />
                     </td>
                     <td className="py-1.5 pr-3 whitespace-nowrap">
                       <Link href={`/runs/${row.runId}`} className="text-sky-700 hover:underline">
@@ -228,46 +217,48 @@ export function SweepReport({ id }: { id: string }) {
                       </Link>{" "}
                       {row.status !== "succeeded" && <StatusBadge status={row.status} />}
                       {row.included && <div className="text-[11px] text-slate-500">shared with another sweep</div>}
-                      {row.excluded && <div className="max-w-56 text-[11px]">excluded: {row.excludedReason}</div>}
+                      {row.excluded && (
+                        <div className="max-w-56 text-[11px] whitespace-normal">excluded: {row.excludedReason}</div>
+                      )}
                     </td>
                     <td className="py-1.5 pr-3 text-right tabular-nums whitespace-nowrap">
                       {formatMetric(chosen, value)}
-                      <Mark check={checks.get(`value:${row.runId}:${chosen}`)} />
+                      <PublishedMark shown={showPublished} check={checks.get(`value:${row.runId}:${chosen}`)} />
                     </td>
                     <td className="py-1.5 pr-3 text-right tabular-nums whitespace-nowrap">
                       {formatDeltaPct(delta)}
-                      <Mark check={checks.get(`delta:${row.runId}:${chosen}`)} />
+                      <PublishedMark shown={showPublished} check={checks.get(`delta:${row.runId}:${chosen}`)} />
                     </td>
                     {columns.map((k) => (
                       <td key={k} className="py-1.5 pr-3 text-right tabular-nums whitespace-nowrap">
                         {formatMetric(k, row.metrics[k])}
-                        <Mark check={checks.get(`value:${row.runId}:${k}`)} />
+                        <PublishedMark shown={showPublished} check={checks.get(`value:${row.runId}:${k}`)} />
                       </td>
                     ))}
                     <td className="min-w-40 py-1.5 pr-3" title={row.failedTargets.join(", ") || undefined}>
                       {row.meetsTargets === null ? (
-                        <span className="text-slate-400">{hasTargets ? "—" : "no targets"}</span>
+                        <span className="text-slate-400">{hasTargets ? "—" : "no thresholds"}</span>
                       ) : row.meetsTargets ? (
                         <span className="font-semibold text-emerald-700">✓ yes</span>
                       ) : (
                         <span className="font-semibold text-rose-700">✗ {row.failedTargets.join(", ")}</span>
                       )}
-                      <Mark check={checks.get(`verdict:${row.runId}`)} />
+                      <PublishedMark shown={showPublished} check={checks.get(`verdict:${row.runId}`)} />
                     </td>
                     <td className="py-1.5">
                       {row.best && <span className="whitespace-nowrap font-semibold text-emerald-700">★ best</span>}
-                      <Mark check={checks.get(`best:${row.runId}`)} />
+                      <PublishedMark shown={showPublished} check={checks.get(`best:${row.runId}`)} />
                     </td>
                   </tr>
                 );
               })}
             </tbody>
           </table>
-        </div>
+        </WideTable>
         <p className="mt-3 text-xs text-slate-500">
           {hasTargets
-            ? `Targets: ${view.thresholds.map((t) => `${metricDef(t.metric).label} ${t.op} ${formatMetric(t.metric, t.value)}`).join(", ")} (the project's and scenario's current targets).`
-            : "The project has no targets; set them on the Trends page."}{" "}
+            ? `Thresholds: ${view.thresholds.map((t) => `${metricDef(t.metric).label} ${t.op} ${formatMetric(t.metric, t.value)}`).join(", ")} (the project's and scenario's current thresholds).`
+            : "The project has no thresholds; set them on the Trends page."}{" "}
           Excluded runs stay listed but leave the chart and the best value.
         </p>
       </Card>

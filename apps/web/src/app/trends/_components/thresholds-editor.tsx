@@ -10,7 +10,7 @@ import { errorMessage, fieldErrors } from "~/trpc/errors";
 const OPS = ["<", "<=", ">", ">=", "=="] as const;
 const CHOICES = METRICS.filter((m) => m.direction !== "neutral").map((m) => m.key);
 
-/** A project's targets: thresholds every run of the project is judged against. */
+/** A project's thresholds: the pass/fail goals every run of the project is judged against. */
 export function ThresholdsEditor({ projectId, canEdit }: { projectId: string; canEdit: boolean }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -27,7 +27,7 @@ export function ThresholdsEditor({ projectId, canEdit }: { projectId: string; ca
       },
     }),
   );
-  if (stored.isPending) return <Skeleton className="h-16" label="Loading targets" />;
+  if (stored.isPending) return <Skeleton className="h-16" label="Loading thresholds" />;
   if (stored.isError) return <ErrorState message={stored.error.message} onRetry={() => stored.refetch()} />;
   const rows = draft ?? stored.data.map((t, i) => ({ ...t, key: `stored-${i}`, value: String(t.value) }));
   const errors = fieldErrors(save.error);
@@ -36,9 +36,9 @@ export function ThresholdsEditor({ projectId, canEdit }: { projectId: string; ca
 
   if (!canEdit) {
     return stored.data.length === 0 ? (
-      <p className="text-sm text-slate-500">No targets.</p>
+      <p className="text-sm text-slate-500">No thresholds.</p>
     ) : (
-      <ul className="text-sm" aria-label="Targets">
+      <ul className="text-sm" aria-label="Thresholds">
         {stored.data.map((t) => (
           <li key={`${t.metric}${t.op}${t.value}`}>
             {metricDef(t.metric).label} {t.op} {formatMetric(t.metric, t.value)}
@@ -50,7 +50,7 @@ export function ThresholdsEditor({ projectId, canEdit }: { projectId: string; ca
   return (
     <form
       className="space-y-2"
-      aria-label="Project targets"
+      aria-label="Project thresholds"
       onSubmit={(e) => {
         e.preventDefault();
         save.mutate({
@@ -59,11 +59,11 @@ export function ThresholdsEditor({ projectId, canEdit }: { projectId: string; ca
         });
       }}
     >
-      {rows.length === 0 && <p className="text-sm text-slate-500">No targets yet.</p>}
+      {rows.length === 0 && <p className="text-sm text-slate-500">No thresholds yet.</p>}
       {rows.map((r, i) => (
         <div key={r.key} className="flex flex-wrap items-center gap-2">
           <select
-            aria-label={`Target ${i + 1} metric`}
+            aria-label={`Threshold ${i + 1} metric`}
             className={inputClass}
             value={r.metric}
             onChange={(e) => set(i, { metric: e.target.value })}
@@ -75,7 +75,7 @@ export function ThresholdsEditor({ projectId, canEdit }: { projectId: string; ca
             ))}
           </select>
           <select
-            aria-label={`Target ${i + 1} comparison`}
+            aria-label={`Threshold ${i + 1} comparison`}
             className={inputClass}
             value={r.op}
             onChange={(e) => set(i, { op: e.target.value as TThreshold["op"] })}
@@ -87,7 +87,7 @@ export function ThresholdsEditor({ projectId, canEdit }: { projectId: string; ca
             ))}
           </select>
           <input
-            aria-label={`Target ${i + 1} value`}
+            aria-label={`Threshold ${i + 1} value`}
             type="number"
             step="any"
             className={`${inputClass} w-32`}
@@ -116,16 +116,16 @@ export function ThresholdsEditor({ projectId, canEdit }: { projectId: string; ca
           variant="secondary"
           onClick={() => setDraft([...rows, { key: `new-${Date.now()}`, metric: "latency_p99", op: "<", value: "" }])}
         >
-          Add target
+          Add threshold
         </Button>
         <Button type="submit" disabled={draft === null || save.isPending}>
-          {save.isPending ? "Saving…" : "Save targets"}
+          {save.isPending ? "Saving…" : "Save thresholds"}
         </Button>
         {save.isError && Object.keys(errors).length === 0 && (
           <span className="text-sm text-rose-700">{errorMessage(save.error)}</span>
         )}
       </div>
-      <p className="text-xs text-slate-500">Runs are judged when they end; sweeps show the current targets.</p>
+      <p className="text-xs text-slate-500">Runs are judged when they end; sweeps show the current thresholds.</p>
     </form>
   );
 }

@@ -132,7 +132,7 @@ export function TrendView() {
               branches={branches.map((b) => ({ key: b, label: b }))}
               format={(v) => formatMetric(metric, v)}
               thresholds={(data?.thresholds ?? []).map((t) => ({
-                label: `target ${t.op} ${formatMetric(metric, t.value)}`,
+                label: `threshold ${t.op} ${formatMetric(metric, t.value)}`,
                 value: t.value,
               }))}
             />
@@ -160,7 +160,7 @@ export function TrendView() {
             </ul>
           )}
         </Card>
-        <Card title={`Targets for ${project.name}`}>
+        <Card title={`Thresholds for ${project.name}`}>
           <ThresholdsEditor key={project.id} projectId={project.id} canEdit={canEdit} />
         </Card>
       </div>

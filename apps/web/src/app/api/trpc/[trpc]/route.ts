@@ -1,27 +1,45 @@
 import { appRouter } from "@benchboard/api";
+import { RestError, readBodyText } from "@benchboard/api/rest/index";
+import { jsonTooDeep, MAX_JSON_DEPTH } from "@benchboard/core/importers";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createContext } from "~/server/context";
 import { isCrossSiteWrite } from "~/server/csrf";
 
 export const dynamic = "force-dynamic";
 
-/** Request bodies larger than this are refused before parsing. */
-const MAX_BODY_BYTES = 1_000_000;
+/** Request bodies larger than this are refused, counted on the bytes actually read. */
+const MAX_TRPC_BODY_BYTES = 1_000_000;
 
-const handler = (req: Request) => {
-  if (isCrossSiteWrite(req)) {
-    return Response.json({ error: { message: "cross-site request refused" } }, { status: 403 });
+const refuse = (status: number, message: string) => Response.json({ error: { message } }, { status });
+
+/**
+ * The body read here, under the size limit whatever Content-Length says (a chunked body has
+ * none), and checked for nesting before tRPC parses it; tRPC then reads the copy.
+ */
+async function boundedRequest(req: Request): Promise<Request | Response> {
+  if (req.method !== "POST") return req;
+  let text: string;
+  try {
+    text = await readBodyText(req, MAX_TRPC_BODY_BYTES);
+  } catch (err) {
+    if (err instanceof RestError) return refuse(err.status, err.message);
+    throw err;
   }
-  const length = Number(req.headers.get("content-length") ?? 0);
-  if (length > MAX_BODY_BYTES) {
-    return Response.json(
-      { error: { message: `request body is larger than ${MAX_BODY_BYTES} bytes` } },
-      { status: 413 },
-    );
-  }
+  const deep = jsonTooDeep(text);
+  if (deep) return refuse(400, `the request body nests deeper than ${MAX_JSON_DEPTH} levels (line ${deep.line})`);
+  const headers = new Headers(req.headers);
+  headers.delete("content-length");
+  headers.delete("transfer-encoding");
+  return new Request(req.url, { method: req.method, headers, body: text, signal: req.signal });
+}
+
+const handler = async (req: Request) => {
+  if (isCrossSiteWrite(req)) return refuse(403, "cross-site request refused");
+  const bounded = await boundedRequest(req);
+  if (bounded instanceof Response) return bounded;
   return fetchRequestHandler({
     endpoint: "/api/trpc",
-    req,
+    req: bounded,
     router: appRouter,
     createContext,
     onError({ error, path }) {

@@ -9,6 +9,7 @@ import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 import { ConfirmDialog } from "./confirm-dialog";
+import { ProjectSlug } from "./project-slug";
 
 /** Project header (name, rename, delete) and the tabs of its areas. */
 export function ProjectFrame({ projectId, children }: { projectId: string; children: ReactNode }) {
@@ -151,6 +152,7 @@ function ProjectHeading({ projectId }: { projectId: string }) {
         </div>
         <h1 className="text-2xl font-semibold tracking-tight text-slate-900">{project.data.name}</h1>
         {project.data.description && <p className="mt-1 text-sm text-slate-600">{project.data.description}</p>}
+        <ProjectSlug slug={project.data.slug} />
       </div>
       {canEdit && (
         <div className="flex gap-2">

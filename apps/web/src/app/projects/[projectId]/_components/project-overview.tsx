@@ -5,6 +5,8 @@ import { Card, EmptyState, ErrorState, Skeleton, StatCard, StatusBadge } from "@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "~/trpc/client";
+import { GettingStarted, gettingStartedSteps } from "../../../_components/getting-started";
+import { useCanEdit } from "../../../_components/use-can-edit";
 
 /** What a project has and what happened last, with the next step when something is missing. */
 export function ProjectOverview({ projectId }: { projectId: string }) {
@@ -14,18 +16,8 @@ export function ProjectOverview({ projectId }: { projectId: string }) {
   const base = `/projects/${projectId}`;
   const counts = project.data?._count;
 
-  const steps = counts
-    ? [
-        { done: counts.targets > 0, href: `${base}/targets/new`, label: "Register a target (the service to load)" },
-        {
-          done: counts.instanceConfigs > 0,
-          href: `${base}/configs/new`,
-          label: "Describe where it runs (instance config, optional)",
-        },
-        { done: counts.scenarios > 0, href: `${base}/scenarios/new`, label: "Define a scenario (the load)" },
-        { done: counts.runs > 0, href: `${base}/launch`, label: "Launch a run" },
-      ]
-    : [];
+  const canEdit = useCanEdit();
+  const steps = counts ? gettingStartedSteps({ id: projectId, counts }) : [];
 
   return (
     <div className="space-y-6">
@@ -41,38 +33,16 @@ export function ProjectOverview({ projectId }: { projectId: string }) {
           [0, 1, 2, 3].map((i) => <Skeleton key={i} className="h-20" label={i === 0 ? "Loading counts" : undefined} />)
         )}
       </div>
-      {steps.some((s) => !s.done) && (
-        <Card title="Getting started">
-          <ol className="space-y-1.5 text-sm">
-            {steps.map((s, i) => (
-              <li key={s.href} className="flex items-center gap-2">
-                <span
-                  aria-hidden
-                  className={`flex h-5 w-5 items-center justify-center rounded-full text-xs ${
-                    s.done ? "bg-emerald-100 text-emerald-800" : "bg-slate-100 text-slate-600"
-                  }`}
-                >
-                  {s.done ? "✓" : i + 1}
-                </span>
-                {s.done ? (
-                  <span className="text-slate-500 line-through">{s.label}</span>
-                ) : (
-                  <Link href={s.href} className="text-sky-700 hover:underline">
-                    {s.label}
-                  </Link>
-                )}
-              </li>
-            ))}
-          </ol>
-        </Card>
-      )}
+      {canEdit && <GettingStarted steps={steps} withProjectStep={false} />}
       <Card
         title="Recent runs"
         actions={
           <div className="flex gap-3 text-sm">
-            <Link href={`${base}/launch`} className="font-medium text-sky-700 hover:underline">
-              Launch a run
-            </Link>
+            {canEdit && (
+              <Link href={`${base}/launch`} className="font-medium text-sky-700 hover:underline">
+                Launch a run
+              </Link>
+            )}
             <Link href={`/runs?projectId=${projectId}`} className="text-sky-700 hover:underline">
               All runs →
             </Link>
@@ -84,7 +54,11 @@ export function ProjectOverview({ projectId }: { projectId: string }) {
         ) : runs.isError ? (
           <ErrorState message={runs.error.message} onRetry={() => runs.refetch()} />
         ) : runs.data.items.length === 0 ? (
-          <EmptyState title="No runs yet">Launch one once the project has a target and a scenario.</EmptyState>
+          <EmptyState title="No runs yet">
+            {canEdit
+              ? "Launch one once the project has a target and a scenario."
+              : "Runs appear here once a member launches or uploads one."}
+          </EmptyState>
         ) : (
           <table className="w-full text-sm" aria-label="Recent runs">
             <thead className="text-left text-xs uppercase text-slate-500">

@@ -109,13 +109,13 @@ export function RunReport({
       </section>
 
       <div className="grid gap-6 lg:grid-cols-3">
-        <Card title="Targets" className="self-start lg:col-span-1">
+        <Card title="Thresholds" className="self-start lg:col-span-1">
           {result.verdicts.length === 0 ? (
             <p className="text-sm text-slate-500">
-              No targets apply to this run. Set project targets on the Trends page.
+              No thresholds apply to this run. Set project thresholds on the Trends page.
             </p>
           ) : (
-            <ul className="space-y-1.5 text-sm" aria-label="Target verdicts">
+            <ul className="space-y-1.5 text-sm" aria-label="Threshold verdicts">
               {result.verdicts.map((v) => (
                 <li
                   key={`${v.source}-${v.metric}-${v.op}-${v.value}`}
@@ -165,7 +165,11 @@ export function RunReport({
                   </p>
                 </>
               ) : (
-                <p className="text-sm text-slate-500">No histogram stored (imported runs carry percentiles only).</p>
+                <p className="text-sm text-slate-500">
+                  {view.run.source === "launched"
+                    ? "No histogram: no request of this run got a response."
+                    : "No histogram stored: imported runs carry percentiles only."}
+                </p>
               )}
             </div>
           </div>
@@ -186,7 +190,17 @@ export function RunReport({
 
       <div className="grid gap-6 lg:grid-cols-2">
         <Card title="Stage breakdown (server timing)">
-          <StageBreakdown stages={result.stages} overheadStages={view.overheadStages} />
+          <StageBreakdown
+            stages={result.stages}
+            overheadStages={view.overheadStages}
+            emptyReason={
+              view.run.source !== "launched"
+                ? "The imported results carry no stage timings."
+                : (m.success ?? 0) > 0
+                  ? "The target sent no Server-Timing header."
+                  : "No request got a response, so no stage was timed."
+            }
+          />
         </Card>
         <Card title="Responses and errors">
           {statusCounts.length === 0 && otherErrors.length === 0 ? (

@@ -82,13 +82,15 @@ export function RunView({ runId }: { runId: string }) {
         }
         actions={
           live ? (
-            <Button
-              variant="danger"
-              onClick={() => cancel.mutate({ id: r.id })}
-              disabled={cancel.isPending || r.cancelRequested || !canEdit}
-            >
-              {r.cancelRequested || cancel.isPending ? "Canceling…" : "Cancel run"}
-            </Button>
+            canEdit && (
+              <Button
+                variant="danger"
+                onClick={() => cancel.mutate({ id: r.id })}
+                disabled={cancel.isPending || r.cancelRequested}
+              >
+                {r.cancelRequested || cancel.isPending ? "Canceling…" : "Cancel run"}
+              </Button>
+            )
           ) : (
             <div className="flex shrink-0 items-center gap-2 whitespace-nowrap text-sm">
               <Link

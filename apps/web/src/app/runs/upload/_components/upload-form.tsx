@@ -5,6 +5,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { ReadOnlyNotice } from "~/app/_components/read-only-notice";
+import { useRole } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
@@ -46,6 +48,11 @@ export function UploadForm() {
     }),
   );
 
+  const role = useRole();
+
+  if (role === "viewer") {
+    return <ReadOnlyNotice>You are a viewer in this organization: members and owners upload results.</ReadOnlyNotice>;
+  }
   if (projects.isPending) return <Skeleton className="h-72" label="Loading projects" />;
   if (projects.isError) return <ErrorState message={projects.error.message} onRetry={() => void projects.refetch()} />;
   if (projects.data.length === 0) {

@@ -3,25 +3,32 @@
 import { Button, Field, inputClass } from "@benchboard/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useState } from "react";
+import { useId, useState } from "react";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
-/** Ask for the variant's name, clone, then open the variant to change what differs. */
-export function CloneDialog({
-  projectId,
-  source,
-  onClose,
-}: {
+interface CloneDialogProps {
   projectId: string;
   source: { id: string; name: string } | null;
   onClose: () => void;
-}) {
+}
+
+/**
+ * Ask for the variant's name, clone, then open the variant to change what differs. Keyed by the
+ * source so the suggested name is the first state of the field: a default filled in by an effect
+ * after the first paint would overwrite what someone typed quickly.
+ */
+export function CloneDialog({ projectId, source, onClose }: CloneDialogProps) {
+  if (!source) return null;
+  return <CloneForm key={source.id} projectId={projectId} source={source} onClose={onClose} />;
+}
+
+function CloneForm({ projectId, source, onClose }: CloneDialogProps & { source: { id: string; name: string } }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
   const titleId = useId();
-  const [name, setName] = useState("");
+  const [name, setName] = useState(`${source.name} (variant)`);
   const clone = useMutation(
     trpc.instanceConfig.clone.mutationOptions({
       onSuccess: async (copy) => {
@@ -32,14 +39,6 @@ export function CloneDialog({
       },
     }),
   );
-  const { reset } = clone;
-  useEffect(() => {
-    if (source) {
-      setName(`${source.name} (variant)`);
-      reset();
-    }
-  }, [source, reset]);
-  if (!source) return null;
   const errors = fieldErrors(clone.error);
   return (
     <div className="fixed inset-0 z-50 flex items-center justify-center bg-slate-900/40 p-4">

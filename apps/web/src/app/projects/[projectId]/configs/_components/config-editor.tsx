@@ -1,6 +1,5 @@
 "use client";
 
-import type { RouterOutputs } from "@benchboard/api";
 import {
   CLOUD_PROVIDER_LABEL,
   type CloudProvider,
@@ -8,38 +7,24 @@ import {
   INSTANCE_PRESETS,
   KNOWN_KNOBS,
   type KnobType,
-  type KnobValue,
-  knobType,
-  parseKnobValue,
 } from "@benchboard/core";
 import { Button, Card, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { useTRPC } from "~/trpc/client";
 import {
   EditorActions,
+  EditorFields,
   InlineError,
   mergeErrors,
-  numText,
-  readNumbers,
+  nextRowKey,
   smallInputClass,
   unshownErrors,
   useSavedThenBack,
-} from "../../_components/form";
+} from "~/app/_components/form-kit";
+import { useCanEdit } from "~/app/_components/use-can-edit";
+import { useTRPC } from "~/trpc/client";
 import { CloneDialog } from "./clone-dialog";
-
-type Config = RouterOutputs["instanceConfig"]["byId"];
-
-interface KnobRow {
-  key: number;
-  name: string;
-  type: KnobType;
-  value: string;
-}
-
-let nextKey = 1;
-
-const MIB_PER_GIB = 1024;
+import { type Config, fieldsFromState, type KnobRow, MIB_PER_GIB, stateFromConfig } from "./config-form";
 
 export function ConfigEditor({ projectId, configId }: { projectId: string; configId?: string }) {
   const trpc = useTRPC();
@@ -59,24 +44,15 @@ export function ConfigEditor({ projectId, configId }: { projectId: string; confi
 
 function ConfigForm({ projectId, config }: { projectId: string; config?: Config }) {
   const trpc = useTRPC();
-  const [name, setName] = useState(config?.name ?? "");
-  const [instanceType, setInstanceType] = useState(config?.instanceType ?? "");
-  const [vcpu, setVcpu] = useState(numText(config?.vcpu));
-  const [memoryGiB, setMemoryGiB] = useState(
-    config?.memoryMb != null ? String(+(config.memoryMb / MIB_PER_GIB).toFixed(3)) : "",
-  );
-  const [cpuLimit, setCpuLimit] = useState(numText(config?.cpuLimit));
-  const [replicas, setReplicas] = useState(numText(config?.replicas ?? 1));
-  const [knobs, setKnobs] = useState<KnobRow[]>(
-    Object.entries(config?.knobs ?? {})
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([k, v]) => ({
-        key: nextKey++,
-        name: k,
-        type: knobType(v as KnobValue),
-        value: String(v),
-      })),
-  );
+  const [initial] = useState(() => stateFromConfig(config));
+  const [name, setName] = useState(initial.name);
+  const [instanceType, setInstanceType] = useState(initial.instanceType);
+  const [vcpu, setVcpu] = useState(initial.vcpu);
+  const [memoryGiB, setMemoryGiB] = useState(initial.memoryGiB);
+  const [cpuLimit, setCpuLimit] = useState(initial.cpuLimit);
+  const [replicas, setReplicas] = useState(initial.replicas);
+  const [knobs, setKnobs] = useState<KnobRow[]>(initial.knobs);
+  const canEdit = useCanEdit();
   const [clientErrors, setClientErrors] = useState<Record<string, string>>({});
   const [cloning, setCloning] = useState(false);
   const listUrl = `/projects/${projectId}/configs`;
@@ -103,41 +79,9 @@ function ConfigForm({ projectId, config }: { projectId: string; config?: Config 
 
   const submit = () => {
     const found: Record<string, string> = {};
-    const n = readNumbers(
-      {
-        vcpu: { text: vcpu, path: "vcpu" },
-        memoryGiB: { text: memoryGiB, path: "memoryGiB" },
-        cpuLimit: { text: cpuLimit, path: "cpuLimit" },
-        replicas: { text: replicas, path: "replicas", required: true },
-      },
-      found,
-    );
-    const knobValues: Record<string, KnobValue> = {};
-    knobs.forEach((row, i) => {
-      const knobName = row.name.trim();
-      if (!knobName) {
-        found[`knobs.${i}.name`] = "knob name is required";
-        return;
-      }
-      if (knobName in knobValues) {
-        found[`knobs.${i}.name`] = "each knob once";
-        return;
-      }
-      const parsed = parseKnobValue(row.type, row.value);
-      if ("error" in parsed) found[`knobs.${i}.value`] = parsed.error;
-      else knobValues[knobName] = parsed.value;
-    });
+    const fields = fieldsFromState({ name, instanceType, vcpu, memoryGiB, cpuLimit, replicas, knobs }, found);
     setClientErrors(found);
-    if (Object.keys(found).length > 0) return;
-    const fields = {
-      name,
-      instanceType: instanceType.trim() || null,
-      vcpu: n.vcpu ?? null,
-      memoryMb: n.memoryGiB === undefined ? null : Math.round(n.memoryGiB * MIB_PER_GIB),
-      cpuLimit: n.cpuLimit ?? null,
-      replicas: n.replicas ?? 1,
-      knobs: knobValues,
-    };
+    if (!fields) return;
     if (config) update.mutate({ id: config.id, ...fields });
     else create.mutate({ projectId, ...fields });
   };
@@ -162,216 +106,221 @@ function ConfigForm({ projectId, config }: { projectId: string; config?: Config 
           if (Object.keys(clientErrors).length > 0) setClientErrors({});
         }}
       >
-        <Card
-          title={config ? `Edit instance config ${config.name}` : "New instance config"}
-          actions={
-            config && (
-              <Button variant="secondary" onClick={() => setCloning(true)}>
-                Clone as variant
-              </Button>
-            )
-          }
-        >
-          <div className="grid gap-4 md:grid-cols-2">
-            <Field label="Config name" htmlFor="config-name" error={errors.name}>
-              <input
-                id="config-name"
-                className={inputClass}
-                value={name}
-                onChange={(e) => setName(e.target.value)}
-                aria-invalid={!!errors.name}
-                placeholder="t3.medium, pool 10k"
-              />
-            </Field>
-            <Field label="Preset" htmlFor="config-preset" hint="Fills in the instance type, vCPU and memory">
-              <select
-                id="config-preset"
-                className={inputClass}
-                value={INSTANCE_PRESETS.some((p) => p.instanceType === instanceType) ? instanceType : ""}
-                onChange={(e) => applyPreset(e.target.value)}
+        <EditorFields canEdit={canEdit}>
+          <Card
+            title={config ? `Edit instance config ${config.name}` : "New instance config"}
+            actions={
+              config &&
+              canEdit && (
+                <Button variant="secondary" onClick={() => setCloning(true)}>
+                  Clone as variant
+                </Button>
+              )
+            }
+          >
+            <div className="grid gap-4 md:grid-cols-2">
+              <Field label="Config name" htmlFor="config-name" error={errors.name}>
+                <input
+                  id="config-name"
+                  className={inputClass}
+                  value={name}
+                  onChange={(e) => setName(e.target.value)}
+                  aria-invalid={!!errors.name}
+                  placeholder="t3.medium, pool 10k"
+                />
+              </Field>
+              <Field label="Preset" htmlFor="config-preset" hint="Fills in the instance type, vCPU and memory">
+                <select
+                  id="config-preset"
+                  className={inputClass}
+                  value={INSTANCE_PRESETS.some((p) => p.instanceType === instanceType) ? instanceType : ""}
+                  onChange={(e) => applyPreset(e.target.value)}
+                >
+                  <option value="">Choose a cloud instance type…</option>
+                  {providers.map((provider) => (
+                    <optgroup key={provider} label={CLOUD_PROVIDER_LABEL[provider]}>
+                      {INSTANCE_PRESETS.filter((p) => p.provider === provider).map((p) => (
+                        <option key={p.instanceType} value={p.instanceType}>
+                          {p.instanceType} — {describeInstanceSize(p)}
+                          {p.burstable ? " (burstable)" : ""}
+                        </option>
+                      ))}
+                    </optgroup>
+                  ))}
+                </select>
+              </Field>
+              <Field label="Instance type" htmlFor="config-instance-type" error={errors.instanceType}>
+                <input
+                  id="config-instance-type"
+                  className={`${inputClass} font-mono`}
+                  value={instanceType}
+                  onChange={(e) => setInstanceType(e.target.value)}
+                  placeholder="t3.medium, bare metal, laptop…"
+                />
+              </Field>
+              <div className="grid grid-cols-2 gap-4">
+                <Field label="vCPU" htmlFor="config-vcpu" error={errors.vcpu}>
+                  <input
+                    id="config-vcpu"
+                    inputMode="decimal"
+                    className={inputClass}
+                    value={vcpu}
+                    onChange={(e) => setVcpu(e.target.value)}
+                    aria-invalid={!!errors.vcpu}
+                  />
+                </Field>
+                <Field label="Memory (GiB)" htmlFor="config-memory" error={errors.memoryGiB}>
+                  <input
+                    id="config-memory"
+                    inputMode="decimal"
+                    className={inputClass}
+                    value={memoryGiB}
+                    onChange={(e) => setMemoryGiB(e.target.value)}
+                    aria-invalid={!!errors.memoryGiB}
+                  />
+                </Field>
+              </div>
+              <Field
+                label="CPU limit (cores)"
+                htmlFor="config-cpu-limit"
+                error={errors.cpuLimit}
+                hint="A container limit such as 0.5; empty for none"
               >
-                <option value="">Choose a cloud instance type…</option>
-                {providers.map((provider) => (
-                  <optgroup key={provider} label={CLOUD_PROVIDER_LABEL[provider]}>
-                    {INSTANCE_PRESETS.filter((p) => p.provider === provider).map((p) => (
-                      <option key={p.instanceType} value={p.instanceType}>
-                        {p.instanceType} — {describeInstanceSize(p)}
-                        {p.burstable ? " (burstable)" : ""}
-                      </option>
-                    ))}
-                  </optgroup>
-                ))}
-              </select>
-            </Field>
-            <Field label="Instance type" htmlFor="config-instance-type" error={errors.instanceType}>
-              <input
-                id="config-instance-type"
-                className={`${inputClass} font-mono`}
-                value={instanceType}
-                onChange={(e) => setInstanceType(e.target.value)}
-                placeholder="t3.medium, bare metal, laptop…"
-              />
-            </Field>
-            <div className="grid grid-cols-2 gap-4">
-              <Field label="vCPU" htmlFor="config-vcpu" error={errors.vcpu}>
                 <input
-                  id="config-vcpu"
+                  id="config-cpu-limit"
                   inputMode="decimal"
                   className={inputClass}
-                  value={vcpu}
-                  onChange={(e) => setVcpu(e.target.value)}
-                  aria-invalid={!!errors.vcpu}
+                  value={cpuLimit}
+                  onChange={(e) => setCpuLimit(e.target.value)}
+                  aria-invalid={!!errors.cpuLimit}
                 />
               </Field>
-              <Field label="Memory (GiB)" htmlFor="config-memory" error={errors.memoryGiB}>
+              <Field label="Replicas" htmlFor="config-replicas" error={errors.replicas}>
                 <input
-                  id="config-memory"
-                  inputMode="decimal"
+                  id="config-replicas"
+                  inputMode="numeric"
                   className={inputClass}
-                  value={memoryGiB}
-                  onChange={(e) => setMemoryGiB(e.target.value)}
-                  aria-invalid={!!errors.memoryGiB}
+                  value={replicas}
+                  onChange={(e) => setReplicas(e.target.value)}
+                  aria-invalid={!!errors.replicas}
                 />
               </Field>
             </div>
-            <Field
-              label="CPU limit (cores)"
-              htmlFor="config-cpu-limit"
-              error={errors.cpuLimit}
-              hint="A container limit such as 0.5; empty for none"
-            >
-              <input
-                id="config-cpu-limit"
-                inputMode="decimal"
-                className={inputClass}
-                value={cpuLimit}
-                onChange={(e) => setCpuLimit(e.target.value)}
-                aria-invalid={!!errors.cpuLimit}
-              />
-            </Field>
-            <Field label="Replicas" htmlFor="config-replicas" error={errors.replicas}>
-              <input
-                id="config-replicas"
-                inputMode="numeric"
-                className={inputClass}
-                value={replicas}
-                onChange={(e) => setReplicas(e.target.value)}
-                aria-invalid={!!errors.replicas}
-              />
-            </Field>
-          </div>
-        </Card>
+          </Card>
 
-        <Card
-          title="Service knobs"
-          actions={
-            <Button
-              variant="secondary"
-              onClick={() => setKnobs((rows) => [...rows, { key: nextKey++, name: "", type: "number", value: "" }])}
-            >
-              Add knob
-            </Button>
-          }
-        >
-          {knobs.length === 0 ? (
-            <p className="text-sm text-slate-500">
-              Settings of the service under test (e.g. <code>buffer_size</code>, <code>PUBLISH_WORKERS</code>). When the
-              target has a config-apply URL, they are sent to it before each run.
-            </p>
-          ) : (
-            <div className="space-y-2" role="list" aria-label="Knobs">
-              <datalist id="known-knobs">
-                {KNOWN_KNOBS.map((k) => (
-                  <option key={k.name} value={k.name}>
-                    {k.description} ({k.service})
-                  </option>
-                ))}
-              </datalist>
-              {knobs.map((row, i) => {
-                const n = i + 1;
-                const err = knobRowError(row, i);
-                const patch = (p: Partial<KnobRow>) =>
-                  setKnobs((rows) => rows.map((r) => (r.key === row.key ? { ...r, ...p } : r)));
-                return (
-                  <div
-                    key={row.key}
-                    role="listitem"
-                    className="grid grid-cols-[1.2fr_0.7fr_1fr_auto] items-start gap-3"
-                  >
-                    <div>
-                      <label htmlFor={`knob-${row.key}-name`} className="sr-only">
-                        Knob {n} name
-                      </label>
-                      <input
-                        id={`knob-${row.key}-name`}
-                        list="known-knobs"
-                        className={`${smallInputClass} font-mono`}
-                        placeholder="buffer_size"
-                        value={row.name}
-                        aria-invalid={!!err}
-                        onChange={(e) => {
-                          const known = KNOWN_KNOBS.find((k) => k.name === e.target.value);
-                          patch({ name: e.target.value, ...(known ? { type: known.type } : {}) });
-                        }}
-                      />
-                    </div>
-                    <div>
-                      <label htmlFor={`knob-${row.key}-type`} className="sr-only">
-                        Knob {n} type
-                      </label>
-                      <select
-                        id={`knob-${row.key}-type`}
-                        className={smallInputClass}
-                        value={row.type}
-                        onChange={(e) => patch({ type: e.target.value as KnobType })}
-                      >
-                        <option value="number">number</option>
-                        <option value="string">string</option>
-                        <option value="boolean">boolean</option>
-                      </select>
-                    </div>
-                    <div>
-                      <label htmlFor={`knob-${row.key}-value`} className="sr-only">
-                        Knob {n} value
-                      </label>
-                      {row.type === "boolean" ? (
-                        <select
-                          id={`knob-${row.key}-value`}
-                          className={smallInputClass}
-                          value={row.value === "true" ? "true" : row.value === "false" ? "false" : ""}
-                          onChange={(e) => patch({ value: e.target.value })}
-                          aria-invalid={!!err}
-                        >
-                          <option value="">choose…</option>
-                          <option value="true">true</option>
-                          <option value="false">false</option>
-                        </select>
-                      ) : (
-                        <input
-                          id={`knob-${row.key}-value`}
-                          className={`${smallInputClass} font-mono`}
-                          value={row.value}
-                          onChange={(e) => patch({ value: e.target.value })}
-                          aria-invalid={!!err}
-                          aria-describedby={err ? `knob-${row.key}-error` : undefined}
-                        />
-                      )}
-                      <InlineError id={`knob-${row.key}-error`} message={err} />
-                    </div>
-                    <button
-                      type="button"
-                      className="py-1 text-sm text-rose-700 hover:underline"
-                      aria-label={`Remove knob ${n}`}
-                      onClick={() => setKnobs((rows) => rows.filter((r) => r.key !== row.key))}
+          <Card
+            title="Service knobs"
+            actions={
+              <Button
+                variant="secondary"
+                onClick={() =>
+                  setKnobs((rows) => [...rows, { key: nextRowKey(), name: "", type: "number", value: "" }])
+                }
+              >
+                Add knob
+              </Button>
+            }
+          >
+            {knobs.length === 0 ? (
+              <p className="text-sm text-slate-500">
+                Settings of the service under test (e.g. <code>buffer_size</code>, <code>PUBLISH_WORKERS</code>). When
+                the target has a config-apply URL, they are sent to it before each run.
+              </p>
+            ) : (
+              <div className="space-y-2" role="list" aria-label="Knobs">
+                <datalist id="known-knobs">
+                  {KNOWN_KNOBS.map((k) => (
+                    <option key={k.name} value={k.name}>
+                      {k.description} ({k.service})
+                    </option>
+                  ))}
+                </datalist>
+                {knobs.map((row, i) => {
+                  const n = i + 1;
+                  const err = knobRowError(row, i);
+                  const patch = (p: Partial<KnobRow>) =>
+                    setKnobs((rows) => rows.map((r) => (r.key === row.key ? { ...r, ...p } : r)));
+                  return (
+                    <div
+                      key={row.key}
+                      role="listitem"
+                      className="grid grid-cols-[1.2fr_0.7fr_1fr_auto] items-start gap-3"
                     >
-                      Remove
-                    </button>
-                  </div>
-                );
-              })}
-            </div>
-          )}
-        </Card>
+                      <div>
+                        <label htmlFor={`knob-${row.key}-name`} className="sr-only">
+                          Knob {n} name
+                        </label>
+                        <input
+                          id={`knob-${row.key}-name`}
+                          list="known-knobs"
+                          className={`${smallInputClass} font-mono`}
+                          placeholder="buffer_size"
+                          value={row.name}
+                          aria-invalid={!!err}
+                          onChange={(e) => {
+                            const known = KNOWN_KNOBS.find((k) => k.name === e.target.value);
+                            patch({ name: e.target.value, ...(known ? { type: known.type } : {}) });
+                          }}
+                        />
+                      </div>
+                      <div>
+                        <label htmlFor={`knob-${row.key}-type`} className="sr-only">
+                          Knob {n} type
+                        </label>
+                        <select
+                          id={`knob-${row.key}-type`}
+                          className={smallInputClass}
+                          value={row.type}
+                          onChange={(e) => patch({ type: e.target.value as KnobType })}
+                        >
+                          <option value="number">number</option>
+                          <option value="string">string</option>
+                          <option value="boolean">boolean</option>
+                        </select>
+                      </div>
+                      <div>
+                        <label htmlFor={`knob-${row.key}-value`} className="sr-only">
+                          Knob {n} value
+                        </label>
+                        {row.type === "boolean" ? (
+                          <select
+                            id={`knob-${row.key}-value`}
+                            className={smallInputClass}
+                            value={row.value === "true" ? "true" : row.value === "false" ? "false" : ""}
+                            onChange={(e) => patch({ value: e.target.value })}
+                            aria-invalid={!!err}
+                          >
+                            <option value="">choose…</option>
+                            <option value="true">true</option>
+                            <option value="false">false</option>
+                          </select>
+                        ) : (
+                          <input
+                            id={`knob-${row.key}-value`}
+                            className={`${smallInputClass} font-mono`}
+                            value={row.value}
+                            onChange={(e) => patch({ value: e.target.value })}
+                            aria-invalid={!!err}
+                            aria-describedby={err ? `knob-${row.key}-error` : undefined}
+                          />
+                        )}
+                        <InlineError id={`knob-${row.key}-error`} message={err} />
+                      </div>
+                      <button
+                        type="button"
+                        className="py-1 text-sm text-rose-700 hover:underline"
+                        aria-label={`Remove knob ${n}`}
+                        onClick={() => setKnobs((rows) => rows.filter((r) => r.key !== row.key))}
+                      >
+                        Remove
+                      </button>
+                    </div>
+                  );
+                })}
+              </div>
+            )}
+          </Card>
+        </EditorFields>
 
         <EditorActions
           unshown={unshownErrors(errors, shown)}
@@ -379,6 +328,7 @@ function ConfigForm({ projectId, config }: { projectId: string; config?: Config 
           pending={save.isPending}
           label={config ? "Save config" : "Create config"}
           cancelHref={listUrl}
+          canEdit={canEdit}
         />
       </form>
       {config && (

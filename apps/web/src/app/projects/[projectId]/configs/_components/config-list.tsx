@@ -48,10 +48,14 @@ export function ConfigList({ projectId }: { projectId: string }) {
       empty={
         <>
           Where and how the target runs: instance type, size, CPU limit, replicas and service knobs.{" "}
-          <Link href={`${base}/new`} className="text-sky-700 hover:underline">
-            Describe one
-          </Link>
-          .
+          {canEdit && (
+            <>
+              <Link href={`${base}/new`} className="text-sky-700 hover:underline">
+                Describe one
+              </Link>
+              .
+            </>
+          )}
         </>
       }
       renderList={(items) => (

@@ -13,9 +13,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { FormAlert, generalError, mergeErrors, numberOrEmpty, unshownErrors } from "~/app/_components/form-kit";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
-import { FormAlert, generalError, mergeErrors, numberOrEmpty, unshownErrors } from "../../_components/form";
 
 const n = (v: number) => v.toLocaleString("en-US", { maximumFractionDigits: 1 });
 

@@ -47,10 +47,14 @@ export function ScenarioList({ projectId }: { projectId: string }) {
       empty={
         <>
           A scenario is the load: an engine with its rate or concurrency, duration and thresholds.{" "}
-          <Link href={`${base}/new`} className="text-sky-700 hover:underline">
-            Define one
-          </Link>{" "}
-          or import a drill plan.
+          {canEdit && (
+            <>
+              <Link href={`${base}/new`} className="text-sky-700 hover:underline">
+                Define one
+              </Link>{" "}
+              or import a drill plan.
+            </>
+          )}
         </>
       }
       renderList={(items) => (

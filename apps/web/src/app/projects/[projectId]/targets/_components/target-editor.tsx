@@ -1,164 +1,39 @@
 "use client";
 
-import type { RouterInputs, RouterOutputs } from "@benchboard/api";
+import type { RouterOutputs } from "@benchboard/api";
 import { formatBytes } from "@benchboard/core";
 import { Button, Card, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { useTRPC } from "~/trpc/client";
-import { errorMessage } from "~/trpc/errors";
 import {
   EditorActions,
+  EditorFields,
   FormAlert,
   InlineError,
   mergeErrors,
-  numberOrEmpty,
-  numText,
+  nextRowKey,
   smallInputClass,
   unshownErrors,
   useSavedThenBack,
-} from "../../_components/form";
+} from "~/app/_components/form-kit";
+import { useCanEdit } from "~/app/_components/use-can-edit";
+import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
 import { OriginChangeNote } from "./origin-change-note";
+import {
+  emptyMonitor,
+  type HeaderRow,
+  headerInputs,
+  type MonitorKind,
+  type MonitorRow,
+  monitorInputs,
+  rowsFromTarget,
+  type Target,
+  type TargetInput,
+} from "./target-form";
 import { TARGET_KIND_LABEL } from "./target-list";
 
-type Target = RouterOutputs["target"]["byId"];
-type TargetInput = RouterInputs["target"]["create"];
-type MonitorInput = NonNullable<TargetInput["monitors"]>[number];
 type ProbeResults = RouterOutputs["target"]["testMonitors"];
-
-interface HeaderRow {
-  key: number;
-  name: string;
-  value: string;
-  secret: boolean;
-  /** Name under which a secret value is stored (set for stored secrets). */
-  storedAs: string | null;
-  /** The user chose to type a new value for a stored secret. */
-  replacing: boolean;
-}
-
-type MonitorKind = "prometheus" | "rabbitmq" | "process";
-
-interface MonitorRow {
-  key: number;
-  id: string | null;
-  kind: MonitorKind;
-  url: string;
-  memoryMetric: string;
-  cpuMetric: string;
-  /** `name=metric` per line. */
-  gauges: string;
-  vhost: string;
-  queues: string;
-  username: string;
-  password: string;
-  hasPassword: boolean;
-  replacingPassword: boolean;
-  clearPassword: boolean;
-  pid: string;
-  port: string;
-}
-
-let nextKey = 1;
-const key = () => nextKey++;
-
-function emptyMonitor(kind: MonitorKind): MonitorRow {
-  return {
-    key: key(),
-    id: null,
-    kind,
-    url: kind === "rabbitmq" ? "http://127.0.0.1:15672" : "",
-    memoryMetric: "process_resident_memory_bytes",
-    cpuMetric: "process_cpu_seconds_total",
-    gauges: "",
-    vhost: "/",
-    queues: "",
-    username: "guest",
-    password: "",
-    hasPassword: false,
-    replacingPassword: false,
-    clearPassword: false,
-    pid: "",
-    port: "",
-  };
-}
-
-function rowsFromTarget(target: Target) {
-  const headers: HeaderRow[] = target.headers.map((h) => ({
-    key: key(),
-    name: h.name,
-    value: "value" in h ? h.value : "",
-    secret: "secret" in h,
-    storedAs: "secret" in h ? h.name : null,
-    replacing: false,
-  }));
-  const monitors: MonitorRow[] = target.monitors.map((m) => {
-    const row = emptyMonitor(m.kind);
-    row.id = m.id;
-    if (m.kind === "prometheus") {
-      row.url = m.url;
-      row.memoryMetric = m.memoryMetric;
-      row.cpuMetric = m.cpuMetric;
-      row.gauges = m.gauges.map((g) => `${g.name}=${g.metric}`).join("\n");
-    } else if (m.kind === "rabbitmq") {
-      row.url = m.url;
-      row.vhost = m.vhost;
-      row.queues = m.queues.join(", ");
-      row.username = m.username;
-      row.hasPassword = m.hasPassword === true;
-    } else {
-      row.pid = numText(m.pid);
-      row.port = numText(m.port);
-    }
-    return row;
-  });
-  return { headers, monitors };
-}
-
-/** Monitor rows as the API takes them; problems the form can see itself go to `errors`. */
-function monitorInputs(rows: MonitorRow[], errors: Record<string, string>): MonitorInput[] {
-  return rows.map((m, i) => {
-    const path = `monitors.${i}`;
-    const common = { id: m.id };
-    if (m.kind === "prometheus") {
-      const gauges = m.gauges
-        .split("\n")
-        .map((line) => line.trim())
-        .filter(Boolean)
-        .map((line) => {
-          const [name = "", metric = ""] = line.split("=").map((p) => p.trim());
-          if (!name || !metric) errors[`${path}.config.gauges`] = "one gauge per line: name=metric";
-          return { name, metric };
-        });
-      return {
-        ...common,
-        config: { kind: "prometheus", url: m.url.trim(), memoryMetric: m.memoryMetric, cpuMetric: m.cpuMetric, gauges },
-      };
-    }
-    if (m.kind === "rabbitmq") {
-      return {
-        ...common,
-        config: {
-          kind: "rabbitmq",
-          url: m.url.trim(),
-          vhost: m.vhost || "/",
-          queues: m.queues
-            .split(",")
-            .map((q) => q.trim())
-            .filter(Boolean),
-          username: m.username,
-        },
-        password: m.password || null,
-        clearPassword: m.clearPassword,
-      } as MonitorInput;
-    }
-    const pid = numberOrEmpty(m.pid);
-    const port = numberOrEmpty(m.port);
-    if (pid !== undefined && !Number.isInteger(pid)) errors[`${path}.config.pid`] = "must be a whole number";
-    if (port !== undefined && !Number.isInteger(port)) errors[`${path}.config.port`] = "must be a whole number";
-    return { ...common, config: { kind: "process", pid, port } };
-  });
-}
 
 export function TargetEditor({ projectId, targetId }: { projectId: string; targetId?: string }) {
   const trpc = useTRPC();
@@ -184,6 +59,7 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
   const [clientErrors, setClientErrors] = useState<Record<string, string>>({});
   const [probe, setProbe] = useState<ProbeResults | null>(null);
   const listUrl = `/projects/${projectId}/targets`;
+  const canEdit = useCanEdit();
 
   const onSaved = useSavedThenBack(trpc.target.pathKey(), listUrl);
   const create = useMutation(trpc.target.create.mutationOptions({ onSuccess: onSaved }));
@@ -200,12 +76,7 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
   const collect = () => {
     const found: Record<string, string> = {};
     const monitorList = monitorInputs(monitors, found);
-    const headerList = headers.map((h) => ({
-      name: h.name.trim(),
-      secret: h.secret,
-      value: h.secret && h.storedAs && !h.replacing ? null : h.value,
-      from: h.storedAs,
-    }));
+    const headerList = headerInputs(headers);
     return { found, monitorList, headerList };
   };
 
@@ -253,228 +124,235 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
         if (Object.keys(clientErrors).length > 0) setClientErrors({});
       }}
     >
-      <Card title={target ? `Edit target ${target.name}` : "New target"}>
-        <div className="grid gap-4 md:grid-cols-2">
-          <Field label="Target name" htmlFor="target-name" error={errors.name}>
-            <input
-              id="target-name"
-              className={inputClass}
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-              aria-invalid={!!errors.name}
-              placeholder="gateway on t3.medium"
-            />
-          </Field>
-          <Field label="Kind" htmlFor="target-kind" error={errors.kind}>
-            <select
-              id="target-kind"
-              className={inputClass}
-              value={kind}
-              onChange={(e) => setKind(e.target.value as TargetInput["kind"])}
+      <EditorFields canEdit={canEdit}>
+        <Card title={target ? `Edit target ${target.name}` : "New target"}>
+          <div className="grid gap-4 md:grid-cols-2">
+            <Field label="Target name" htmlFor="target-name" error={errors.name}>
+              <input
+                id="target-name"
+                className={inputClass}
+                value={name}
+                onChange={(e) => setName(e.target.value)}
+                aria-invalid={!!errors.name}
+                placeholder="gateway on t3.medium"
+              />
+            </Field>
+            <Field label="Kind" htmlFor="target-kind" error={errors.kind}>
+              <select
+                id="target-kind"
+                className={inputClass}
+                value={kind}
+                onChange={(e) => setKind(e.target.value as TargetInput["kind"])}
+              >
+                {(Object.keys(TARGET_KIND_LABEL) as TargetInput["kind"][]).map((k) => (
+                  <option key={k} value={k}>
+                    {TARGET_KIND_LABEL[k]}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field
+              label="Base URL"
+              htmlFor="target-url"
+              error={errors.baseUrl}
+              hint="Scenario paths are relative to it"
             >
-              {(Object.keys(TARGET_KIND_LABEL) as TargetInput["kind"][]).map((k) => (
-                <option key={k} value={k}>
-                  {TARGET_KIND_LABEL[k]}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field label="Base URL" htmlFor="target-url" error={errors.baseUrl} hint="Scenario paths are relative to it">
-            <input
-              id="target-url"
-              className={`${inputClass} font-mono`}
-              value={baseUrl}
-              onChange={(e) => setBaseUrl(e.target.value)}
-              aria-invalid={!!errors.baseUrl}
-            />
-          </Field>
-          <OriginChangeNote saved={target?.baseUrl} current={baseUrl} />
-          <Field
-            label="Config-apply URL (optional)"
-            htmlFor="target-apply-url"
-            error={errors.configApplyUrl}
-            hint="Receives PUT of the instance config's knobs before each run"
-          >
-            <input
-              id="target-apply-url"
-              className={`${inputClass} font-mono`}
-              value={configApplyUrl}
-              onChange={(e) => setConfigApplyUrl(e.target.value)}
-              aria-invalid={!!errors.configApplyUrl}
-              placeholder="http://127.0.0.1:4100/admin/config"
-            />
-          </Field>
-        </div>
-      </Card>
+              <input
+                id="target-url"
+                className={`${inputClass} font-mono`}
+                value={baseUrl}
+                onChange={(e) => setBaseUrl(e.target.value)}
+                aria-invalid={!!errors.baseUrl}
+              />
+            </Field>
+            <OriginChangeNote saved={target?.baseUrl} current={baseUrl} />
+            <Field
+              label="Config-apply URL (optional)"
+              htmlFor="target-apply-url"
+              error={errors.configApplyUrl}
+              hint="Receives PUT of the instance config's knobs before each run"
+            >
+              <input
+                id="target-apply-url"
+                className={`${inputClass} font-mono`}
+                value={configApplyUrl}
+                onChange={(e) => setConfigApplyUrl(e.target.value)}
+                aria-invalid={!!errors.configApplyUrl}
+                placeholder="http://127.0.0.1:4100/admin/config"
+              />
+            </Field>
+          </div>
+        </Card>
 
-      <Card
-        title="Headers"
-        actions={
-          <Button
-            variant="secondary"
-            onClick={() =>
-              setHeaders((rows) => [
-                ...rows,
-                { key: key(), name: "", value: "", secret: false, storedAs: null, replacing: false },
-              ])
-            }
-          >
-            Add header
-          </Button>
-        }
-      >
-        {headers.length === 0 ? (
-          <p className="text-sm text-slate-500">
-            Sent with every request. Mark a header secret (e.g. an API key) to store its value encrypted; it is never
-            shown again.
-          </p>
-        ) : (
-          <div className="space-y-3" role="list" aria-label="Headers">
-            {headers.map((h, i) => {
-              const n = i + 1;
-              const nameErr = errors[`headers.${i}.name`];
-              const valueErr = errors[`headers.${i}.value`];
-              const storedSecret = h.secret && h.storedAs !== null && !h.replacing;
-              return (
-                <div key={h.key} role="listitem" className="grid grid-cols-[1fr_1.4fr_auto_auto] items-start gap-3">
-                  <div>
-                    <label htmlFor={`header-${h.key}-name`} className="sr-only">
-                      Header {n} name
-                    </label>
-                    <input
-                      id={`header-${h.key}-name`}
-                      className={`${smallInputClass} font-mono`}
-                      placeholder="Authorization"
-                      value={h.name}
-                      onChange={(e) => patchHeader(h.key, { name: e.target.value })}
-                      aria-invalid={!!nameErr}
-                      aria-describedby={nameErr ? `header-${h.key}-name-error` : undefined}
-                    />
-                    <InlineError id={`header-${h.key}-name-error`} message={nameErr} />
-                  </div>
-                  <div>
-                    {storedSecret ? (
-                      <div className="flex items-center gap-2 py-1 text-sm">
-                        <span className="font-mono text-slate-700">
-                          •••• (set)<span className="sr-only"> header {n} value is stored</span>
-                        </span>
-                        <button
-                          type="button"
-                          className="text-xs font-medium text-sky-700 hover:underline"
-                          onClick={() => patchHeader(h.key, { replacing: true, value: "" })}
-                        >
-                          Replace
-                        </button>
-                      </div>
-                    ) : (
-                      <>
-                        <label htmlFor={`header-${h.key}-value`} className="sr-only">
-                          Header {n} value
-                        </label>
-                        <input
-                          id={`header-${h.key}-value`}
-                          type={h.secret ? "password" : "text"}
-                          autoComplete="off"
-                          className={`${smallInputClass} font-mono`}
-                          placeholder={h.secret ? (h.storedAs ? "new value" : "secret value") : "value"}
-                          value={h.value}
-                          onChange={(e) => patchHeader(h.key, { value: e.target.value })}
-                          aria-invalid={!!valueErr}
-                          aria-describedby={valueErr ? `header-${h.key}-value-error` : undefined}
-                        />
-                        {h.replacing && (
+        <Card
+          title="Headers"
+          actions={
+            <Button
+              variant="secondary"
+              onClick={() =>
+                setHeaders((rows) => [
+                  ...rows,
+                  { key: nextRowKey(), name: "", value: "", secret: false, storedAs: null, replacing: false },
+                ])
+              }
+            >
+              Add header
+            </Button>
+          }
+        >
+          {headers.length === 0 ? (
+            <p className="text-sm text-slate-500">
+              Sent with every request. Mark a header secret (e.g. an API key) to store its value encrypted; it is never
+              shown again.
+            </p>
+          ) : (
+            <div className="space-y-3" role="list" aria-label="Headers">
+              {headers.map((h, i) => {
+                const n = i + 1;
+                const nameErr = errors[`headers.${i}.name`];
+                const valueErr = errors[`headers.${i}.value`];
+                const storedSecret = h.secret && h.storedAs !== null && !h.replacing;
+                return (
+                  <div key={h.key} role="listitem" className="grid grid-cols-[1fr_1.4fr_auto_auto] items-start gap-3">
+                    <div>
+                      <label htmlFor={`header-${h.key}-name`} className="sr-only">
+                        Header {n} name
+                      </label>
+                      <input
+                        id={`header-${h.key}-name`}
+                        className={`${smallInputClass} font-mono`}
+                        placeholder="Authorization"
+                        value={h.name}
+                        onChange={(e) => patchHeader(h.key, { name: e.target.value })}
+                        aria-invalid={!!nameErr}
+                        aria-describedby={nameErr ? `header-${h.key}-name-error` : undefined}
+                      />
+                      <InlineError id={`header-${h.key}-name-error`} message={nameErr} />
+                    </div>
+                    <div>
+                      {storedSecret ? (
+                        <div className="flex items-center gap-2 py-1 text-sm">
+                          <span className="font-mono text-slate-700">
+                            •••• (set)<span className="sr-only"> header {n} value is stored</span>
+                          </span>
                           <button
                             type="button"
-                            className="mt-0.5 text-xs text-sky-700 hover:underline"
-                            onClick={() => patchHeader(h.key, { replacing: false, value: "" })}
+                            className="text-xs font-medium text-sky-700 hover:underline"
+                            onClick={() => patchHeader(h.key, { replacing: true, value: "" })}
                           >
-                            Keep the stored value
+                            Replace
                           </button>
-                        )}
-                      </>
-                    )}
-                    <InlineError id={`header-${h.key}-value-error`} message={valueErr} />
+                        </div>
+                      ) : (
+                        <>
+                          <label htmlFor={`header-${h.key}-value`} className="sr-only">
+                            Header {n} value
+                          </label>
+                          <input
+                            id={`header-${h.key}-value`}
+                            type={h.secret ? "password" : "text"}
+                            autoComplete="off"
+                            className={`${smallInputClass} font-mono`}
+                            placeholder={h.secret ? (h.storedAs ? "new value" : "secret value") : "value"}
+                            value={h.value}
+                            onChange={(e) => patchHeader(h.key, { value: e.target.value })}
+                            aria-invalid={!!valueErr}
+                            aria-describedby={valueErr ? `header-${h.key}-value-error` : undefined}
+                          />
+                          {h.replacing && (
+                            <button
+                              type="button"
+                              className="mt-0.5 text-xs text-sky-700 hover:underline"
+                              onClick={() => patchHeader(h.key, { replacing: false, value: "" })}
+                            >
+                              Keep the stored value
+                            </button>
+                          )}
+                        </>
+                      )}
+                      <InlineError id={`header-${h.key}-value-error`} message={valueErr} />
+                    </div>
+                    <label className="flex items-center gap-1.5 py-1 text-sm text-slate-700">
+                      <input
+                        type="checkbox"
+                        checked={h.secret}
+                        onChange={(e) =>
+                          patchHeader(h.key, {
+                            secret: e.target.checked,
+                            // Turning a stored secret into a plain header needs its value typed in.
+                            replacing: h.storedAs !== null && !e.target.checked ? false : h.replacing,
+                            value: h.storedAs !== null ? "" : h.value,
+                            storedAs: e.target.checked ? h.storedAs : null,
+                          })
+                        }
+                      />
+                      Secret
+                      <span className="sr-only"> (header {n})</span>
+                    </label>
+                    <button
+                      type="button"
+                      className="py-1 text-sm text-rose-700 hover:underline"
+                      aria-label={`Remove header ${n}`}
+                      onClick={() => setHeaders((rows) => rows.filter((r) => r.key !== h.key))}
+                    >
+                      Remove
+                    </button>
                   </div>
-                  <label className="flex items-center gap-1.5 py-1 text-sm text-slate-700">
-                    <input
-                      type="checkbox"
-                      checked={h.secret}
-                      onChange={(e) =>
-                        patchHeader(h.key, {
-                          secret: e.target.checked,
-                          // Turning a stored secret into a plain header needs its value typed in.
-                          replacing: h.storedAs !== null && !e.target.checked ? false : h.replacing,
-                          value: h.storedAs !== null ? "" : h.value,
-                          storedAs: e.target.checked ? h.storedAs : null,
-                        })
-                      }
-                    />
-                    Secret
-                    <span className="sr-only"> (header {n})</span>
-                  </label>
-                  <button
-                    type="button"
-                    className="py-1 text-sm text-rose-700 hover:underline"
-                    aria-label={`Remove header ${n}`}
-                    onClick={() => setHeaders((rows) => rows.filter((r) => r.key !== h.key))}
-                  >
-                    Remove
-                  </button>
-                </div>
-              );
-            })}
-          </div>
-        )}
-      </Card>
+                );
+              })}
+            </div>
+          )}
+        </Card>
 
-      <Card
-        title="Monitors"
-        actions={
-          <div className="flex gap-2">
-            <select
-              aria-label="Monitor kind to add"
-              className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
-              value=""
-              onChange={(e) => {
-                if (e.target.value) setMonitors((rows) => [...rows, emptyMonitor(e.target.value as MonitorKind)]);
-              }}
-            >
-              <option value="">Add monitor…</option>
-              <option value="prometheus">Prometheus metrics</option>
-              <option value="rabbitmq">RabbitMQ queues</option>
-              <option value="process">Local process</option>
-            </select>
-            <Button variant="secondary" onClick={runProbe} disabled={monitors.length === 0 || test.isPending}>
-              {test.isPending ? "Testing…" : "Test connection"}
-            </Button>
-          </div>
-        }
-      >
-        {monitors.length === 0 ? (
-          <p className="text-sm text-slate-500">
-            Sampled every second during a run, on the same timeline as latency: memory and CPU from a Prometheus
-            endpoint or a local process, queue depth from RabbitMQ.
-          </p>
-        ) : (
-          <div className="space-y-4">
-            {monitors.map((m, i) => (
-              <MonitorFields
-                key={m.key}
-                index={i}
-                row={m}
-                errors={errors}
-                result={probe?.find((r) => r.index === i)}
-                onChange={(patch) => patchMonitor(m.key, patch)}
-                onRemove={() => {
-                  setMonitors((rows) => rows.filter((r) => r.key !== m.key));
-                  setProbe(null);
+        <Card
+          title="Monitors"
+          actions={
+            <div className="flex gap-2">
+              <select
+                aria-label="Monitor kind to add"
+                className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
+                value=""
+                onChange={(e) => {
+                  if (e.target.value) setMonitors((rows) => [...rows, emptyMonitor(e.target.value as MonitorKind)]);
                 }}
-              />
-            ))}
-          </div>
-        )}
-        {test.isError && <FormAlert>{errorMessage(test.error)}</FormAlert>}
-      </Card>
+              >
+                <option value="">Add monitor…</option>
+                <option value="prometheus">Prometheus metrics</option>
+                <option value="rabbitmq">RabbitMQ queues</option>
+                <option value="process">Local process</option>
+              </select>
+              <Button variant="secondary" onClick={runProbe} disabled={monitors.length === 0 || test.isPending}>
+                {test.isPending ? "Testing…" : "Test connection"}
+              </Button>
+            </div>
+          }
+        >
+          {monitors.length === 0 ? (
+            <p className="text-sm text-slate-500">
+              Sampled every second during a run, on the same timeline as latency: memory and CPU from a Prometheus
+              endpoint or a local process, queue depth from RabbitMQ.
+            </p>
+          ) : (
+            <div className="space-y-4">
+              {monitors.map((m, i) => (
+                <MonitorFields
+                  key={m.key}
+                  index={i}
+                  row={m}
+                  errors={errors}
+                  result={probe?.find((r) => r.index === i)}
+                  onChange={(patch) => patchMonitor(m.key, patch)}
+                  onRemove={() => {
+                    setMonitors((rows) => rows.filter((r) => r.key !== m.key));
+                    setProbe(null);
+                  }}
+                />
+              ))}
+            </div>
+          )}
+          {test.isError && <FormAlert>{errorMessage(test.error)}</FormAlert>}
+        </Card>
+      </EditorFields>
 
       <EditorActions
         unshown={unshown}
@@ -482,6 +360,7 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
         pending={save.isPending}
         label={target ? "Save target" : "Create target"}
         cancelHref={listUrl}
+        canEdit={canEdit}
       />
     </form>
   );

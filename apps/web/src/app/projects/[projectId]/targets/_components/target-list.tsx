@@ -47,10 +47,14 @@ export function TargetList({ projectId }: { projectId: string }) {
       empty={
         <>
           A target is the service endpoint you load: its base URL, headers and what to monitor on it.{" "}
-          <Link href={`${base}/new`} className="text-sky-700 hover:underline">
-            Register one
-          </Link>
-          .
+          {canEdit && (
+            <>
+              <Link href={`${base}/new`} className="text-sky-700 hover:underline">
+                Register one
+              </Link>
+              .
+            </>
+          )}
         </>
       }
       renderList={(items) => (

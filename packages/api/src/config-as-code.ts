@@ -1,0 +1,290 @@
+import { ZMonitorConfig } from "@benchboard/core";
+import { storedSecretHeaderValues } from "@benchboard/db";
+import { z } from "zod";
+import type { createCaller } from "./root";
+import { ZCreateInstanceConfigInput } from "./routers/instance-config";
+import { ZCreateScenarioInput } from "./routers/scenario";
+import { ZCreateTargetInput } from "./routers/target";
+import { ZSetThresholdsInput } from "./routers/trend";
+
+/**
+ * A project's configuration as a document (`benchboard.yml`): its thresholds, targets, instance
+ * configs and scenarios, by name. Applying it creates what is missing and updates what differs
+ * through the same procedures the web app calls (so every check — target safety, caps, limits —
+ * is the same), and leaves what the file does not name alone. Secret header values and monitor
+ * passwords are write-only: exported files name secret headers without their values.
+ */
+export const CONFIG_DOCUMENT_VERSION = 1 as const;
+
+export const ZConfigHeader = z.strictObject({
+  name: z.string(),
+  /** A secret header without a value keeps the stored value. */
+  value: z.string().max(8_000).optional(),
+  secret: z.boolean().optional(),
+});
+
+export const ZConfigTarget = z.strictObject({
+  name: ZCreateTargetInput.shape.name,
+  kind: ZCreateTargetInput.shape.kind,
+  baseUrl: ZCreateTargetInput.shape.baseUrl,
+  headers: z.array(ZConfigHeader).max(50).default([]),
+  /** Monitor settings; a RabbitMQ password is set in the web app, never in the file. */
+  monitors: z.array(ZMonitorConfig).max(10).default([]),
+  configApplyUrl: z.string().nullish(),
+});
+
+export const ZConfigInstanceConfig = ZCreateInstanceConfigInput.omit({ projectId: true }).strict();
+export const ZConfigScenario = ZCreateScenarioInput.omit({ projectId: true }).strict();
+
+function uniqueNames<T extends { name: string }>(items: T[], ctx: z.RefinementCtx) {
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    if (seen.has(item.name))
+      ctx.addIssue({ code: "custom", path: [i, "name"], message: `"${item.name}" appears twice` });
+    seen.add(item.name);
+  });
+}
+
+export const ZConfigDocument = z.strictObject({
+  version: z.literal(CONFIG_DOCUMENT_VERSION, { error: "must be 1" }),
+  /** The project's slug, for the reader: the project applied to is the one in the request. */
+  project: z.string().max(200).optional(),
+  thresholds: ZSetThresholdsInput.shape.thresholds.optional(),
+  targets: z.array(ZConfigTarget).max(200).default([]).superRefine(uniqueNames),
+  instanceConfigs: z.array(ZConfigInstanceConfig).max(200).default([]).superRefine(uniqueNames),
+  scenarios: z.array(ZConfigScenario).max(500).default([]).superRefine(uniqueNames),
+});
+export type TConfigDocument = z.infer<typeof ZConfigDocument>;
+
+export type ConfigKind = "thresholds" | "target" | "instanceConfig" | "scenario";
+export interface ConfigChange {
+  kind: ConfigKind;
+  name: string;
+  action: "create" | "update" | "unchanged";
+  /** The fields that differ, for an update. */
+  fields?: string[];
+}
+
+type Caller = ReturnType<typeof createCaller>;
+
+interface ApplyContext {
+  caller: Caller;
+  db: Parameters<typeof storedSecretHeaderValues>[0];
+  orgId: string;
+  secretKey: Buffer | null;
+}
+
+/** JSON with sorted keys and without null or undefined members: equal configurations compare equal. */
+function canonical(value: unknown): string {
+  const strip = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(strip);
+    if (v && typeof v === "object") {
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(v).sort()) {
+        const member = (v as Record<string, unknown>)[key];
+        if (member !== null && member !== undefined) out[key] = strip(member);
+      }
+      return out;
+    }
+    return v;
+  };
+  return JSON.stringify(strip(value));
+}
+
+function differingFields(current: Record<string, unknown>, desired: Record<string, unknown>): string[] {
+  const keys = new Set([...Object.keys(current), ...Object.keys(desired)]);
+  return [...keys].filter((k) => canonical(current[k]) !== canonical(desired[k])).sort();
+}
+
+type StoredTarget = Awaited<ReturnType<Caller["target"]["list"]>>[number];
+type StoredConfig = Awaited<ReturnType<Caller["instanceConfig"]["list"]>>[number];
+type StoredScenario = Awaited<ReturnType<Caller["scenario"]["list"]>>[number];
+
+function targetDoc(t: StoredTarget): z.input<typeof ZConfigTarget> {
+  const headers = (t.headers as { name: string; value?: string; secret?: boolean }[]).map((h) =>
+    h.secret ? { name: h.name, secret: true } : { name: h.name, value: h.value ?? "" },
+  );
+  const monitors = (t.monitors as Record<string, unknown>[]).map(({ id: _id, hasPassword: _p, ...config }) => config);
+  return {
+    name: t.name,
+    kind: t.kind as z.infer<typeof ZConfigTarget>["kind"],
+    baseUrl: t.baseUrl,
+    ...(headers.length ? { headers } : {}),
+    ...(monitors.length ? { monitors: monitors as z.input<typeof ZConfigTarget>["monitors"] } : {}),
+    ...(t.configApplyUrl ? { configApplyUrl: t.configApplyUrl } : {}),
+  };
+}
+
+function instanceConfigDoc(c: StoredConfig): z.input<typeof ZConfigInstanceConfig> {
+  return {
+    name: c.name,
+    ...(c.instanceType ? { instanceType: c.instanceType } : {}),
+    ...(c.vcpu !== null ? { vcpu: c.vcpu } : {}),
+    ...(c.memoryMb !== null ? { memoryMb: c.memoryMb } : {}),
+    ...(c.cpuLimit !== null ? { cpuLimit: c.cpuLimit } : {}),
+    replicas: c.replicas,
+    ...(Object.keys(c.knobs ?? {}).length ? { knobs: c.knobs } : {}),
+  };
+}
+
+function scenarioDoc(s: StoredScenario): z.input<typeof ZConfigScenario> {
+  return {
+    name: s.name,
+    ...(s.description ? { description: s.description } : {}),
+    spec: s.spec,
+    ...(s.thresholds.length ? { thresholds: s.thresholds } : {}),
+  };
+}
+
+async function current(ctx: ApplyContext, projectId: string) {
+  const [targets, instanceConfigs, scenarios, thresholds] = await Promise.all([
+    ctx.caller.target.list({ projectId }),
+    ctx.caller.instanceConfig.list({ projectId }),
+    ctx.caller.scenario.list({ projectId }),
+    ctx.caller.trend.thresholds({ projectId }),
+  ]);
+  return { targets, instanceConfigs, scenarios, thresholds };
+}
+
+/** The project's configuration as a document (what `benchboard export` writes). */
+export async function exportConfig(ctx: ApplyContext, project: { id: string; slug: string }) {
+  const now = await current(ctx, project.id);
+  return {
+    version: CONFIG_DOCUMENT_VERSION,
+    project: project.slug,
+    thresholds: now.thresholds,
+    targets: now.targets.map(targetDoc),
+    instanceConfigs: now.instanceConfigs.map(instanceConfigDoc),
+    scenarios: now.scenarios.map(scenarioDoc),
+  };
+}
+
+/**
+ * Compare the document with the project and, unless `dryRun`, create and update what differs.
+ * Returns every item of the document with what was (or would be) done.
+ */
+export async function applyConfig(
+  ctx: ApplyContext,
+  projectId: string,
+  doc: TConfigDocument,
+  options: { dryRun: boolean },
+): Promise<ConfigChange[]> {
+  const now = await current(ctx, projectId);
+  const changes: ConfigChange[] = [];
+  const steps: (() => Promise<unknown>)[] = [];
+
+  if (doc.thresholds !== undefined) {
+    const fields = canonical(now.thresholds) === canonical(doc.thresholds) ? [] : ["thresholds"];
+    changes.push({ kind: "thresholds", name: "project", action: fields.length ? "update" : "unchanged" });
+    if (fields.length) {
+      const thresholds = doc.thresholds;
+      steps.push(() => ctx.caller.trend.setThresholds({ projectId, thresholds }));
+    }
+  }
+
+  for (const desired of doc.targets) {
+    const stored = now.targets.find((t) => t.name === desired.name);
+    const headers = desired.headers.map((h) => ({ name: h.name, value: h.value ?? null, secret: h.secret ?? false }));
+    const input = {
+      name: desired.name,
+      kind: desired.kind,
+      baseUrl: desired.baseUrl,
+      headers: headers.map((h) => ({ ...h, from: h.secret ? h.name : null })),
+      configApplyUrl: desired.configApplyUrl ?? null,
+    };
+    if (!stored) {
+      changes.push({ kind: "target", name: desired.name, action: "create" });
+      steps.push(() =>
+        ctx.caller.target.create({ ...input, projectId, monitors: desired.monitors.map((config) => ({ config })) }),
+      );
+      continue;
+    }
+    const storedDoc = ZConfigTarget.parse(targetDoc(stored));
+    const fields = differingFields(
+      { ...storedDoc, headers: storedDoc.headers.map((h) => ({ name: h.name, value: h.value, secret: h.secret })) },
+      {
+        ...desired,
+        // A secret header given without a value keeps the stored one: compare names only.
+        headers: desired.headers.map((h) => ({
+          name: h.name,
+          value: h.secret ? undefined : h.value,
+          secret: h.secret || undefined,
+        })),
+      },
+    );
+    const givenSecrets = desired.headers.filter((h) => h.secret && h.value !== undefined);
+    if (givenSecrets.length && !fields.includes("headers")) {
+      const values = await storedSecretHeaderValues(ctx.db, ctx.orgId, stored.id, ctx.secretKey);
+      if (!values || givenSecrets.some((h) => values[h.name] !== h.value)) fields.push("headers");
+    }
+    changes.push({
+      kind: "target",
+      name: desired.name,
+      action: fields.length ? "update" : "unchanged",
+      ...(fields.length ? { fields } : {}),
+    });
+    if (fields.length) {
+      const storedMonitors = stored.monitors as { id: string; kind: string }[];
+      steps.push(() =>
+        ctx.caller.target.update({
+          ...input,
+          id: stored.id,
+          // The monitor at the same place and of the same kind keeps its stored password.
+          monitors: desired.monitors.map((config, i) => ({
+            config,
+            id: storedMonitors[i]?.kind === config.kind ? storedMonitors[i]!.id : null,
+          })),
+        }),
+      );
+    }
+  }
+
+  for (const desired of doc.instanceConfigs) {
+    const stored = now.instanceConfigs.find((c) => c.name === desired.name);
+    if (!stored) {
+      changes.push({ kind: "instanceConfig", name: desired.name, action: "create" });
+      steps.push(() => ctx.caller.instanceConfig.create({ ...desired, projectId }));
+      continue;
+    }
+    const fields = differingFields(ZConfigInstanceConfig.parse(instanceConfigDoc(stored)), desired);
+    changes.push({
+      kind: "instanceConfig",
+      name: desired.name,
+      action: fields.length ? "update" : "unchanged",
+      ...(fields.length ? { fields } : {}),
+    });
+    if (fields.length) steps.push(() => ctx.caller.instanceConfig.update({ ...desired, id: stored.id }));
+  }
+
+  for (const desired of doc.scenarios) {
+    const stored = now.scenarios.find((s) => s.name === desired.name);
+    if (!stored) {
+      changes.push({ kind: "scenario", name: desired.name, action: "create" });
+      steps.push(() => ctx.caller.scenario.create({ ...desired, projectId }));
+      continue;
+    }
+    const fields = differingFields(ZConfigScenario.parse(scenarioDoc(stored)), desired);
+    changes.push({
+      kind: "scenario",
+      name: desired.name,
+      action: fields.length ? "update" : "unchanged",
+      ...(fields.length ? { fields } : {}),
+    });
+    if (fields.length) steps.push(() => ctx.caller.scenario.update({ ...desired, id: stored.id }));
+  }
+
+  if (!options.dryRun) {
+    // One at a time, in the document's order: the first refusal stops the rest and names its item.
+    for (const [i, step] of steps.entries()) {
+      try {
+        await step();
+      } catch (err) {
+        const pending = changes.filter((c) => c.action !== "unchanged");
+        const item = pending[i];
+        if (item && err instanceof Error) err.message = `${item.kind} "${item.name}": ${err.message}`;
+        throw err;
+      }
+    }
+  }
+  return changes;
+}

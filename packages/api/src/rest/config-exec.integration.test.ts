@@ -1,0 +1,294 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parseVegetaResultLine, RequestAggregator } from "@benchboard/core/importers";
+import { type ApiTokenScope, createApiToken, createProject } from "@benchboard/db";
+import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
+import type { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRedisRateLimiter } from "../rate-limit";
+import type { RestDeps } from "./auth";
+import { getConfigHandler, listConfigHandler, putConfigHandler, putConfigItemHandler } from "./config";
+import { execProgressHandler, finishExecRunHandler, startExecRunHandler } from "./exec-runs";
+import type { RestResponse } from "./http";
+
+// Configuration as code and client-driven runs over REST, on real PostgreSQL and Redis.
+const FIXTURES = fileURLToPath(new URL("../../../core/src/importers/fixtures/", import.meta.url));
+
+let t: TestDatabase;
+let queue: Queue;
+let redis: Redis;
+let deps: RestDeps;
+const prefix = `bbcfg-${randomBytes(4).toString("hex")}`;
+const tokens: Record<string, string> = {};
+const projects: Record<string, { id: string; slug: string }> = {};
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
+  redis = new Redis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
+  deps = { db: t.db, queue, rateLimit: createRedisRateLimiter(redis, `${prefix}:`), secretKey: randomBytes(32) };
+  const org = await t.db.organization.create({ data: { name: "Acme", slug: "acme" } });
+  for (const name of ["Checkout API", "Empty", "Other"]) {
+    projects[name] = await createProject(t.db, org.id, { name });
+  }
+  const token = async (name: string, scopes: ApiTokenScope[], projectId: string | null = null) => {
+    tokens[name] = (await createApiToken(t.db, org.id, { name, scopes, projectId, createdById: null })).token;
+  };
+  await token("config", ["config:read", "config:write"]);
+  await token("runsOnly", ["runs:read", "runs:write", "runs:launch"]);
+  await token("otherProject", ["config:read", "config:write", "runs:read", "runs:write"], projects.Other!.id);
+  await token("reader", ["runs:read"]);
+});
+
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+  await queue.close();
+  await t.drop();
+});
+
+function request(method: string, path: string, token: string, body?: unknown): Request {
+  return new Request(`http://bench.test/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+const bodyOf = (res: RestResponse) =>
+  res.body as Record<string, unknown> & { error?: { message: string; field?: string } };
+
+const DOC = {
+  version: 1,
+  thresholds: [{ metric: "latency_p99", op: "<", value: 250 }],
+  targets: [
+    {
+      name: "api",
+      kind: "http",
+      baseUrl: "http://127.0.0.1:8080",
+      headers: [
+        { name: "x-env", value: "ci" },
+        { name: "authorization", secret: true, value: "Bearer s3cret-value" },
+      ],
+    },
+  ],
+  instanceConfigs: [{ name: "small", instanceType: "t3.small", vcpu: 2, memoryMb: 2048, knobs: { workers: 4 } }],
+  scenarios: [
+    {
+      name: "steady",
+      description: "50 req/s for 10 s",
+      spec: { engine: "http-open", rate: 50, durationS: 10 },
+      thresholds: [{ metric: "success_rate", op: ">=", value: 99 }],
+    },
+  ],
+};
+
+describe("configuration as code", () => {
+  const put = (project: string, doc: unknown, token = tokens.config!, dryRun = false) =>
+    putConfigHandler(
+      request("PUT", `/projects/${project}/config${dryRun ? "?dryRun=true" : ""}`, token, doc),
+      deps,
+      project,
+    );
+  const get = (project: string, token = tokens.config!) =>
+    getConfigHandler(request("GET", `/projects/${project}/config`, token), deps, project);
+
+  it("plans without writing, applies, and changes nothing the second time", async () => {
+    const slug = projects["Checkout API"]!.slug;
+    const plan = await put(slug, DOC, tokens.config, true);
+    expect(plan.status).toBe(200);
+    expect(bodyOf(plan)).toMatchObject({ dryRun: true, changed: 4 });
+    expect(bodyOf(await get(slug)).targets).toEqual([]);
+
+    const first = await put(slug, DOC);
+    expect(bodyOf(first).changes).toEqual([
+      { kind: "thresholds", name: "project", action: "update" },
+      { kind: "target", name: "api", action: "create" },
+      { kind: "instanceConfig", name: "small", action: "create" },
+      { kind: "scenario", name: "steady", action: "create" },
+    ]);
+    const second = await put(slug, DOC);
+    expect(bodyOf(second)).toMatchObject({ changed: 0 });
+    expect((bodyOf(second).changes as { action: string }[]).every((c) => c.action === "unchanged")).toBe(true);
+
+    // A changed secret value is a change; the value never comes back.
+    const rotated = structuredClone(DOC);
+    rotated.targets[0]!.headers[1]!.value = "Bearer rotated";
+    rotated.scenarios[0]!.spec.rate = 60;
+    const third = await put(slug, rotated);
+    expect(bodyOf(third).changes).toContainEqual({
+      kind: "target",
+      name: "api",
+      action: "update",
+      fields: ["headers"],
+    });
+    expect(bodyOf(third).changes).toContainEqual({
+      kind: "scenario",
+      name: "steady",
+      action: "update",
+      fields: ["spec"],
+    });
+    const exported = await get(slug);
+    expect(JSON.stringify(exported.body)).not.toContain("rotated");
+    expect(bodyOf(exported).targets).toEqual([
+      {
+        name: "api",
+        kind: "http",
+        baseUrl: "http://127.0.0.1:8080",
+        headers: [
+          { name: "x-env", value: "ci" },
+          { name: "authorization", secret: true },
+        ],
+      },
+    ]);
+  });
+
+  it("recreates a project from its export, once the secret values are given", async () => {
+    const source = bodyOf(await get(projects["Checkout API"]!.slug));
+    const empty = projects.Empty!.slug;
+    // Secret values are never exported: a new target needs them, and the error says where.
+    const refused = await put(empty, source);
+    expect(refused.status).toBe(409);
+    expect(bodyOf(refused).error).toEqual({
+      message: 'target "api": headers.1.value: enter a value for this secret header',
+      field: "headers.1.value",
+    });
+    const withSecret = structuredClone(source) as typeof DOC;
+    withSecret.targets[0]!.headers[1]!.value = "Bearer from-the-environment";
+    const applied = await put(empty, withSecret);
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+    const copy = bodyOf(await get(empty));
+    expect({ ...copy, project: source.project }).toEqual(source);
+    expect(bodyOf(await put(empty, withSecret))).toMatchObject({ changed: 0 });
+  });
+
+  it("applies the web app's target rules and names the item and field", async () => {
+    const slug = projects["Checkout API"]!.slug;
+    const metadata = await put(slug, {
+      version: 1,
+      targets: [{ name: "meta", kind: "http", baseUrl: "http://169.254.169.254/" }],
+    });
+    expect(metadata.status).toBe(409);
+    expect(bodyOf(metadata).error).toMatchObject({ field: "baseUrl" });
+    expect(bodyOf(metadata).error!.message).toMatch(/^target "meta": /);
+    const typo = await put(slug, { version: 1, targets: [{ name: "x", kind: "http", baseURL: "http://127.0.0.1/" }] });
+    expect(typo.status).toBe(400);
+    expect(bodyOf(typo).error!.field).toBe("targets.0.baseUrl");
+    const twice = await put(slug, { version: 1, scenarios: [DOC.scenarios[0], DOC.scenarios[0]] });
+    expect(bodyOf(twice).error).toMatchObject({
+      field: "scenarios.1.name",
+      message: 'scenarios.1.name: "steady" appears twice',
+    });
+  });
+
+  it("needs the config scopes and the token's project", async () => {
+    const slug = projects["Checkout API"]!.slug;
+    expect((await put(slug, DOC, tokens.runsOnly)).status).toBe(403);
+    expect((await get(slug, tokens.runsOnly)).status).toBe(403);
+    expect((await put(slug, DOC, tokens.otherProject)).status).toBe(403);
+    expect((await get(slug, tokens.otherProject)).status).toBe(404);
+  });
+
+  it("creates and updates one item by name, and lists each kind", async () => {
+    const slug = projects.Other!.slug;
+    const path = `/projects/${slug}/instance-configs/large`;
+    const item = { vcpu: 8, memoryMb: 16384 };
+    const created = await putConfigItemHandler(
+      request("PUT", path, tokens.otherProject!, item),
+      deps,
+      slug,
+      "instance-configs",
+      "large",
+    );
+    expect(created.status).toBe(201);
+    const again = await putConfigItemHandler(
+      request("PUT", path, tokens.otherProject!, item),
+      deps,
+      slug,
+      "instance-configs",
+      "large",
+    );
+    expect(bodyOf(again).change).toEqual({ kind: "instanceConfig", name: "large", action: "unchanged" });
+    const list = await listConfigHandler(
+      request("GET", `/projects/${slug}/instance-configs`, tokens.otherProject!),
+      deps,
+      slug,
+      "instance-configs",
+    );
+    expect(bodyOf(list).items).toEqual([{ name: "large", vcpu: 8, memoryMb: 16384, replicas: 1 }]);
+    const unknown = await listConfigHandler(
+      request("GET", `/projects/${slug}/widgets`, tokens.otherProject!),
+      deps,
+      slug,
+      "widgets",
+    );
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe("client-driven runs (benchboard exec)", () => {
+  it("start, progress with live samples, finish with the result; a second finish is refused", async () => {
+    const slug = projects["Checkout API"]!.slug;
+    const start = await startExecRunHandler(
+      request("POST", "/runs/exec", tokens.runsOnly!, {
+        project: slug,
+        tool: "vegeta",
+        scenario: "steady",
+        branch: "main",
+      }),
+      deps,
+    );
+    expect(start.status, JSON.stringify(start.body)).toBe(201);
+    const run = bodyOf(start).run as { id: string; status: string; source: string; scenario: { id: string | null } };
+    expect(run).toMatchObject({ status: "running", source: "exec:vegeta" });
+    expect(run.scenario.id).not.toBeNull();
+
+    const lines = readFileSync(`${FIXTURES}vegeta-results/mixed.jsonl`, "utf8").trimEnd().split("\n");
+    const agg = new RequestAggregator("vegeta");
+    for (const [i, text] of lines.entries()) agg.add(parseVegetaResultLine(i + 1, text)!);
+    const second = agg.tick();
+    const progress = await execProgressHandler(
+      request("POST", `/runs/${run.id}/progress`, tokens.runsOnly!, { ...agg.progress(), samples: [second] }),
+      deps,
+      run.id,
+    );
+    expect(bodyOf(progress)).toEqual({ status: "running", cancelRequested: false });
+    const stored = await t.db.run.findUniqueOrThrow({ where: { id: run.id } });
+    expect(stored.progress).toMatchObject({ requests: 80, samples: [expect.objectContaining({ rps: second.rps })] });
+
+    const bad = await execProgressHandler(
+      request("POST", `/runs/${run.id}/progress`, tokens.runsOnly!, { ...agg.progress(), requests: -1 }),
+      deps,
+      run.id,
+    );
+    expect(bad.status).toBe(400);
+    expect(bodyOf(bad).error!.field).toBe("requests");
+
+    const finish = (token: string) =>
+      finishExecRunHandler(
+        request("POST", `/runs/${run.id}/finish`, token, { status: "succeeded", result: agg.result().result }),
+        deps,
+        run.id,
+      );
+    expect((await finish(tokens.reader!)).status).toBe(403);
+    const done = await finish(tokens.runsOnly!);
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(bodyOf(done).run).toMatchObject({
+      status: "succeeded",
+      result: { metrics: { requests: 80, success: 56, failed: 24 }, statusCounts: { "200": 56, "500": 9 } },
+      // The scenario's threshold (success_rate >= 99) is judged on the stored result.
+      thresholds: { passed: false },
+    });
+    expect((await finish(tokens.runsOnly!)).status).toBe(409);
+    const foreign = await execProgressHandler(
+      request("POST", `/runs/${run.id}/progress`, tokens.otherProject!, agg.progress()),
+      deps,
+      run.id,
+    );
+    expect(foreign.status).toBe(404);
+  });
+});

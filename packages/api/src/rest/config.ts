@@ -1,0 +1,216 @@
+import type { ApiTokenScope } from "@benchboard/db";
+import { findProjectByRef } from "@benchboard/db";
+import { z } from "zod";
+import {
+  applyConfig,
+  exportConfig,
+  ZConfigDocument,
+  ZConfigInstanceConfig,
+  ZConfigScenario,
+  ZConfigTarget,
+} from "../config-as-code";
+import { ZSetThresholdsInput } from "../routers/trend";
+import { type ApiCaller, assertProjectAllowed, authorize, type RestDeps } from "./auth";
+import {
+  json,
+  parseJsonBody,
+  RestError,
+  type RestRequest,
+  type RestResponse,
+  readBodyText,
+  restErrorResponse,
+  zodFailure,
+} from "./http";
+
+/**
+ * Configuration as code over REST: a project's targets, instance configs, scenarios and
+ * thresholds, read with `config:read` and changed with `config:write`. Every change goes through
+ * the web app's own procedures, so the same checks apply.
+ */
+
+const MAX_CONFIG_BODY_BYTES = 5_000_000;
+
+/** The REST names of the kinds of configuration. */
+export const CONFIG_KINDS = {
+  targets: { kind: "target", schema: ZConfigTarget, list: "targets" },
+  "instance-configs": { kind: "instanceConfig", schema: ZConfigInstanceConfig, list: "instanceConfigs" },
+  scenarios: { kind: "scenario", schema: ZConfigScenario, list: "scenarios" },
+} as const;
+type KindPath = keyof typeof CONFIG_KINDS;
+
+async function projectFor(req: RestRequest, deps: RestDeps, ref: string, scope: ApiTokenScope) {
+  const api = await authorize(req, deps, scope);
+  const project = await findProjectByRef(deps.db, api.token.orgId, ref);
+  const notFound = new RestError(404, `project: no project "${ref}" in this organization`, { field: "project" });
+  if (!project) throw notFound;
+  assertProjectAllowed(api.token, project.id, {
+    status: scope === "config:read" ? 404 : 403,
+    field: "project",
+    message:
+      scope === "config:read"
+        ? `no project "${ref}" in this organization`
+        : "this API token is limited to another project",
+  });
+  return { api, project };
+}
+
+const context = (api: ApiCaller, deps: RestDeps) => ({
+  caller: api.caller,
+  db: deps.db,
+  orgId: api.token.orgId,
+  secretKey: deps.secretKey ?? null,
+});
+
+function kindOf(path: string): (typeof CONFIG_KINDS)[KindPath] {
+  const kind = CONFIG_KINDS[path as KindPath];
+  if (!kind) {
+    throw new RestError(
+      404,
+      `no such configuration: ${path} (expected targets, instance-configs, scenarios or thresholds)`,
+    );
+  }
+  return kind;
+}
+
+function isDryRun(req: RestRequest): boolean {
+  const value = new URL(req.url).searchParams.get("dryRun");
+  if (value === null || value === "false" || value === "0") return false;
+  if (value === "" || value === "true" || value === "1") return true;
+  throw new RestError(400, "dryRun: must be true or false", { field: "dryRun" });
+}
+
+async function jsonBody(req: RestRequest): Promise<unknown> {
+  return parseJsonBody(await readBodyText(req, MAX_CONFIG_BODY_BYTES));
+}
+
+// ---- GET /api/v1/projects/{project}/config ----
+
+export async function getConfigHandler(req: RestRequest, deps: RestDeps, projectRef: string): Promise<RestResponse> {
+  try {
+    const { api, project } = await projectFor(req, deps, projectRef, "config:read");
+    return json(200, await exportConfig(context(api, deps), project));
+  } catch (err) {
+    return restErrorResponse(err, "GET /projects/{project}/config");
+  }
+}
+
+// ---- PUT /api/v1/projects/{project}/config[?dryRun=true] ----
+
+export async function putConfigHandler(req: RestRequest, deps: RestDeps, projectRef: string): Promise<RestResponse> {
+  try {
+    const { api, project } = await projectFor(req, deps, projectRef, "config:write");
+    const dryRun = isDryRun(req);
+    const parsed = ZConfigDocument.safeParse(await jsonBody(req));
+    if (!parsed.success) throw zodFailure(parsed.error);
+    const changes = await applyConfig(context(api, deps), project.id, parsed.data, { dryRun });
+    return json(200, { dryRun, changed: changes.filter((c) => c.action !== "unchanged").length, changes });
+  } catch (err) {
+    return restErrorResponse(err, "PUT /projects/{project}/config");
+  }
+}
+
+// ---- GET /api/v1/projects/{project}/{targets|instance-configs|scenarios|thresholds} ----
+
+export async function listConfigHandler(
+  req: RestRequest,
+  deps: RestDeps,
+  projectRef: string,
+  kindPath: string,
+): Promise<RestResponse> {
+  try {
+    const kind = kindPath === "thresholds" ? null : kindOf(kindPath);
+    const { api, project } = await projectFor(req, deps, projectRef, "config:read");
+    const doc = await exportConfig(context(api, deps), project);
+    return json(200, kind ? { items: doc[kind.list] } : { thresholds: doc.thresholds });
+  } catch (err) {
+    return restErrorResponse(err, "GET /projects/{project}/{kind}");
+  }
+}
+
+// ---- PUT /api/v1/projects/{project}/thresholds ----
+
+export async function putThresholdsHandler(
+  req: RestRequest,
+  deps: RestDeps,
+  projectRef: string,
+): Promise<RestResponse> {
+  try {
+    const { api, project } = await projectFor(req, deps, projectRef, "config:write");
+    const parsed = z.strictObject({ thresholds: ZSetThresholdsInput.shape.thresholds }).safeParse(await jsonBody(req));
+    if (!parsed.success) throw zodFailure(parsed.error);
+    const changes = await applyConfig(
+      context(api, deps),
+      project.id,
+      ZConfigDocument.parse({ version: 1, thresholds: parsed.data.thresholds }),
+      { dryRun: isDryRun(req) },
+    );
+    return json(200, { change: changes[0] });
+  } catch (err) {
+    return restErrorResponse(err, "PUT /projects/{project}/thresholds");
+  }
+}
+
+// ---- PUT /api/v1/projects/{project}/{kind}/{name}: create or update one item by name ----
+
+export async function putConfigItemHandler(
+  req: RestRequest,
+  deps: RestDeps,
+  projectRef: string,
+  kindPath: string,
+  name: string,
+): Promise<RestResponse> {
+  try {
+    const kind = kindOf(kindPath);
+    const { api, project } = await projectFor(req, deps, projectRef, "config:write");
+    const body = await jsonBody(req);
+    if (!body || typeof body !== "object" || Array.isArray(body))
+      throw new RestError(400, "the body must be a JSON object");
+    const given = (body as { name?: unknown }).name;
+    if (given !== undefined && given !== name) {
+      throw new RestError(400, `name: "${String(given)}" differs from the name in the path ("${name}")`, {
+        field: "name",
+      });
+    }
+    const parsed = kind.schema.safeParse({ ...body, name });
+    if (!parsed.success) throw zodFailure(parsed.error);
+    const doc = ZConfigDocument.parse({ version: 1, [kind.list]: [parsed.data] });
+    const [change] = await applyConfig(context(api, deps), project.id, doc, { dryRun: isDryRun(req) });
+    return json(change?.action === "create" ? 201 : 200, { change });
+  } catch (err) {
+    return restErrorResponse(err, "PUT /projects/{project}/{kind}/{name}");
+  }
+}
+
+// ---- DELETE /api/v1/projects/{project}/{kind}/{name} ----
+
+export async function deleteConfigItemHandler(
+  req: RestRequest,
+  deps: RestDeps,
+  projectRef: string,
+  kindPath: string,
+  name: string,
+): Promise<RestResponse> {
+  try {
+    const kind = kindOf(kindPath);
+    const { api, project } = await projectFor(req, deps, projectRef, "config:write");
+    const projectId = project.id;
+    const notFound = () =>
+      new RestError(404, `name: no ${kindPath.replace(/s$/, "")} "${name}" in the project`, { field: "name" });
+    if (kind.kind === "target") {
+      const item = (await api.caller.target.list({ projectId })).find((t) => t.name === name);
+      if (!item) throw notFound();
+      await api.caller.target.delete({ id: item.id });
+    } else if (kind.kind === "instanceConfig") {
+      const item = (await api.caller.instanceConfig.list({ projectId })).find((c) => c.name === name);
+      if (!item) throw notFound();
+      await api.caller.instanceConfig.delete({ id: item.id });
+    } else {
+      const item = (await api.caller.scenario.list({ projectId })).find((s) => s.name === name);
+      if (!item) throw notFound();
+      await api.caller.scenario.delete({ id: item.id });
+    }
+    return json(200, { deleted: { kind: kind.kind, name } });
+  } catch (err) {
+    return restErrorResponse(err, "DELETE /projects/{project}/{kind}/{name}");
+  }
+}

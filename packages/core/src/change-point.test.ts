@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { detectChangePoints, seededRandom } from "./change-point";
+
+/** `n` values around `level` with uniform noise of ±`noise` (a fraction), from a seeded generator. */
+function noisy(random: () => number, n: number, level: number, noise: number): number[] {
+  return Array.from({ length: n }, () => level * (1 + (random() * 2 - 1) * noise));
+}
+
+describe("detectChangePoints (e-divisive means)", () => {
+  it("finds a +15 % step at run 20 of 30 under ±3 % noise", () => {
+    for (const seed of [1, 2, 3, 42, 2026]) {
+      const random = seededRandom(seed);
+      const history = [...noisy(random, 19, 100, 0.03), ...noisy(random, 11, 115, 0.03)];
+      const points = detectChangePoints(history);
+      expect(points, `seed ${seed}`).toHaveLength(1);
+      // Index 19 is the 20th run: the first one at the new level.
+      expect(points[0]!.index + 1, `seed ${seed}`).toBe(20);
+      expect(points[0]!.change!).toBeGreaterThan(0.12);
+      expect(points[0]!.change!).toBeLessThan(0.18);
+      expect(points[0]!.pValue).toBeLessThanOrEqual(0.01);
+    }
+  });
+
+  it("finds nothing in 30 runs of ±3 % noise alone", () => {
+    for (const seed of [1, 2, 3, 42, 2026]) {
+      expect(detectChangePoints(noisy(seededRandom(seed), 30, 100, 0.03)), `seed ${seed}`).toEqual([]);
+    }
+  });
+
+  it("finds a drop as well as a rise, and two steps as two change points", () => {
+    const random = seededRandom(7);
+    const history = [...noisy(random, 12, 50, 0.02), ...noisy(random, 12, 40, 0.02), ...noisy(random, 12, 48, 0.02)];
+    const points = detectChangePoints(history);
+    expect(points.map((p) => p.index)).toEqual([12, 24]);
+    expect(points[0]!.change!).toBeCloseTo(-0.2, 1);
+    expect(points[1]!.change!).toBeCloseTo(0.2, 1);
+  });
+
+  it("is deterministic and leaves short histories alone", () => {
+    const random = seededRandom(9);
+    const history = [...noisy(random, 10, 10, 0.05), ...noisy(random, 10, 13, 0.05)];
+    expect(detectChangePoints(history)).toEqual(detectChangePoints(history));
+    expect(detectChangePoints([1, 2, 3, 100, 100])).toEqual([]);
+    expect(() => detectChangePoints([1, Number.NaN, 3])).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,85 @@
+import { z } from "zod";
+import type { EngineProgress } from "./run-result";
+
+/**
+ * A run's live progress (`Run.progress`): written by the worker about once a second while the
+ * run goes on, read by the live page through the run's event stream. One schema on both sides.
+ */
+export const ZLiveSample = z.object({
+  /** Wall-clock time of the sample (ms since the epoch). */
+  t: z.number(),
+  rps: z.number(),
+  p50: z.number().nullable(),
+  p99: z.number().nullable(),
+  /** Errors so far (cumulative). */
+  errors: z.number(),
+  mem: z.number().nullable(),
+  cpu: z.number().nullable(),
+  queue: z.number().nullable(),
+});
+export type TLiveSample = z.infer<typeof ZLiveSample>;
+
+export const ZLiveProgress = z.object({
+  elapsedMs: z.number(),
+  /** 0..1 when the engine knows its end (requests or duration), else null. */
+  fraction: z.number().nullable(),
+  requests: z.number(),
+  errors: z.number(),
+  rps: z.number(),
+  latencyP50Ms: z.number().nullable(),
+  latencyP99Ms: z.number().nullable(),
+  /** The last few minutes of per-second figures, oldest first. */
+  samples: z.array(ZLiveSample).default([]),
+  /** Latest reading of each monitor gauge (e.g. `mem_bytes`, `queue_depth`). */
+  monitors: z.record(z.string(), z.number().nullable()).default({}),
+});
+export type TLiveProgress = z.infer<typeof ZLiveProgress>;
+
+/** Stored progress as the live page reads it; anything malformed reads as none. */
+export function parseLiveProgress(stored: unknown): TLiveProgress | null {
+  if (stored === null || stored === undefined) return null;
+  const parsed = ZLiveProgress.safeParse(stored);
+  return parsed.success ? parsed.data : null;
+}
+
+/** Samples kept in the live progress: five minutes at one a second. */
+export const LIVE_SAMPLES = 300;
+
+/**
+ * The last few minutes of per-second figures, kept in the run's progress so the live page can
+ * draw rate, latency, errors, target memory and queue depth while the run goes on.
+ */
+export class LiveSamples {
+  private readonly samples: TLiveSample[] = [];
+  constructor(private readonly now: () => number = Date.now) {}
+
+  add(p: EngineProgress, monitors: Record<string, number | null>): TLiveProgress {
+    this.samples.push({
+      t: this.now(),
+      rps: p.rps,
+      p50: p.latencyP50Ms,
+      p99: p.latencyP99Ms,
+      errors: p.errors,
+      mem: monitors.mem_bytes ?? null,
+      cpu: monitors.cpu_cores ?? null,
+      queue: monitors.queue_depth ?? monitors["gauge.queue_depth"] ?? null,
+    });
+    if (this.samples.length > LIVE_SAMPLES) this.samples.shift();
+    return { ...p, samples: [...this.samples], monitors };
+  }
+}
+
+/** Live figures across shards: counts and rates add; the slowest shard's p99 is shown. */
+export function combineProgress(all: EngineProgress[]): EngineProgress {
+  const fractions = all.map((p) => p.fraction).filter((f): f is number => f !== null);
+  const p99s = all.map((p) => p.latencyP99Ms).filter((v): v is number => v !== null);
+  return {
+    elapsedMs: Math.max(...all.map((p) => p.elapsedMs)),
+    fraction: fractions.length ? Math.min(...fractions) : null,
+    requests: all.reduce((n, p) => n + p.requests, 0),
+    errors: all.reduce((n, p) => n + p.errors, 0),
+    rps: all.reduce((n, p) => n + p.rps, 0),
+    latencyP50Ms: all[0]?.latencyP50Ms ?? null,
+    latencyP99Ms: p99s.length ? Math.max(...p99s) : null,
+  };
+}
