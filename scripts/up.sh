@@ -24,7 +24,7 @@ build_web
 bash scripts/down.sh --quiet
 
 # Each process runs in a session (and process group) of its own whose id is the recorded pid, so
-# down.sh stops it together with any children it forks (next start runs the server in a child).
+# down.sh stops it together with any children it forks.
 start() { # name dir command...
   local name="$1" dir="$2"
   shift 2
@@ -41,7 +41,7 @@ done
 step "starting the reference targets, the worker and the web app"
 if [ -f apps/targets/src/main.ts ]; then start targets apps/targets node --import tsx src/main.ts; fi
 start worker workers/runner node --import tsx src/index.ts
-start web apps/web node_modules/.bin/next start -p "$PORT" -H "${HOST:-127.0.0.1}"
+start web apps/web node server.mjs -p "$PORT" -H "${HOST:-127.0.0.1}"
 
 for _ in $(seq 1 100); do
   curl -fsS -o /dev/null "http://127.0.0.1:$PORT/" 2>/dev/null && break

@@ -121,10 +121,10 @@ describe("benchboard parse", () => {
     });
 
     it("an unknown format", async () => {
-      const result = await benchboard(["parse", "--format", "jmeter", "wrk/latency.txt"]);
+      const result = await benchboard(["parse", "--format", "locust", "wrk/latency.txt"]);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(
-        "argument 'jmeter' is invalid. expected auto, k6, drill, wrk, hey, ab, vegeta, bifrost",
+        "argument 'locust' is invalid. expected auto, k6, drill, wrk, hey, ab, vegeta, bifrost, k6-json, vegeta-results, oha, gatling, jmeter",
       );
     });
 

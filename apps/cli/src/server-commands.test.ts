@@ -84,7 +84,7 @@ describe("server commands", () => {
     const tolerance = await benchboard(["compare", "--baseline", "main", "--tolerance", "-3"], env);
     expect(tolerance.code).toBe(2);
     expect(tolerance.stderr).toContain("expected a percentage from 0 to 1000");
-    const format = await benchboard(["upload", wrk, "--project", "gw", "--format", "jmeter"], env);
+    const format = await benchboard(["upload", wrk, "--project", "gw", "--format", "locust"], env);
     expect(format.stderr).toContain("expected auto, native, k6");
   });
 

@@ -51,7 +51,12 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(): Promise<Stack> {
+export interface StackOptions {
+  /** Worker processes to start (default: one, with the worker's default settings). */
+  workers?: { labels?: string; concurrency?: number }[];
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const distDir = process.env.BENCHBOARD_NEXT_DIST_DIR || ".next";
   if (!existsSync(path.join(webDir, distDir, "BUILD_ID"))) {
     throw new Error("the web app is not built: run `pnpm --filter @benchboard/web build` first");
@@ -71,14 +76,21 @@ export async function startStack(): Promise<Stack> {
     BENCHBOARD_ALLOWED_TARGETS: "127.0.0.1",
   };
   const children: ChildProcess[] = [];
-  const launch = (cmd: string, args: string[], cwd: string, name: string) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  const launch = (cmd: string, args: string[], cwd: string, name: string, extraEnv: Record<string, string> = {}) => {
+    const child = spawn(cmd, args, { cwd, env: { ...env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout?.on("data", (d) => logs.push(`[${name}] ${d}`));
     child.stderr?.on("data", (d) => logs.push(`[${name}] ${d}`));
     children.push(child);
   };
-  launch(path.join(webDir, "node_modules/.bin/next"), ["start", "-p", String(port), "-H", "127.0.0.1"], webDir, "web");
-  launch(process.execPath, ["--import", "tsx", "src/index.ts"], path.join(repoRoot, "workers/runner"), "worker");
+  launch(process.execPath, ["server.mjs", "-p", String(port), "-H", "127.0.0.1"], webDir, "web");
+  (options.workers ?? [{}]).forEach((w, i) => {
+    const name = i === 0 ? "worker" : `worker-${i + 1}`;
+    launch(process.execPath, ["--import", "tsx", "src/index.ts"], path.join(repoRoot, "workers/runner"), name, {
+      BENCHBOARD_WORKER_ID: i === 0 ? `e2e-${prefix}` : `e2e-${prefix}-${i + 1}`,
+      ...(w.labels !== undefined ? { BENCHBOARD_WORKER_LABELS: w.labels } : {}),
+      ...(w.concurrency !== undefined ? { BENCHBOARD_WORKER_CONCURRENCY: String(w.concurrency) } : {}),
+    });
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHttp(`${baseUrl}/`, 60_000, logs);
 

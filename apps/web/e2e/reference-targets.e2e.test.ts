@@ -3,6 +3,7 @@ import path from "node:path";
 import { seedReferenceTargets } from "@benchboard/db/seed/reference-targets";
 import { type ChatServer, startChat } from "@benchboard/targets/chat/server";
 import { type ExamplesServer, startExamples } from "@benchboard/targets/examples/server";
+import { ZGatewayConfig } from "@benchboard/targets/gateway/config";
 import { type Gateway, startGateway } from "@benchboard/targets/gateway/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, screenshotsDir, startStack } from "./harness";
@@ -38,7 +39,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-async function launchFromUi(projectName: string, scenarioName: string, configName?: string) {
+async function launchFromUi(projectName: string, scenarioName: string, configName?: string, durationS?: number) {
   const db = stack.db.db;
   const project = await db.project.findFirstOrThrow({ where: { name: projectName } });
   const scenario = await db.scenario.findFirstOrThrow({ where: { projectId: project.id, name: scenarioName } });
@@ -49,6 +50,7 @@ async function launchFromUi(projectName: string, scenarioName: string, configNam
   const { page, baseUrl } = stack;
   const query = `targetId=${target.id}&scenarioId=${scenario.id}${config ? `&configId=${config.id}` : ""}`;
   await page.goto(`${baseUrl}/projects/${project.id}/launch?${query}`);
+  if (durationS !== undefined) await page.locator("#launch-duration").fill(String(durationS));
   await page.getByRole("button", { name: /^Launch/ }).click();
   await page.waitForURL(/\/runs\/[a-z0-9]+$/);
   const runId = page.url().split("/").pop() ?? "";
@@ -111,5 +113,39 @@ describe("reference targets from the demo data", () => {
     expect(metrics.failed).toBe(0);
     const series = await stack.db.db.series.findMany({ where: { runId: run.id }, select: { metric: true } });
     expect(series.map((s) => s.metric)).toEqual(expect.arrayContaining(["mem_bytes", "throughput"]));
+  });
+
+  it("runs without an instance config on the target's baseline, not on what the previous run applied", async () => {
+    const configured = await launchFromUi(
+      "LLM gateway (local)",
+      "300 req/s non-streaming, 20 s",
+      "t3.xlarge profile",
+      3,
+    );
+    expect(configured.run.status, configured.run.error ?? "").toBe("succeeded");
+    expect(configured.run.serverConfig).toMatchObject({ big_payload: true, buffer_size: 20000 });
+    expect(configured.metrics.res_bytes_avg).toBeGreaterThan(9000);
+
+    const { run, metrics } = await launchFromUi("LLM gateway (local)", "300 req/s non-streaming, 20 s", undefined, 3);
+    expect(run.status, run.error ?? "").toBe("succeeded");
+    expect(run.configSnapshot).toBeNull();
+    // The gateway was set back to its defaults, and the run recorded them as it found them.
+    const defaults = ZGatewayConfig.parse({});
+    expect(gateway.config.get()).toEqual(defaults);
+    expect(run.serverConfig).toEqual(defaults);
+    expect(metrics.res_bytes_avg).toBeLessThan(2000);
+
+    const card = stack.page.getByRole("table", { name: "Server config in effect" });
+    await card.waitFor();
+    await stack.page.getByText("The run had no instance config: the target was set to its baseline").waitFor();
+    const rows = Object.fromEntries(
+      (await card.locator("tr").allTextContents()).map((text) => {
+        const key = Object.keys(defaults).find((k) => text.startsWith(k)) ?? text;
+        return [key, text.slice(key.length)];
+      }),
+    );
+    expect(rows.big_payload).toBe("false");
+    expect(rows.buffer_size).toBe(String(defaults.buffer_size));
+    await stack.page.screenshot({ path: path.join(screenshotsDir, "run-baseline-config.png"), fullPage: true });
   });
 });

@@ -82,8 +82,8 @@ describe("published benchmarks (demo organization)", () => {
 
     await page.goto(`${baseUrl}/compare`);
     await page.getByRole("link", { name: "t3.medium against t3.xlarge (t3.medium page)" }).click();
-    const queue = page.getByRole("table", { name: "Comparison" }).locator('tr[data-metric="stage.queue_wait"]');
-    await expect(queue.locator('[data-verdict="worse"]').textContent()).resolves.toBe("+2722.2%");
+    const queue = page.getByRole("table", { name: "Stage breakdown" }).locator('tr[data-stage="stage.queue_wait"]');
+    await expect(queue.locator('[data-verdict="worse"]').textContent()).resolves.toBe("Δ +2722.2%");
     await expect(queue.locator('[data-published-status="mismatch"]').textContent()).resolves.toContain("+96% slower");
   });
 
@@ -108,16 +108,15 @@ describe("published benchmarks (demo organization)", () => {
     ).resolves.toMatch(/^16/);
   });
 
-  it("trends the chat service's throughput with the excluded run greyed and listed", async () => {
+  it("trends the chat service's throughput without the runs its sweeps varied", async () => {
     const { page, baseUrl } = stack;
     await page.goto(`${baseUrl}/trends`);
     await page.getByLabel("Project").selectOption({ label: "Chat service (WebSocket + RabbitMQ)" });
     await page.getByLabel("Metric").selectOption("throughput");
-    const excluded = page.getByRole("list", { name: "Excluded runs" }).locator("li", { hasText: "#18" });
-    // The list re-renders once the throughput trend has loaded.
-    await excluded.filter({ hasText: "580.35 msg/s" }).waitFor();
-    await expect(excluded.textContent()).resolves.toMatch(/#18.*580\.35 msg\/s.*stale RabbitMQ queues/);
     await page.getByRole("figure", { name: "Trend" }).locator(".recharts-line").first().waitFor();
+    // Runs 8–18 and 23–25 belong to sweeps (workers, pool size, servers): the trend keeps the other 11.
+    await page.getByText(/^11 runs over time, oldest first; sweep runs are left out/).waitFor();
+    await expect(page.getByText("None of these runs is excluded.").isVisible()).resolves.toBe(true);
     await shot("trends");
   });
 

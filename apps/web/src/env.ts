@@ -1,4 +1,5 @@
 import { type InstallSettings, installSettingsFromEnv } from "@benchboard/core";
+import { parseTrustedProxies } from "@benchboard/api/client-address";
 import { z } from "zod";
 
 // The only place the web app reads process.env (server side).
@@ -17,9 +18,27 @@ const ZEnv = z.object({
       (v) => !v || Buffer.from(v, "base64").length === 32,
       "BENCHBOARD_SECRET_KEY must be 32 bytes in base64 (head -c 32 /dev/urandom | base64)",
     ),
+  /**
+   * Proxies (addresses or CIDR ranges, comma-separated) whose X-Forwarded-For / -Host / -Proto
+   * are believed. Empty: every client is the socket's peer.
+   */
+  BENCHBOARD_TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .superRefine((v, ctx) => {
+      try {
+        parseTrustedProxies(v);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message });
+      }
+    }),
+  /** Set by server.mjs: the header that carries the socket's peer address. */
+  BENCHBOARD_PEER_HEADER: z.string().optional(),
 });
 
 export const env = ZEnv.parse(process.env);
+
+export const trustedProxies = parseTrustedProxies(env.BENCHBOARD_TRUSTED_PROXIES);
 
 /** The key for secrets at rest, or null when none is configured. */
 export const secretKey: Buffer | null = env.BENCHBOARD_SECRET_KEY

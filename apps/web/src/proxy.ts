@@ -1,16 +1,28 @@
 import { type NextRequest, NextResponse } from "next/server";
+import { isHttps } from "~/server/request-origin";
+import { securityHeaders } from "~/server/security-headers";
 
 // An optimistic redirect for signed-out visitors; every procedure checks the session itself.
 const PUBLIC_PREFIXES = ["/sign-in", "/sign-up", "/invite/", "/share/", "/api/", "/_next/", "/favicon"];
 
 export function proxy(request: NextRequest) {
+  const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
+  const headers = securityHeaders(nonce, { https: isHttps(request), dev: process.env.NODE_ENV !== "production" });
   const { pathname, search } = request.nextUrl;
-  if (PUBLIC_PREFIXES.some((p) => pathname.startsWith(p))) return NextResponse.next();
-  if (request.cookies.get("bb_session")) return NextResponse.next();
-  const url = request.nextUrl.clone();
-  url.pathname = "/sign-in";
-  url.search = pathname === "/" ? "" : `?next=${encodeURIComponent(pathname + search)}`;
-  return NextResponse.redirect(url);
+  let response: NextResponse;
+  if (PUBLIC_PREFIXES.some((p) => pathname.startsWith(p)) || request.cookies.get("bb_session")) {
+    // Next.js takes the nonce for its own scripts from the request's CSP header.
+    const requestHeaders = new Headers(request.headers);
+    requestHeaders.set("content-security-policy", headers["content-security-policy"] as string);
+    response = NextResponse.next({ request: { headers: requestHeaders } });
+  } else {
+    const url = request.nextUrl.clone();
+    url.pathname = "/sign-in";
+    url.search = pathname === "/" ? "" : `?next=${encodeURIComponent(pathname + search)}`;
+    response = NextResponse.redirect(url);
+  }
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
 }
 
-export const config = { matcher: ["/((?!_next/static|_next/image|favicon.ico).*)"] };
+export const config = { matcher: ["/((?!_next/static|_next/image|favicon.ico|icon.svg).*)"] };

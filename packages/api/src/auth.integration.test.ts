@@ -130,6 +130,36 @@ describe("sign-up and sign-in", () => {
     });
   });
 
+  it("slows an address guessing one account without locking the owner out", async () => {
+    const jar = { token: null as string | null, set: [] as string[] };
+    await createCaller(anonymous(jar, "10.0.1.1")).auth.signUp({
+      email: "owner2@example.com",
+      password: "owner password 1",
+    });
+    const attacker = createCaller(anonymous({ token: null, set: [] }, "198.51.100.66"));
+    for (let i = 0; i < 5; i++) {
+      await expect(attacker.auth.signIn({ email: "owner2@example.com", password: `guess ${i}` })).rejects.toMatchObject(
+        {
+          code: "UNAUTHORIZED",
+        },
+      );
+    }
+    // The sixth wrong try must wait; so would the right password, from this address.
+    await expect(attacker.auth.signIn({ email: "owner2@example.com", password: "guess 6" })).rejects.toMatchObject({
+      code: "TOO_MANY_REQUESTS",
+      message: expect.stringMatching(/try again in \d+ s/),
+    });
+    for (let i = 0; i < 10; i++) {
+      await attacker.auth.signIn({ email: "owner2@example.com", password: `more ${i}` }).catch(() => {});
+    }
+    // The owner, from their own address, signs in at once.
+    const owner = await createCaller(anonymous({ token: null, set: [] }, "10.0.1.1")).auth.signIn({
+      email: "owner2@example.com",
+      password: "owner password 1",
+    });
+    expect(owner.email).toBe("owner2@example.com");
+  });
+
   it("signs out by deleting the session", async () => {
     const jar = { token: null as string | null, set: [] as string[] };
     await createCaller(anonymous(jar, "10.0.0.4")).auth.signIn({

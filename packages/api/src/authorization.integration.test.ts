@@ -28,6 +28,7 @@ const PUBLIC: Record<string, string> = {
   "auth.signIn": "signing in",
   "auth.signOut": "ends whatever session the request carries",
   "auth.me": "answers null when signed out",
+  "auth.installState": "whether the install has an owner yet: what the sign-in page may say about sign-up",
   "auth.invitation": "the invitation page, for the holder of the link",
   "share.view": "the public page behind a share link",
 };

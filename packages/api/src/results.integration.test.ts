@@ -268,6 +268,38 @@ describe("share links", () => {
     }
   });
 
+  it("stores only the token's hash, and expires in 30 days unless the sharer says never", async () => {
+    const link = await owner().share.create({ runId: runs[0]! });
+    const row = await t.db.shareLink.findUniqueOrThrow({ where: { id: link.id } });
+    expect(JSON.stringify(row)).not.toContain(link.token);
+    expect(row.tokenHash).toMatch(/^[0-9a-f]{64}$/);
+    const days = (row.expiresAt!.getTime() - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThanOrEqual(30);
+    expect("token" in (await owner().share.list({ runId: runs[0]! }))[0]!).toBe(false);
+    const never = await owner().share.create({ runId: runs[0]!, expiresInDays: null });
+    expect(never.expiresAt).toBeNull();
+  });
+
+  it("shows no target URL, hostnames or scenario details unless the sharer includes them", async () => {
+    await t.db.run.update({
+      where: { id: runs[0]! },
+      data: {
+        targetSnapshot: { name: "payments", kind: "http", baseUrl: "http://10.20.30.40:8080" },
+        scenarioSnapshot: { name: "steady", engine: "http-open", spec: { rate: 100, path: "/internal/admin" } },
+        ciUrl: "https://ci.internal.example/job/7",
+      },
+    });
+    const redacted = await anonymous().share.view({ token: (await owner().share.create({ runId: runs[0]! })).token });
+    const text = JSON.stringify(redacted);
+    for (const secret of ["10.20.30.40", "/internal/admin", "ci.internal.example"]) expect(text).not.toContain(secret);
+    expect(redacted.kind === "run" && redacted.run.target).toMatchObject({ name: "payments", baseUrl: null });
+    const full = await anonymous().share.view({
+      token: (await owner().share.create({ runId: runs[0]!, includeTarget: true })).token,
+    });
+    expect(JSON.stringify(full)).toContain("http://10.20.30.40:8080");
+  });
+
   it("lets only members of the owning organization create and revoke links", async () => {
     await expect(createCaller(as("viewer")).share.create({ runId: runs[0]! })).rejects.toMatchObject({
       code: "FORBIDDEN",

@@ -134,6 +134,9 @@ export const userProcedure = publicProcedure.meta({ signedIn: true }).use(({ ctx
   return next({ ctx: { ...ctx, userId: ctx.userId } });
 });
 
+/** Launches (runs and sweeps) one organization may start per minute, from the UI and REST alike. */
+export const LAUNCHES_PER_MINUTE = 30;
+
 /** Count a hit against a limit; TOO_MANY_REQUESTS when it is exceeded. */
 export async function enforceRateLimit(ctx: Context, key: string, limit: number, windowS: number, what: string) {
   if (!ctx.rateLimit) return;

@@ -70,6 +70,11 @@ describe("buildCompareTable", () => {
     expect(rps!.cells[1]!.pValue).toBeGreaterThan(0.05);
     expect(rps!.cells[2]!.verdict).toBe("better");
     expect(rps!.cells[2]!.pValue).toBeLessThan(0.05);
+    // The interval on the delta spans 0 within noise and lies above it for the real gain.
+    expect(rps!.cells[1]!.ci!.low).toBeLessThan(0);
+    expect(rps!.cells[1]!.ci!.high).toBeGreaterThan(0);
+    expect(rps!.cells[2]!.ci!.low).toBeGreaterThan(0.2);
+    expect(rps!.cells[0]!.ci).toBeNull();
   });
 
   it("makes no noise call without repetitions on both sides", () => {

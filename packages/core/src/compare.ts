@@ -1,5 +1,5 @@
 import { isKnownMetric, METRICS, type MetricDirection, type MetricUnit, metricDef } from "./metrics";
-import { NOISE_ALPHA, welchTTest } from "./statistics";
+import { NOISE_ALPHA, welchDeltaInterval, welchTTest } from "./statistics";
 
 /**
  * Comparing runs: one definition of the delta everywhere, `(b − a) / a` with `a` the baseline,
@@ -49,6 +49,8 @@ export interface CompareCell {
   verdict: DeltaVerdict;
   /** Welch's t-test p-value over the repetition groups, when both sides were repeated. */
   pValue: number | null;
+  /** 95 % confidence interval on the relative delta of the repetition means, when both sides were repeated. */
+  ci: { low: number; high: number } | null;
   repetitions: number;
 }
 
@@ -90,13 +92,21 @@ export function buildCompareTable(
       const value = column.metrics[key] ?? null;
       const reps = column.repetitions?.[key] ?? [];
       if (i === baselineIndex) {
-        return { value, delta: null, verdict: "none", pValue: null, repetitions: reps.length };
+        return { value, delta: null, verdict: "none", pValue: null, ci: null, repetitions: reps.length };
       }
       const delta = relativeDelta(base, value);
       const test = welchTTest(baseReps, reps);
       let verdict = deltaVerdict(key, delta);
       if (test && test.pValue >= NOISE_ALPHA && (verdict === "better" || verdict === "worse")) verdict = "noise";
-      return { value, delta, verdict, pValue: test?.pValue ?? null, repetitions: reps.length };
+      const interval = welchDeltaInterval(baseReps, reps);
+      return {
+        value,
+        delta,
+        verdict,
+        pValue: test?.pValue ?? null,
+        ci: interval ? { low: interval.low, high: interval.high } : null,
+        repetitions: reps.length,
+      };
     });
     return { key, label: def.label, unit: def.unit, direction: def.direction, derived: def.derived === true, cells };
   });

@@ -25,9 +25,16 @@ export const DERIVED_KEYS = [
   "mem_utilization",
   "lost_deliveries",
   "message_loss",
+  "tokens_per_s_total",
 ] as const;
 /** Keys only ever derived: a stored value under one of them is ignored. */
-const ALWAYS_DERIVED = new Set<string>(["rps_per_vcpu", "gateway_overhead", "mem_utilization", "message_loss"]);
+const ALWAYS_DERIVED = new Set<string>([
+  "rps_per_vcpu",
+  "gateway_overhead",
+  "mem_utilization",
+  "message_loss",
+  "tokens_per_s_total",
+]);
 
 const MIB = 1024 * 1024;
 
@@ -102,6 +109,11 @@ export function deriveBounds(
     }
     if (sum) out.gateway_overhead = sum;
   }
+  const tokens = inputs.output_tokens;
+  if (tokens && runtime) {
+    const v = div(tokens, scale(runtime, 1 / 1000));
+    if (v) out.tokens_per_s_total = v;
+  }
   // Chat delivery: what was owed and never arrived, and that plus outright failures.
   const expected = inputs.expected_deliveries;
   const lost =
@@ -175,6 +187,8 @@ export function describeDerivation(metric: string, ctx: DerivedContext): string 
       return "messages ÷ runtime";
     case "gateway_overhead":
       return ctx.overheadStages?.length ? `sum of stages ${ctx.overheadStages.join(" + ")}` : null;
+    case "tokens_per_s_total":
+      return "output tokens ÷ runtime";
     case "lost_deliveries":
       return "expected deliveries − messages delivered";
     case "message_loss":

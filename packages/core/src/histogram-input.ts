@@ -4,7 +4,15 @@
  * uses node:zlib), so it is not exported from the package index that pages import.
  */
 import { inflateSync } from "node:zlib";
-import { createHistogram, encodeHistogram, HISTOGRAM_MAX_US, type LatencyHistogram } from "./histogram";
+import {
+  createHistogram,
+  encodeHistogram,
+  HISTOGRAM_MAX_US,
+  type LatencyHistogram,
+  MAX_HISTOGRAM_COUNT,
+} from "./histogram";
+
+export { MAX_HISTOGRAM_COUNT };
 
 /** Longest encoded histogram accepted (base64 characters). */
 export const MAX_ENCODED_HISTOGRAM_CHARS = 1_000_000;
@@ -13,8 +21,6 @@ export const MAX_ENCODED_HISTOGRAM_CHARS = 1_000_000;
  * digits) is at most about 50,000 buckets, well under this even when every bucket is used.
  */
 export const MAX_INFLATED_HISTOGRAM_BYTES = 1_000_000;
-/** Most samples one histogram may count (a million requests a second for eleven days). */
-export const MAX_HISTOGRAM_COUNT = 1e12;
 
 /** Why an encoded histogram was refused, in plain words. */
 export class HistogramInputError extends Error {

@@ -6,6 +6,8 @@ import * as hdr from "hdr-histogram-js";
  * percentiles are always read from the merged histogram, never averaged.
  */
 export const HISTOGRAM_MAX_US = 3_600_000_000;
+/** Most samples one histogram may count (a million requests a second for eleven days). */
+export const MAX_HISTOGRAM_COUNT = 1e12;
 
 export type LatencyHistogram = hdr.Histogram;
 

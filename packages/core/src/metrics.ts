@@ -61,7 +61,7 @@ export const METRICS: readonly MetricDef[] = [
   ...LATENCY_STATS.map((s) => def(`ttft_${s}`, `Time to first token ${LATENCY_LABEL[s]}`, "ms", "lower")),
   ...LATENCY_STATS.map((s) => def(`itl_${s}`, `Inter-token latency ${LATENCY_LABEL[s]}`, "ms", "lower")),
   def("tokens_per_s", "Output tokens/s per request", "tokens/s", "higher"),
-  def("tokens_per_s_total", "Output tokens/s in total", "tokens/s", "higher"),
+  def("tokens_per_s_total", "Output tokens/s in total", "tokens/s", "higher", true),
   def("output_tokens", "Output tokens", "count", "neutral"),
   def("rps_per_vcpu", "Req/s per vCPU", "req/s/vCPU", "higher", true),
   def("gateway_overhead", "Gateway overhead", "ms", "lower", true),

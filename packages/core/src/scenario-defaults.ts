@@ -38,6 +38,7 @@ export function defaultScenarioSpec(engine: TEngineKind): TScenarioSpec {
         durationS: 30,
         maxConnections: 1_000,
         timeoutMs: 300_000,
+        warmupS: 1,
         headers: {},
       };
     case "ws-chat":

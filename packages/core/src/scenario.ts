@@ -97,6 +97,8 @@ export const ZLlmSpec = z.object({
   durationS: z.number().positive().max(HARD_LIMITS.maxDurationS),
   maxConnections: z.number().int().positive().max(HARD_LIMITS.maxConcurrency).default(1_000),
   timeoutMs: z.number().int().positive().max(600_000).default(300_000),
+  /** Seconds of the same requests, not measured, to open and warm connections first. */
+  warmupS: z.number().min(0).max(60).default(1),
   headers: ZHeaders,
 });
 

@@ -102,9 +102,9 @@ describe("summarizeSweep", () => {
       meetsTargets: null,
       thresholdsOutcome: "not_measured",
       failedTargets: [],
-      notMeasuredTargets: ["Peak queue depth < 1000"],
+      notMeasuredTargets: ["Peak queue depth < 1,000"],
     });
-    expect(rows[0]!.passedOver).toBe("not measured: Peak queue depth < 1000");
+    expect(rows[0]!.passedOver).toBe("not measured: Peak queue depth < 1,000");
     expect(bestRunId).toBe("r8");
   });
 

@@ -261,7 +261,8 @@ describe("migrated database matches the Prisma schema", () => {
     const link = await db.shareLink.create({
       data: {
         orgId: org.id,
-        token: "tok",
+        tokenHash: "0".repeat(64),
+        includeTarget: true,
         runId: run.id,
         comparisonId: comparison.id,
         createdById: user.id,

@@ -33,6 +33,10 @@ const SUMMED_METRICS = [
   "messages",
   "throughput",
   "failed_connections",
+  "completed_rps",
+  "expected_deliveries",
+  "lost_deliveries",
+  "output_tokens",
 ] as const;
 
 /**

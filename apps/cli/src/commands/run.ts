@@ -17,6 +17,11 @@ interface RunOptions extends ServerOptions {
   tag: string[];
   notes?: string;
   repetitions?: number;
+  shards?: number;
+  workerLabel?: string;
+  rate?: number;
+  concurrency?: number;
+  duration?: number;
   idempotencyKey?: string;
   wait?: boolean;
   pollInterval: number;
@@ -96,6 +101,19 @@ export function registerRun(program: Command, io: CliIo): void {
       .option("--notes <text>", "free text shown on the run")
       .option("--repetitions <n>", "runs back to back, to judge noise", positiveInteger)
       .option(
+        "--shards <n>",
+        "split each run across this many worker processes (results merge exactly)",
+        positiveInteger,
+      )
+      .option("--worker-label <label>", "only workers offering this label (e.g. a region) take the run")
+      .option("--rate <req/s>", "override the scenario's arrival rate for this launch", positiveNumber)
+      .option("--concurrency <n>", "override the concurrency (users, or an open model's connections)", positiveInteger)
+      .option(
+        "--duration <seconds>",
+        "override the duration (a request count then no longer ends the run)",
+        positiveNumber,
+      )
+      .option(
         "--idempotency-key <key>",
         "launches with the same key start once (e.g. the CI job's id, so a re-attempted job follows the first run)",
       )
@@ -125,6 +143,11 @@ export function registerRun(program: Command, io: CliIo): void {
         ...(options.tag.length ? { tags: options.tag } : {}),
         ...(options.notes ? { notes: options.notes } : {}),
         ...(options.repetitions ? { repetitions: options.repetitions } : {}),
+        ...(options.shards ? { shards: options.shards } : {}),
+        ...(options.workerLabel ? { workerLabel: options.workerLabel } : {}),
+        ...(options.rate ? { rate: options.rate } : {}),
+        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+        ...(options.duration ? { durationS: options.duration } : {}),
       },
       // The key makes a resent launch return the first one's runs, so network errors can be retried.
       headers: { "idempotency-key": options.idempotencyKey ?? randomUUID() },

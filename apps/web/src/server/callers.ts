@@ -2,11 +2,23 @@ import "server-only";
 import { createCaller } from "@benchboard/api";
 import { getDb } from "@benchboard/db";
 import { env } from "~/env";
-import { getQueue, resolveCaller } from "./context";
+import { clientIp, getQueue, getRateLimiter, resolveCaller } from "./context";
 
-/** A tRPC caller with no session and no organization: only public procedures answer it. */
-export function publicCaller() {
-  return createCaller({ db: getDb(env.DATABASE_URL), queue: getQueue(), orgId: null, userId: null, role: null });
+/**
+ * A tRPC caller with no session and no organization: only public procedures answer it. Given
+ * the request's headers, its address counts against the public pages' rate limits.
+ */
+export function publicCaller(headers?: Headers) {
+  return createCaller({
+    db: getDb(env.DATABASE_URL),
+    queue: getQueue(),
+    orgId: null,
+    userId: null,
+    role: null,
+    ...(headers
+      ? { rateLimit: getRateLimiter(), clientIp: clientIp(new Request("http://app.invalid/", { headers })) }
+      : {}),
+  });
 }
 
 /** A tRPC caller acting as whoever sent the request (session cookie and chosen organization). */

@@ -6,6 +6,7 @@ import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { env, installSettings, secretKey } from "~/env";
+import { clientIp, isHttps } from "./request-origin";
 
 /** Cookie holding the slug of the organization the user is looking at. */
 export const ORG_COOKIE = "bb_org";
@@ -40,7 +41,7 @@ function getQueueFor(): QueueFor {
   return globals.benchboardQueueFor;
 }
 
-function getRateLimiter(): RateLimiter {
+export function getRateLimiter(): RateLimiter {
   if (!globals.benchboardRateLimiter) {
     const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 3_000 });
     redis.on("error", () => {});
@@ -57,13 +58,7 @@ export function readCookie(header: string | null, name: string): string | null {
   return null;
 }
 
-function isHttps(req: Request): boolean {
-  return new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
-}
-
-export function clientIp(req: Request): string | null {
-  return req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() || req.headers.get("x-real-ip") || null;
-}
+export { clientIp } from "./request-origin";
 
 /** Resolve who is calling from the session cookie, and in which organization. */
 export async function resolveCaller(req: Request) {

@@ -1,14 +1,17 @@
+import { type RequestOriginOptions, requestHost } from "./request-origin";
+
 /**
  * Cookie-authenticated writes must come from our own pages: a cross-site form or fetch carries
  * a foreign Origin (or Sec-Fetch-Site: cross-site) and is refused. SameSite=Lax cookies are the
- * first line; this is the second.
+ * first line; this is the second. The host compared is the one the client connected to (the Host
+ * header); X-Forwarded-Host counts only from a trusted proxy, since any client can send it.
  */
-export function isCrossSiteWrite(req: Request): boolean {
+export function isCrossSiteWrite(req: Request, options: RequestOriginOptions = {}): boolean {
   if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return false;
   if (req.headers.get("sec-fetch-site") === "cross-site") return true;
   const origin = req.headers.get("origin");
   if (!origin) return false;
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  const host = requestHost(req, options);
   try {
     return new URL(origin).host !== host;
   } catch {

@@ -1,5 +1,6 @@
 "use client";
 
+import type { TLiveProgress } from "@benchboard/core";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTRPC } from "./client";
@@ -7,7 +8,8 @@ import { useTRPC } from "./client";
 export interface RunEvent {
   id: string;
   status: string;
-  progress: unknown;
+  /** The run's live progress (`ZLiveProgress`), as the server parsed it. */
+  progress: TLiveProgress | null;
   error: string | null;
   cancelRequested: boolean;
   startedAt: string | null;

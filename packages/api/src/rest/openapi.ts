@@ -152,8 +152,9 @@ export function openApiDocument(): JsonObject {
           operationId: "uploadRun",
           summary: "Upload a finished run",
           description:
-            "Stores a run from Benchboard's own JSON (`NormalizedRun`) or a load tool's output (k6 summary, vegeta, " +
-            "bifrost-benchmarking JSON; wrk/wrk2, hey, ab, drill text). Send either a JSON envelope (`UploadEnvelope`), " +
+            "Stores a run from Benchboard's own JSON (`NormalizedRun`) or a load tool's output (k6 summary or `--out json` " +
+            "stream, vegeta report or `encode` results, oha, Gatling stats.json, bifrost-benchmarking JSON; JMeter CSV " +
+            "results; wrk/wrk2, hey, ab, drill text). Send either a JSON envelope (`UploadEnvelope`), " +
             "or the file itself as the body with the other fields as query parameters. The run is stored succeeded, " +
             "with source `upload` or `import:<format>`, its start and end from the data, the project's and the " +
             "same-named scenario's thresholds evaluated and the tool's own threshold verdicts kept. Needs scope `runs:write`.",

@@ -418,7 +418,7 @@ describe("POST /api/v1/runs", () => {
       ],
       [
         "an unknown format",
-        `?project=acme-gw&format=jmeter`,
+        `?project=acme-gw&format=locust`,
         { body: "x", contentType: "text/plain" },
         { status: 400, field: "format", message: /^format: must be one of auto, native, k6/ },
       ],

@@ -12,6 +12,7 @@ import {
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { installSettingsFor } from "../launch-safety";
+import { signInDelayS } from "../rate-limit";
 import { enforceRateLimit, publicProcedure, router, userProcedure } from "../trpc";
 
 const ZEmail = z.email({ pattern: z.regexes.unicodeEmail, error: "enter a valid email address" }).max(254);
@@ -34,11 +35,33 @@ export const authRouter = router({
   }),
   signIn: publicProcedure.input(ZSignInInput).mutation(async ({ ctx, input }) => {
     const email = normalizeEmail(input.email);
-    await enforceRateLimit(ctx, `signin:ip:${ctx.clientIp ?? "?"}`, 50, 900, "sign-in attempts from this address");
-    await enforceRateLimit(ctx, `signin:email:${email}`, 10, 900, "sign-in attempts for this account");
+    const ip = ctx.clientIp ?? "?";
+    await enforceRateLimit(ctx, `signin:ip:${ip}`, 50, 900, "sign-in attempts from this address");
+    // Guessing is slowed per address and account: an address that keeps failing on an account
+    // waits longer and longer, while the owner, signing in from their own address, never waits
+    // for someone else's failures (no lockout to turn against them).
+    const pairKey = `signin:${ip}:${email}`;
+    const limiter = ctx.rateLimit;
+    if (limiter) {
+      const { count, lastAt } = await limiter.failures(pairKey);
+      const waitS = Math.ceil((lastAt + signInDelayS(count) * 1000 - Date.now()) / 1000);
+      if (waitS > 0) {
+        throw new TRPCError({
+          code: "TOO_MANY_REQUESTS",
+          message: `too many wrong passwords for this account from this address; try again in ${waitS} s`,
+        });
+      }
+    }
     const user = await checkCredentials(ctx.db, email, input.password);
-    // One message for unknown email and wrong password: no account enumeration.
-    if (!user) throw new TRPCError({ code: "UNAUTHORIZED", message: "email or password is incorrect" });
+    if (!user) {
+      await limiter?.recordFailure(pairKey, 24 * 3600);
+      // Across all addresses an account's failures add a short, fixed pause to each wrong try.
+      const accountFailures = (await limiter?.recordFailure(`signin:account:${email}`, 900)) ?? 0;
+      if (accountFailures > 20) await new Promise((r) => setTimeout(r, Math.min(3_000, accountFailures * 50)));
+      // One message for unknown email and wrong password: no account enumeration.
+      throw new TRPCError({ code: "UNAUTHORIZED", message: "email or password is incorrect" });
+    }
+    await limiter?.clearFailures(pairKey);
     const session = await createSession(ctx.db, user.id, ctx.userAgent);
     ctx.session?.set(session.token, session.expiresAt);
     return { id: user.id, email: user.email };

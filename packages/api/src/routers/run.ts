@@ -13,7 +13,7 @@ import {
 } from "@benchboard/db";
 import { ZWorkerLabel } from "@benchboard/jobs";
 import { z } from "zod";
-import { dispatcher, memberProcedure, orgProcedure, router } from "../trpc";
+import { dispatcher, enforceRateLimit, LAUNCHES_PER_MINUTE, memberProcedure, orgProcedure, router } from "../trpc";
 
 export const ZLaunchRunInput = z.object({
   targetId: z.string().min(1, "target is required"),
@@ -103,6 +103,7 @@ export const runRouter = router({
     return run;
   }),
   launch: memberProcedure.input(ZLaunchRunInput).mutation(async ({ ctx, input }) => {
+    await enforceRateLimit(ctx, `launch:${ctx.orgId}`, LAUNCHES_PER_MINUTE, 60, "launches in this organization");
     const { rate, concurrency, durationS, ...launch } = input;
     const { runs } = await launchRuns(
       ctx.db,
@@ -117,7 +118,7 @@ export const runRouter = router({
     .mutation(({ ctx, input }) => requestCancel(ctx.db, ctx.orgId, input.id)),
   /** The run page's results: summary with derived metrics, histogram, breakdowns, verdicts, snapshots. */
   view: orgProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
-    const view = await getRunView(ctx.db, ctx.orgId, input.id);
+    const view = await getRunView(ctx.db, ctx.orgId, input.id, { revealWorkers: true });
     if (!view) throw new NotFoundError("id", "run not found");
     return view;
   }),

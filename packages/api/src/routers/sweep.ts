@@ -10,7 +10,7 @@ import {
 } from "@benchboard/db";
 import { ZWorkerLabel } from "@benchboard/jobs";
 import { z } from "zod";
-import { dispatcher, memberProcedure, orgProcedure, router } from "../trpc";
+import { dispatcher, enforceRateLimit, LAUNCHES_PER_MINUTE, memberProcedure, orgProcedure, router } from "../trpc";
 
 const ZSweepValue = z.union([z.number().finite(), z.string().trim().min(1).max(200), z.boolean()]);
 
@@ -44,17 +44,31 @@ export type TCreateSweepInput = z.infer<typeof ZCreateSweepInput>;
 
 export const sweepRouter = router({
   list: orgProcedure.query(({ ctx }) => listSweeps(ctx.db, ctx.orgId)),
-  byId: orgProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
-    const view = await getSweepView(ctx.db, ctx.orgId, input.id);
-    if (!view) throw new NotFoundError("id", "sweep not found");
-    return view;
-  }),
+  byId: orgProcedure
+    .input(
+      z.object({
+        id: z.string(),
+        /** A capacity question: the highest value whose `metric` stays under `below`. */
+        capacity: z
+          .object({
+            metric: z.string().refine(isKnownMetric, "unknown metric"),
+            below: z.number({ error: "below must be a number" }).finite().positive("below must be above 0"),
+          })
+          .nullish(),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const view = await getSweepView(ctx.db, ctx.orgId, input.id, { capacity: input.capacity ?? null });
+      if (!view) throw new NotFoundError("id", "sweep not found");
+      return view;
+    }),
   /** Parameter paths a sweep can vary for a target, scenario and instance config. */
   parameters: orgProcedure
     .input(z.object({ scenarioId: z.string().nullish(), instanceConfigId: z.string().nullish() }))
     .query(({ ctx, input }) => sweepParameters(ctx.db, ctx.orgId, input)),
   /** Create the sweep's runs and start the first; the worker runs the rest back to back. */
   create: memberProcedure.input(ZCreateSweepInput).mutation(async ({ ctx, input }) => {
+    await enforceRateLimit(ctx, `launch:${ctx.orgId}`, LAUNCHES_PER_MINUTE, 60, "launches in this organization");
     const { name, parameter, values, metric, ...launch } = input;
     const { sweep, runs } = await launchRuns(
       ctx.db,

@@ -159,6 +159,7 @@ export const targetRouter = router({
     .mutation(({ ctx, input }) => deleteTarget(ctx.db, ctx.orgId, input.id)),
   /** What each monitor reads right now ("test connection"); passwords are used, never returned. */
   testMonitors: memberProcedure.input(ZTestMonitorsInput).mutation(async ({ ctx, input }) => {
+    await enforceRateLimit(ctx, `test-connection:${ctx.orgId}`, 30, 60, "connection tests in this organization");
     const configs = await resolveMonitors(ctx.db, ctx.orgId, input.targetId, input.monitors ?? null, {
       secretKey: ctx.secretKey,
     });

@@ -11,7 +11,10 @@ import { createUploadedRun, findProjectByRef, NotFoundError } from "@benchboard/
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { withinLimits } from "../input-limits";
-import { memberProcedure, router } from "../trpc";
+import { enforceRateLimit, memberProcedure, router } from "../trpc";
+
+/** Uploads one organization may make per minute (each is read on a shared pool of threads). */
+export const UPLOADS_PER_MINUTE = 120;
 
 /** The largest upload accepted, in bytes (characters for the tRPC input). */
 export const MAX_UPLOAD_BYTES = 10_000_000;
@@ -82,6 +85,7 @@ export const uploadRouter = router({
    * the tool's own threshold verdicts kept.
    */
   run: memberProcedure.input(ZUploadRunInput).mutation(async ({ ctx, input }) => {
+    await enforceRateLimit(ctx, `upload:${ctx.orgId}`, UPLOADS_PER_MINUTE, 60, "uploads in this organization");
     const project = await findProjectByRef(ctx.db, ctx.orgId, input.project);
     if (!project) throw new NotFoundError("project", `no project "${input.project}" in this organization`);
     let read: ReadUpload;

@@ -1,4 +1,4 @@
-import { LOCAL_ORG_SLUG } from "@benchboard/db";
+import { LOCAL_ORG_SLUG, onlineWorkerLabels } from "@benchboard/db";
 import { orgProcedure, router } from "../trpc";
 
 /** A worker that has not announced itself for this long is shown as offline. */
@@ -30,4 +30,6 @@ export const workerRouter = router({
       heartbeatAgeMs: now - w.heartbeatAt.getTime(),
     }));
   }),
+  /** Labels offered by online workers, with how many offer each (for the launch form). */
+  labels: orgProcedure.query(({ ctx }) => onlineWorkerLabels(ctx.db, WORKER_OFFLINE_AFTER_MS)),
 });

@@ -52,6 +52,7 @@ export const INPUTS: Record<string, Build | "none"> = {
   "auth.signIn": () => SIGN_IN,
   "auth.signOut": "none",
   "auth.me": "none",
+  "auth.installState": "none",
   "auth.invitation": (f) => ({ token: f.invitation.token }),
   "auth.acceptInvitation": async (f, { db, who }) => ({
     token:
@@ -127,6 +128,7 @@ export const INPUTS: Record<string, Build | "none"> = {
     content: JSON.stringify({ schemaVersion: 1, tool: { name: "custom" }, result: { metrics: { rps: 900 } } }),
   }),
   "worker.list": "none",
+  "worker.labels": "none",
   "comparison.view": (f) => ({ runIds: [f.runs[0].id, f.runs[1].id], baselineRunId: f.runs[0].id }),
   "comparison.list": "none",
   "comparison.byId": (f) => ({ id: f.comparison.id }),

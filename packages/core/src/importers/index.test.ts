@@ -41,6 +41,9 @@ const FIXTURES: [string, ImportFormat][] = [
   ["k6-json/mixed.jsonl", "k6-json"],
   ["vegeta-results/mixed.jsonl", "vegeta-results"],
   ["vegeta-results/refused.jsonl", "vegeta-results"],
+  ["gatling/stats.json", "gatling"],
+  ["jmeter/results.jtl", "jmeter"],
+  ["oha/mixed.json", "oha"],
 ];
 
 describe("detectFormat", () => {
@@ -114,6 +117,6 @@ describe("resolveImportFormat", () => {
     expect(resolveImportFormat("WRK2")).toBe("wrk");
     expect(resolveImportFormat("apachebench")).toBe("ab");
     expect(resolveImportFormat("bifrost-benchmarking")).toBe("bifrost");
-    expect(resolveImportFormat("jmeter")).toBeUndefined();
+    expect(resolveImportFormat("locust")).toBeUndefined();
   });
 });

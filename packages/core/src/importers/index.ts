@@ -1,11 +1,14 @@
 import { parseAb } from "./ab";
 import { looksLikeBifrost, parseBifrost } from "./bifrost";
 import { parseDrill } from "./drill";
+import { looksLikeGatling, parseGatling } from "./gatling";
 import { parseHey } from "./hey";
 import { ImportError } from "./import-error";
+import { parseJmeter } from "./jmeter";
 import { isObject } from "./json";
 import { k6SummaryShape, parseK6 } from "./k6";
 import type { TNormalizedRun } from "./normalized-run";
+import { looksLikeOha, parseOha } from "./oha";
 import { parseK6Stream, parseVegetaResults } from "./request-stream";
 import { MAX_LINE_CHARS, stripAnsi } from "./text";
 import { looksLikeVegeta, parseVegeta } from "./vegeta";
@@ -14,12 +17,15 @@ import { parseWrk } from "./wrk";
 export { parseAb } from "./ab";
 export { type BifrostOptions, bifrostProviders, parseBifrost } from "./bifrost";
 export { parseDrill } from "./drill";
+export { parseGatling } from "./gatling";
 export { parseHey } from "./hey";
 export { ImportError, type ImportErrorLocation } from "./import-error";
+export { parseJmeter } from "./jmeter";
 export { jsonTooDeep, MAX_JSON_DEPTH } from "./json";
 export { type K6SummaryShape, parseK6 } from "./k6";
 export { looksLikeNativeRun, parseNativeRun } from "./native";
 export * from "./normalized-run";
+export { parseOha } from "./oha";
 export {
   K6_STREAM_FORMAT,
   LineSplitter,
@@ -48,6 +54,9 @@ export const IMPORT_FORMATS = [
   "bifrost",
   "k6-json",
   "vegeta-results",
+  "oha",
+  "gatling",
+  "jmeter",
 ] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
@@ -58,6 +67,7 @@ const FORMAT_ALIASES: Record<string, ImportFormat> = {
   "bifrost-benchmarking": "bifrost",
   "k6-stream": "k6-json",
   "vegeta-encode": "vegeta-results",
+  jtl: "jmeter",
 };
 
 export function resolveImportFormat(name: string): ImportFormat | undefined {
@@ -90,6 +100,12 @@ export function importRuns(format: ImportFormat | "auto", text: string, options:
       return [parseK6Stream(text)];
     case "vegeta-results":
       return [parseVegetaResults(text)];
+    case "oha":
+      return [parseOha(text)];
+    case "gatling":
+      return [parseGatling(text)];
+    case "jmeter":
+      return [parseJmeter(text)];
     case "bifrost":
       return options.provider !== undefined ? [parseBifrost(text, { provider: options.provider })] : parseBifrost(text);
   }
@@ -111,6 +127,8 @@ export function detectFormat(text: string): ImportFormat | undefined {
   const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
   const trimmed = source.trimStart();
   if (trimmed.startsWith("{")) return detectJson(trimmed);
+  // JMeter's CSV results start with their header line.
+  if (/^timeStamp,elapsed,/.test(trimmed)) return "jmeter";
   const seen = new Set<string>();
   // Each line is tested on its own with patterns anchored at its start: a multi-line pattern
   // such as /^\s*…/m backtracks over every blank line after each line start.
@@ -168,6 +186,8 @@ function detectJson(text: string): ImportFormat | undefined {
     return "k6";
   }
   if (looksLikeVegeta(doc)) return "vegeta";
+  if (looksLikeOha(doc)) return "oha";
+  if (looksLikeGatling(doc)) return "gatling";
   if (looksLikeBifrost(doc)) return "bifrost";
   return undefined;
 }
@@ -181,6 +201,6 @@ function detectOrFail(text: string): ImportFormat {
   if (format) return format;
   throw new ImportError(
     "input",
-    "could not tell the format: expected a k6 summary, vegeta or bifrost-benchmarking JSON, or wrk, hey, ab or drill text output (name the format explicitly)",
+    "could not tell the format: expected a k6 summary or --out json stream, vegeta, oha, Gatling or bifrost-benchmarking JSON, vegeta encode results, a JMeter CSV results file, or wrk, hey, ab or drill text output (name the format explicitly)",
   );
 }

@@ -207,6 +207,8 @@ export class RequestAggregator {
   private windowStartMs: number;
   private readonly statusCounts: Record<string, number> = {};
   private readonly transportErrors = new Map<string, number>();
+  /** Requests that got a response the tool still judged failed (an assertion, a check). */
+  private readonly judgedErrors = new Map<string, number>();
   private readonly seconds: LiveSecond[] = [];
   private readonly series = {
     rps: [] as (number | null)[],
@@ -242,7 +244,11 @@ export class RequestAggregator {
     } else {
       const key = String(sample.status);
       this.statusCounts[key] = (this.statusCounts[key] ?? 0) + 1;
-      if (isFailureStatus(sample.status) || sample.error) this.failed++;
+      if (isFailureStatus(sample.status)) this.failed++;
+      else if (sample.error) {
+        this.failed++;
+        this.judgedErrors.set(sample.error, (this.judgedErrors.get(sample.error) ?? 0) + 1);
+      }
     }
     this.bytesIn += sample.bytesIn ?? 0;
     this.bytesOut += sample.bytesOut ?? 0;
@@ -300,6 +306,9 @@ export class RequestAggregator {
     }
     for (const [message, count] of this.transportErrors) {
       errors.push({ kind: transportErrorKind(message), message: message.slice(0, 500), count });
+    }
+    for (const [message, count] of this.judgedErrors) {
+      errors.push({ kind: "assert", message: message.slice(0, 500), count });
     }
     const any = this.requests > 0;
     const sendSpanS = any ? (this.lastSendMs - this.firstSendMs) / 1000 : 0;

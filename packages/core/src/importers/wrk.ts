@@ -1,4 +1,4 @@
-import { createHistogram, encodeHistogram } from "../histogram";
+import { createHistogram, encodeHistogram, HISTOGRAM_MAX_US, MAX_HISTOGRAM_COUNT } from "../histogram";
 import type { TErrorEntry } from "../run-result";
 import { buildRun } from "./build";
 import { ImportError } from "./import-error";
@@ -126,8 +126,12 @@ export function parseWrk(text: string): TNormalizedRun {
         /^(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)\s+(\d+)\s+(\S+)$/,
         "a spectrum row (value, percentile, total count, 1/(1-percentile))",
       );
+      const totalCount = Number(m[3]);
+      if (!Number.isSafeInteger(totalCount) || totalCount > MAX_HISTOGRAM_COUNT) {
+        fail(line, `a spectrum row with a total count below ${MAX_HISTOGRAM_COUNT.toExponential()}`);
+      }
       if (section === "recorded" || section === "uncorrected") {
-        blocks[section].spectrum.push({ valueMs: Number(m[1]), percentile: Number(m[2]), totalCount: Number(m[3]) });
+        blocks[section].spectrum.push({ valueMs: Number(m[1]), percentile: Number(m[2]), totalCount });
       }
     } else if (t.startsWith("#[")) {
       if (section !== "recorded" && section !== "uncorrected") fail(line, "an HdrHistogram footer outside its block");
@@ -314,7 +318,7 @@ function histogramFromSpectrum(rows: readonly SpectrumRow[]): string | undefined
   for (const row of rows) {
     const added = row.totalCount - counted;
     if (added <= 0) continue;
-    histogram.recordValueWithCount(Math.max(1, Math.round(row.valueMs * 1000)), added);
+    histogram.recordValueWithCount(Math.min(HISTOGRAM_MAX_US, Math.max(1, Math.round(row.valueMs * 1000))), added);
     counted = row.totalCount;
   }
   return histogram.totalCount > 0 ? encodeHistogram(histogram) : undefined;

@@ -45,8 +45,10 @@ export async function getComparisonView(db: Db, orgId: string, input: Comparison
     return run ? [run] : [];
   });
   const missing = ids.filter((id) => !byId.has(id));
+  // The baseline is the one chosen, else the oldest run: deltas read forward in time.
+  const oldest = [...runs].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.number - b.number)[0];
   const baselineRunId =
-    input.baselineRunId && byId.has(input.baselineRunId) ? input.baselineRunId : (runs[0]?.id ?? null);
+    input.baselineRunId && byId.has(input.baselineRunId) ? input.baselineRunId : (oldest?.id ?? null);
   const baselineIndex = Math.max(
     0,
     runs.findIndex((r) => r.id === baselineRunId),
@@ -90,11 +92,19 @@ export async function getComparisonView(db: Db, orgId: string, input: Comparison
       }
     : null;
 
+  // Stages in the order the runs recorded them (a request's path through the service), not A–Z.
+  const stageKeys = [
+    ...new Set(runs.flatMap((r) => Object.keys(r.storedMetrics).filter((k) => k.startsWith("stage.")))),
+  ];
+  const baselineRun = runs[baselineIndex];
   return {
     runs: runs.map(publicRun),
     missing,
     baselineRunId,
     table,
+    stageKeys,
+    /** Stages summed into the gateway overhead (from the baseline's scenario), when it names them. */
+    overheadStages: baselineRun?.facts.context.overheadStages ?? null,
     configDiff: diffSnapshots(runs.map((r) => ({ target: r.target, config: r.config, scenario: r.scenario }))),
     charts,
     published,
@@ -121,6 +131,7 @@ function publicRun(run: RunFacts) {
     tags: run.tags,
     createdAt: run.createdAt,
     meetsTargets: run.facts.meetsTargets,
+    thresholdsOutcome: run.facts.thresholdsOutcome ?? "none",
   };
 }
 

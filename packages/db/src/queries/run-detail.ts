@@ -1,14 +1,20 @@
 import {
   alignSeries,
   checkPublishedFigures,
+  contradictions,
   DERIVED_KEYS,
   histogramBuckets,
+  planShards,
+  publishedText,
   type TErrorEntry,
+  type TScenarioSpec,
   type TStageStat,
+  ZScenarioSpec,
 } from "@benchboard/core";
 import { decodeHistogramBounded } from "@benchboard/core/histogram-input";
 import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
+import { LOCAL_ORG_SLUG } from "./org";
 import { numericMetrics, runFactsSelect, storedVerdicts, toRunFacts } from "./run-facts";
 
 /** Percentiles listed beside the latency histogram. */
@@ -31,12 +37,78 @@ function decodeLatency(encoded: string | null) {
   }
 }
 
+function launchOverridesOf(snapshot: unknown): Record<string, number> | null {
+  const overrides = (snapshot as { overrides?: unknown } | null)?.overrides;
+  if (!overrides || typeof overrides !== "object") return null;
+  const out = Object.fromEntries(Object.entries(overrides).filter(([, v]) => typeof v === "number"));
+  return Object.keys(out).length ? (out as Record<string, number>) : null;
+}
+
+/**
+ * Each shard of a split run: its worker and its share of the load. Where workers run (their
+ * ids name hosts) is shown to the install's own organization only; others (and share links) see
+ * "worker 1", ….
+ */
+function shardRows(
+  row: {
+    shardCount: number;
+    workerLabel: string | null;
+    scenarioSnapshot: unknown;
+    org: { slug: string };
+    shards: { index: number; status: string; workerId: string | null; error: string | null }[];
+  },
+  revealWorkers: boolean,
+) {
+  if (row.shardCount <= 1) return null;
+  const spec = ZScenarioSpec.safeParse((row.scenarioSnapshot as { spec?: unknown } | null)?.spec);
+  let plan: ReturnType<typeof planShards> | null = null;
+  try {
+    plan = spec.success ? planShards(spec.data, row.shardCount) : null;
+  } catch {
+    plan = null;
+  }
+  // Shared views never name workers; the install's own organization sees their ids.
+  const operator = revealWorkers && row.org.slug === LOCAL_ORG_SLUG;
+  const names = new Map<string, string>();
+  return {
+    count: row.shardCount,
+    workerLabel: row.workerLabel,
+    items: Array.from({ length: row.shardCount }, (_, index) => {
+      const shard = row.shards.find((s) => s.index === index);
+      const workerId = shard?.workerId ?? null;
+      if (workerId && !names.has(workerId)) names.set(workerId, `worker ${names.size + 1}`);
+      const share = plan?.[index];
+      return {
+        index,
+        status: shard?.status ?? "queued",
+        worker: workerId ? (operator ? workerId : names.get(workerId)!) : null,
+        error: shard?.error ?? null,
+        share: share ? describeShardShare(share) : null,
+      };
+    }),
+  };
+}
+
+/** A shard's load in the words of its engine: "50 req/s, 2 connections", "3 users". */
+function describeShardShare(spec: TScenarioSpec): string {
+  const n = (v: number) => v.toLocaleString("en-US", { maximumFractionDigits: 1 });
+  switch (spec.engine) {
+    case "http-open":
+    case "llm":
+      return `${n(spec.rate)} req/s, up to ${n(spec.maxConnections)} connections`;
+    case "http-closed":
+      return `${n(spec.concurrency)} users${spec.requests !== undefined ? `, ${n(spec.requests)} requests` : ""}`;
+    case "ws-chat":
+      return `${n(spec.users)} users in ${n(spec.rooms)} rooms`;
+  }
+}
+
 /**
  * Everything the run page shows below the live progress: summary with derived metrics, latency
  * histogram decoded server-side, stage and error breakdowns, verdicts, snapshots and the figures
  * a document published for the run. Also what a share link shows, so it is loaded by org id.
  */
-export async function getRunView(db: Db, orgId: string, runId: string) {
+export async function getRunView(db: Db, orgId: string, runId: string, options: { revealWorkers?: boolean } = {}) {
   const row = await db.run.findFirst({
     where: { orgId, id: runId },
     select: {
@@ -44,6 +116,14 @@ export async function getRunView(db: Db, orgId: string, runId: string) {
       notes: true,
       error: true,
       ciUrl: true,
+      serverConfig: true,
+      shardCount: true,
+      workerLabel: true,
+      org: { select: { slug: true } },
+      shards: {
+        orderBy: { index: "asc" },
+        select: { index: true, status: true, workerId: true, error: true, startedAt: true, endedAt: true },
+      },
       sweep: { select: { id: true, name: true, parameter: true } },
       result: {
         select: {
@@ -95,6 +175,13 @@ export async function getRunView(db: Db, orgId: string, runId: string) {
     target: facts.target,
     config: facts.config,
     scenario: facts.scenario,
+    /** What the target's config hook reported right before load: the config in effect. */
+    serverConfig:
+      row.serverConfig && typeof row.serverConfig === "object" && !Array.isArray(row.serverConfig)
+        ? (row.serverConfig as Record<string, unknown>)
+        : null,
+    overrides: launchOverridesOf(row.scenarioSnapshot),
+    shards: shardRows(row, options.revealWorkers ?? false),
     overheadStages: facts.facts.context.overheadStages ?? null,
     result: result
       ? {
@@ -109,6 +196,17 @@ export async function getRunView(db: Db, orgId: string, runId: string) {
             TStageStat
           >,
           verdicts: storedVerdicts(result.thresholdResults),
+          /** Figures that cannot all be true, in words (a chat run with 0 failed yet deliveries missing). */
+          contradictions: contradictions(facts.facts.metrics),
+          /** The text a document printed for each metric, kept as the source gave it ("47.13 µs", "~35–40"). */
+          publishedText: facts.published
+            ? Object.fromEntries(
+                Object.keys(facts.facts.metrics).flatMap((k) => {
+                  const text = publishedText(facts.published!.figures, row.id, k);
+                  return text === null ? [] : [[k, text]];
+                }),
+              )
+            : {},
           latency: decodeLatency(result.histogram),
         }
       : null,

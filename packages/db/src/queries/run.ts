@@ -1,9 +1,10 @@
 import {
   derivedContext,
-  type EngineProgress,
   evaluateThresholds,
+  parseLiveProgress,
   resolveOrgCaps,
   type ThresholdVerdict,
+  type TLiveProgress,
   type TRunResultData,
   type TThreshold,
   withDerivedMetrics,
@@ -233,7 +234,7 @@ export async function claimRun(db: Db, runId: string, workerId: string) {
   return db.run.findUniqueOrThrow({ where: { id: runId }, include: { target: true } });
 }
 
-export async function recordProgress(db: Db, runId: string, progress: EngineProgress) {
+export async function recordProgress(db: Db, runId: string, progress: TLiveProgress) {
   await db.run.updateMany({
     where: { id: runId, status: "running" },
     data: { progress: progress as unknown as Prisma.InputJsonValue, heartbeatAt: new Date() },
@@ -461,4 +462,27 @@ export async function onlineWorkerLabels(
   const counts = new Map<string, number>();
   for (const w of workers) for (const label of new Set(w.labels)) counts.set(label, (counts.get(label) ?? 0) + 1);
   return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([label, n]) => ({ label, workers: n }));
+}
+
+/**
+ * What a run's live view needs once a second: its status and live progress only, never its
+ * result (histogram and series stay unread), so watching a run costs one narrow row read.
+ */
+export async function getRunLive(db: Db, orgId: string, runId: string) {
+  const run = await db.run.findFirst({
+    where: { orgId, id: runId },
+    select: {
+      id: true,
+      status: true,
+      progress: true,
+      error: true,
+      cancelRequested: true,
+      startedAt: true,
+      endedAt: true,
+      result: { select: { runId: true } },
+    },
+  });
+  if (!run) return null;
+  const { result, progress, ...live } = run;
+  return { ...live, progress: parseLiveProgress(progress), hasResult: result !== null };
 }

@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { redactForShare } from "@benchboard/core";
+import { hashToken } from "../auth/tokens";
 import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
 import { savedComparisonSelect, withView } from "./comparison";
@@ -32,9 +34,12 @@ async function checkTarget(db: Db, orgId: string, target: ShareTarget) {
   }
 }
 
+/** How long a link works when the sharer does not choose (they may choose "never"). */
+export const DEFAULT_SHARE_DAYS = 30;
+
 const linkSelect = {
   id: true,
-  token: true,
+  includeTarget: true,
   runId: true,
   comparisonId: true,
   createdAt: true,
@@ -46,16 +51,19 @@ const linkSelect = {
 export async function createShareLink(
   db: Db,
   orgId: string,
-  input: ShareTarget & { expiresAt?: Date | null; createdById?: string | null },
+  input: ShareTarget & { expiresAt?: Date | null; createdById?: string | null; includeTarget?: boolean },
 ) {
   await checkTarget(db, orgId, input);
   if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
     throw new ConflictError("expiresAt", "the expiry must be in the future");
   }
-  return db.shareLink.create({
+  // Only the hash is stored: the token is returned this once, for the sharer to copy.
+  const token = newShareToken();
+  const link = await db.shareLink.create({
     data: {
       orgId,
-      token: newShareToken(),
+      tokenHash: hashToken(token),
+      includeTarget: input.includeTarget ?? false,
       runId: input.runId ?? null,
       comparisonId: input.comparisonId ?? null,
       expiresAt: input.expiresAt ?? null,
@@ -63,6 +71,7 @@ export async function createShareLink(
     },
     select: linkSelect,
   });
+  return { ...link, token };
 }
 
 export async function listShareLinks(db: Db, orgId: string, target: ShareTarget) {
@@ -93,8 +102,16 @@ export async function revokeShareLink(db: Db, orgId: string, id: string) {
 export async function resolveShareLink(db: Db, token: string, now = new Date()) {
   if (!TOKEN_PATTERN.test(token)) return null;
   const link = await db.shareLink.findUnique({
-    where: { token },
-    select: { id: true, orgId: true, runId: true, comparisonId: true, expiresAt: true, revokedAt: true },
+    where: { tokenHash: hashToken(token) },
+    select: {
+      id: true,
+      orgId: true,
+      runId: true,
+      comparisonId: true,
+      expiresAt: true,
+      revokedAt: true,
+      includeTarget: true,
+    },
   });
   if (!link || link.revokedAt || (link.expiresAt && link.expiresAt <= now)) return null;
   let shared:
@@ -117,7 +134,12 @@ export async function resolveShareLink(db: Db, token: string, now = new Date()) 
   }
   if (!shared) return null;
   await db.shareLink.update({ where: { id: link.id }, data: { lastViewedAt: now } }).catch(() => {});
-  return { expiresAt: link.expiresAt, ...shared };
+  // A snapshot of what was meant to be shared: without target details unless the sharer chose them.
+  return {
+    expiresAt: link.expiresAt,
+    includeTarget: link.includeTarget,
+    ...(link.includeTarget ? shared : redactForShare(shared)),
+  };
 }
 
 export type SharedView = NonNullable<Awaited<ReturnType<typeof resolveShareLink>>>;

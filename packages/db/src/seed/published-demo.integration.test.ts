@@ -110,7 +110,7 @@ describe("seedPublishedDemo", () => {
       meetsTargets: null,
       thresholdsOutcome: "not_measured",
       failedTargets: [],
-      notMeasuredTargets: ["Peak queue depth < 1000"],
+      notMeasuredTargets: ["Peak queue depth < 1,000"],
       passedOver: "excluded from the sweep",
     });
     expect(view.rows.find((r) => r.best)?.value).toBe(16);

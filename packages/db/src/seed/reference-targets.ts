@@ -1,5 +1,6 @@
 import { type TMonitorConfigInput, type TScenarioSpecInput, ZMonitorConfig, ZScenarioSpec } from "@benchboard/core";
 import type { Db } from "../client";
+import { Prisma } from "../generated/prisma/client";
 import type { TargetKind } from "../generated/prisma/enums";
 
 /**
@@ -26,7 +27,15 @@ export const DEFAULT_PORTS: ReferenceTargetPorts = {
 interface DemoProject {
   name: string;
   description: string;
-  target: { name: string; kind: TargetKind; baseUrl: string; configApplyUrl: string; monitors: TMonitorConfigInput[] };
+  target: {
+    name: string;
+    kind: TargetKind;
+    baseUrl: string;
+    configApplyUrl: string;
+    /** The service's default knobs: what a run without an instance config sets it to. */
+    baselineKnobs: Record<string, string | number | boolean>;
+    monitors: TMonitorConfigInput[];
+  };
   configs: {
     name: string;
     instanceType?: string;
@@ -43,6 +52,35 @@ interface DemoProject {
   }[];
 }
 
+/**
+ * The reference targets' default knobs (apps/targets: gateway/config.ts, chat/config.ts,
+ * examples/config.ts), their baselines: a run without an instance config sets them.
+ */
+export const GATEWAY_DEFAULTS = {
+  buffer_size: 5_000,
+  initial_pool_size: 5_000,
+  concurrency: 1_000,
+  drop_excess_requests: false,
+  latency_ms: 50,
+  jitter_ms: 0,
+  error_rate: 0,
+  big_payload: false,
+  tokens_per_chunk: 5,
+};
+export const CHAT_DEFAULTS = {
+  PUBLISH_WORKERS: 20,
+  publishChanSize: 500,
+  InitialCredits: 1_000,
+  CONSUMER_RATE: 0,
+  publishDropWhenFull: false,
+};
+export const EXAMPLES_DEFAULTS = {
+  db_pool_size: 10,
+  max_concurrent_resizes: 4,
+  image_threads: 0,
+  png_compression_level: 6,
+};
+
 export function referenceProjects(p: ReferenceTargetPorts = DEFAULT_PORTS): DemoProject[] {
   const url = (port: number) => `http://${p.host}:${port}`;
   return [
@@ -55,6 +93,7 @@ export function referenceProjects(p: ReferenceTargetPorts = DEFAULT_PORTS): Demo
         kind: "llm",
         baseUrl: url(p.gateway),
         configApplyUrl: `${url(p.gateway)}/admin/config`,
+        baselineKnobs: GATEWAY_DEFAULTS,
         monitors: [
           {
             kind: "prometheus",
@@ -108,6 +147,7 @@ export function referenceProjects(p: ReferenceTargetPorts = DEFAULT_PORTS): Demo
         kind: "ws_chat",
         baseUrl: url(p.chat),
         configApplyUrl: `${url(p.chat)}/admin/config`,
+        baselineKnobs: CHAT_DEFAULTS,
         monitors: [
           {
             kind: "prometheus",
@@ -138,6 +178,7 @@ export function referenceProjects(p: ReferenceTargetPorts = DEFAULT_PORTS): Demo
         kind: "http",
         baseUrl: url(p.examples),
         configApplyUrl: `${url(p.examples)}/admin/config`,
+        baselineKnobs: EXAMPLES_DEFAULTS,
         monitors: [{ kind: "prometheus", url: `${url(p.examples)}/metrics` }],
       },
       configs: [{ name: "local, no CPU limit", knobs: {} }],
@@ -154,7 +195,8 @@ export function referenceProjects(p: ReferenceTargetPorts = DEFAULT_PORTS): Demo
         },
         {
           name: "medium: customers × 500 at 10 concurrent",
-          description: "JSON list of 500 customers read from PostgreSQL.",
+          description:
+            "Looks up one user's 500 customers in PostgreSQL: a POST that carries the user's email and only reads, as in the published benchmark.",
           spec: {
             engine: "http-closed",
             concurrency: 10,
@@ -210,8 +252,14 @@ export async function seedReferenceTargets(
         kind: demo.target.kind,
         baseUrl: demo.target.baseUrl,
         configApplyUrl: demo.target.configApplyUrl,
+        baselineKnobs: demo.target.baselineKnobs,
         monitors: JSON.parse(JSON.stringify(storedMonitors)),
       },
+    });
+    // Targets seeded before baselines existed get theirs; one set since is left as it is.
+    await db.target.updateMany({
+      where: { projectId: project.id, name: demo.target.name, baselineKnobs: { equals: Prisma.DbNull } },
+      data: { baselineKnobs: demo.target.baselineKnobs },
     });
     for (const c of demo.configs) {
       await db.instanceConfig.upsert({

@@ -34,7 +34,8 @@ async function startMockLlm(prompts: string[]) {
       if (i > 0) await sleep(25);
       res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: `tok${i} ` } }] })}\n\n`);
     }
-    res.write(`data: ${JSON.stringify({ choices: [], usage: { completion_tokens: 5 } })}\n\n`);
+    // The usage chunk over-reports on purpose: a streaming run counts tokens from the stream.
+    res.write(`data: ${JSON.stringify({ choices: [], usage: { completion_tokens: 50 } })}\n\n`);
     res.end("data: [DONE]\n\n");
   });
 }
@@ -58,6 +59,14 @@ describe("llm engine", () => {
     // 4 tokens after the first over ~100 ms: about 40 tokens/s per stream.
     expect(result.metrics.tokens_per_s).toBeGreaterThan(25);
     expect(result.metrics.tokens_per_s).toBeLessThan(42);
+    // Five content events per reply, whatever the usage chunk claims.
+    expect(result.metrics.output_tokens).toBe(200);
+    // Completed throughput sits beside the send rate; runtime is the window plus the last replies.
+    expect(result.metrics.completed_rps).toBeGreaterThan(17);
+    expect(result.metrics.completed_rps).toBeLessThanOrEqual(result.metrics.rps!);
+    expect(result.metrics.runtime_ms).toBeGreaterThan(2000);
+    // Connections were warmed first: those requests are not measured.
+    expect((result.extra?.schedule as { warmupRequests: number }).warmupRequests).toBeGreaterThan(0);
     // Every prompt is distinct (the nonce) and carries its index.
     expect(new Set(prompts).size).toBe(prompts.length);
     expect(prompts.some((p) => p.startsWith("#39 "))).toBe(true);
@@ -74,6 +83,25 @@ describe("llm engine", () => {
     expect(result.metrics.tokens_per_s).toBeGreaterThan(150);
     expect(result.metrics.tokens_per_s).toBeLessThan(205);
     expect(result.stages.provider?.count).toBe(20);
+  });
+
+  it("flags the run invalid when completed responses fall behind the send rate", async () => {
+    // Every reply takes 1.5 s: 20 req/s are sent for 1 s, but they complete over 2.5 s.
+    server = await startHttpServer(async (_req, res) => {
+      await sleep(1500);
+      res.end(JSON.stringify({ choices: [{ message: { content: "late" } }], usage: { completion_tokens: 3 } }));
+    });
+    const result = await runScenario(
+      { engine: "llm", rate: 20, durationS: 1, stream: false, warmupS: 0, timeoutMs: 5000 },
+      { baseUrl: server.url },
+    );
+    expect(result.metrics.rps).toBeGreaterThan(19);
+    expect(result.metrics.runtime_ms).toBeGreaterThan(2400);
+    expect(result.metrics.completed_rps).toBeLessThan(9);
+    expect(result.valid).toBe(false);
+    expect(result.invalidReasons.join("; ")).toMatch(
+      /^completed \d+\.\d responses\/s, below 90% of the 20\.0 req\/s sent: the target did not keep up/,
+    );
   });
 
   it("counts error responses", async () => {

@@ -101,7 +101,10 @@ class LlmCall extends HttpCall {
  * runs from the due time to the first content event and inter-token latency (`itl_*`) is the gap
  * between content events (a server that sends several tokens per event reports per-event gaps).
  * `tokens_per_s` is the output rate seen by one client: completion tokens over the time spent
- * generating them (after the first token when streaming), pooled over all requests.
+ * generating them (after the first token when streaming), pooled over all requests. When
+ * streaming, tokens are counted from the stream (one per content event); without streaming they
+ * are the server's reported `usage.completion_tokens`, the only count there is.
+ * `output_tokens` is their total; `tokens_per_s_total` (derived) is that total over the runtime.
  */
 export async function runLlm(spec: LlmSpec, ctx: EngineContext): Promise<EngineResult> {
   enforceLimits(spec, ctx);
@@ -124,7 +127,8 @@ export async function runLlm(spec: LlmSpec, ctx: EngineContext): Promise<EngineR
       origin: url.origin,
       rate: spec.rate,
       durationS: spec.durationS,
-      warmupS: 0,
+      // Connections are opened and warmed like any open model's, with the same request.
+      warmupS: spec.warmupS,
       maxConnections: spec.maxConnections,
       timeoutMs: spec.timeoutMs,
       dispatch: (pool, dueAt, index, measured, done) => {
@@ -166,11 +170,12 @@ function recordLlmCall(
     else {
       rec.recordExtra("ttft", (sse.firstContentAt - call.startAt) * 1000);
       for (const gap of sse.gapsMs) rec.recordExtra("itl", gap * 1000);
-      tokens = sse.completionTokens ?? sse.contentEvents;
+      // Counted from the stream itself (one content event per token), not from what the server says.
+      tokens = sse.contentEvents;
       const afterFirst = (sse.lastContentAt ?? now) - sse.firstContentAt;
       // Tokens after the first event over the time they took; a one-event reply has no rate.
       if (afterFirst > 0 && tokens > 1) {
-        rec.add("decode_tokens", tokens - (sse.completionTokens !== null ? tokens / sse.contentEvents : 1));
+        rec.add("decode_tokens", tokens - 1);
         generationMs = afterFirst;
       } else tokens = null;
     }

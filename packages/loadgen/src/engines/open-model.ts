@@ -15,6 +15,8 @@ export const LATE_SEND_MS = 100;
 export const MAX_LATE_FRACTION = 0.01;
 /** Slack for the last requests of the window: timer granularity, not under-load. */
 const WINDOW_GRACE_MS = 50;
+/** Below this share of the send rate, completed responses per second make the run invalid. */
+export const MIN_COMPLETED_FRACTION = 0.9;
 /** How long a canceled run waits for calls in flight before closing connections. */
 export const CANCEL_GRACE_MS = 500;
 
@@ -89,11 +91,13 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     let dropped = 0;
 
     let completedCalls = 0;
+    let lastDoneAt = measureStart;
     const done = (call: HttpCall, error: Error | null) => {
       inFlight.dec();
       if (closing) return; // torn down by cancellation: not a measurement
       const now = performance.now();
       completedCalls++;
+      lastDoneAt = Math.max(lastDoneAt, now);
       const issuedAt = call.sentAt > 0 ? call.sentAt : now;
       const lagMs = issuedAt - call.startAt;
       recordMicros(sendLag, lagMs * 1000);
@@ -157,6 +161,11 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     const achievedRps = issuedInWindow / windowS;
     rec.counters.rps = achievedRps;
     rec.counters.target_rps = targetRps;
+    // Runtime as measured: from the first due time to the last response, not the nominal window.
+    const runtimeMs = canceled ? windowMs : Math.max(windowMs, lastDoneAt - measureStart);
+    // Completed throughput: successful responses per second over that runtime, beside the send rate.
+    const completedRps = (rec.counters.success ?? 0) / (runtimeMs / 1000);
+    rec.counters.completed_rps = completedRps;
 
     const invalidReasons: string[] = [];
     const lateFraction = lateSends / Math.max(1, completedCalls);
@@ -172,12 +181,17 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     }
     if (dropped > 0)
       invalidReasons.push(`${dropped} requests dropped: more than ${maxInFlight} waiting for a connection`);
+    if (!canceled && issuedInWindow > 0 && completedCalls > 0 && completedRps < MIN_COMPLETED_FRACTION * achievedRps) {
+      invalidReasons.push(
+        `completed ${completedRps.toFixed(1)} responses/s, below ${MIN_COMPLETED_FRACTION * 100}% of the ${achievedRps.toFixed(1)} req/s sent: the target did not keep up (responses failed or took until ${((runtimeMs - windowMs) / 1000).toFixed(1)} s after the sending window)`,
+      );
+    }
 
     return rec.finish(endPerf, {
       startedAt,
       endedAt: new Date(),
       canceled,
-      runtimeMs: windowMs,
+      runtimeMs,
       invalidReasons,
       extra: {
         schedule: {

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { type TMonitorConfig, type TMonitorConfigInput, type TSeries, ZMonitorConfig } from "@benchboard/core";
 import { OutboundError, type OutboundResponse, outboundRequest } from "../outbound";
 import { type SafetyPolicy, STRICT_POLICY } from "../target-safety";
@@ -24,16 +25,39 @@ class MonitorError extends Error {
 }
 
 /** Turns a cumulative CPU-seconds counter into cores used since the previous reading. */
-class CpuRate {
+export class CpuRate {
   private last: { seconds: number; at: number } | null = null;
+  private lastRate: number | null = null;
+  /**
+   * @param maxCores the most cores the process can use (the host's, for a local process): a rate
+   *   above it is counter granularity or timing skew, never real, and is capped.
+   * @param minSpanMs readings closer together than this are folded into the next one, because the
+   *   counter advances in clock ticks (10 ms) and a short span turns one tick into a spike and the
+   *   next span into a 0.
+   */
+  constructor(
+    private readonly maxCores: number = Number.POSITIVE_INFINITY,
+    private readonly minSpanMs = 200,
+  ) {}
+
+  /** `seconds`: the cumulative counter; `atMs`: a monotonic time taken when the counter was read. */
   next(seconds: number | null, atMs: number): number | null {
     const prev = this.last;
-    this.last = seconds === null ? null : { seconds, at: atMs };
-    if (prev === null || seconds === null) return null;
-    const dt = (atMs - prev.at) / 1000;
-    const used = seconds - prev.seconds;
-    // A restarted process resets its counter: no reading rather than a negative one.
-    return dt > 0 && used >= 0 ? used / dt : null;
+    if (seconds === null) {
+      this.last = null;
+      return null;
+    }
+    if (prev === null || seconds < prev.seconds) {
+      // First reading, or a restarted process reset its counter: start over, no reading.
+      this.last = { seconds, at: atMs };
+      return null;
+    }
+    const spanMs = atMs - prev.at;
+    // Too soon after the last reading: keep its baseline and repeat the last rate.
+    if (spanMs < this.minSpanMs) return this.lastRate;
+    this.last = { seconds, at: atMs };
+    this.lastRate = Math.min(this.maxCores, (seconds - prev.seconds) / (spanMs / 1000));
+    return this.lastRate;
   }
 }
 
@@ -99,6 +123,7 @@ class PrometheusSampler implements Sampler {
 
   async sample(): Promise<MonitorReadings> {
     const parsed = await this.read();
+    // The counter is read when the endpoint answers, so the span is measured from the answers.
     const now = performance.now();
     const out: MonitorReadings = {
       mem_bytes: selectPrometheusValue(parsed.samples, this.config.memoryMetric),
@@ -173,7 +198,8 @@ class RabbitMqSampler implements Sampler {
 class ProcessSampler implements Sampler {
   readonly label: string;
   readonly keys = ["mem_bytes", "cpu_cores"];
-  private readonly cpu = new CpuRate();
+  // A local process cannot use more than this host's cores.
+  private readonly cpu = new CpuRate(availableParallelism());
   private pid: number | null;
   constructor(
     private readonly config: Extract<TMonitorConfig, { kind: "process" }>,
@@ -200,6 +226,8 @@ class ProcessSampler implements Sampler {
   async sample(): Promise<MonitorReadings> {
     const pid = await this.resolvePid();
     let reading: Awaited<ReturnType<typeof readProcess>>;
+    // The time the counter is read, on the monotonic clock, not when the read's promise settles.
+    const readAt = performance.now();
     try {
       reading = await readProcess(pid);
     } catch {
@@ -207,7 +235,7 @@ class ProcessSampler implements Sampler {
       if (this.config.pid === undefined) this.pid = null;
       throw new MonitorError(`process ${pid} is gone`);
     }
-    return { mem_bytes: reading.rssBytes, cpu_cores: this.cpu.next(reading.cpuSeconds, performance.now()) };
+    return { mem_bytes: reading.rssBytes, cpu_cores: this.cpu.next(reading.cpuSeconds, readAt) };
   }
 }
 

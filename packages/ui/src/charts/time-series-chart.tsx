@@ -1,5 +1,6 @@
 "use client";
 
+import { niceTicks } from "@benchboard/core";
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { colorAt, formatElapsed } from "./palette";
 
@@ -20,6 +21,7 @@ export function TimeSeriesChart({
   format,
   syncId,
   height = 180,
+  binary = false,
 }: {
   title: string;
   data: readonly Record<string, number | null>[];
@@ -27,10 +29,22 @@ export function TimeSeriesChart({
   format: (value: number) => string;
   syncId?: string;
   height?: number;
+  /** Values in bytes: ticks at round binary units. */
+  binary?: boolean;
 }) {
+  let max = 0;
+  for (const point of data) {
+    for (const line of lines) {
+      const v = point[line.key];
+      if (typeof v === "number" && v > max) max = v;
+    }
+  }
+  const ticks = niceTicks(max, { binary });
+  // A run of a second or two has one or two points: dots show them where a line would not.
+  const fewPoints = data.length <= 3;
   return (
     <figure className="min-w-0" aria-label={title}>
-      <figcaption className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-500">{title}</figcaption>
+      <figcaption className="mb-1 text-xs font-medium text-slate-600">{title}</figcaption>
       <LineChart
         responsive
         style={{ width: "100%", height }}
@@ -47,7 +61,13 @@ export function TimeSeriesChart({
           tickFormatter={formatElapsed}
           tick={{ fontSize: 11, fill: "#64748b" }}
         />
-        <YAxis width="auto" tickFormatter={format} tick={{ fontSize: 11, fill: "#64748b" }} />
+        <YAxis
+          width="auto"
+          domain={[0, ticks[ticks.length - 1]!]}
+          ticks={ticks}
+          tickFormatter={format}
+          tick={{ fontSize: 11, fill: "#64748b" }}
+        />
         <Tooltip
           labelFormatter={(t) => `t = ${formatElapsed(Number(t))}`}
           formatter={(value) => (typeof value === "number" ? format(value) : String(value))}
@@ -60,7 +80,7 @@ export function TimeSeriesChart({
             dataKey={line.key}
             name={line.label}
             stroke={line.color ?? colorAt(i)}
-            dot={false}
+            dot={fewPoints ? { r: 3 } : false}
             strokeWidth={1.5}
             isAnimationActive={false}
             connectNulls={false}

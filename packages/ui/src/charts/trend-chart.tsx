@@ -7,24 +7,44 @@ export interface TrendPoint {
   /** Position in run order. */
   index: number;
   label: string;
+  /** When the run ran, in epoch milliseconds: the x axis. */
+  t: number;
   /** Value per branch key; null elsewhere. */
   [branch: string]: number | string | null;
 }
 
-/** A metric in run order, one line per branch, excluded runs as grey points off the lines. */
+const DAY_MS = 86_400_000;
+
+function timeTick(span: number) {
+  return (t: number) => {
+    const d = new Date(t);
+    if (span > 2 * DAY_MS) return d.toLocaleDateString("en-GB", { day: "numeric", month: "short" });
+    return d.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
+  };
+}
+
+/**
+ * A metric over time, one line per branch, excluded runs as grey points off the lines, thresholds
+ * as dashed red lines and change points as labelled vertical lines at the first run of a new level.
+ */
 export function TrendChart({
   data,
   branches,
   format,
   thresholds,
+  changePoints = [],
   height = 300,
 }: {
   data: readonly TrendPoint[];
   branches: readonly { key: string; label: string }[];
   format: (value: number) => string;
   thresholds: readonly { label: string; value: number }[];
+  changePoints?: readonly { t: number; label: string }[];
   height?: number;
 }) {
+  const times = data.map((d) => d.t);
+  const span = times.length ? Math.max(...times) - Math.min(...times) : 0;
+  const tick = timeTick(span);
   return (
     <figure aria-label="Trend">
       <ComposedChart
@@ -34,9 +54,24 @@ export function TrendChart({
         margin={{ top: 16, right: 24, bottom: 0, left: 0 }}
       >
         <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" />
-        <XAxis dataKey="label" tick={{ fontSize: 11, fill: "#64748b" }} interval="preserveStartEnd" minTickGap={16} />
+        <XAxis
+          dataKey="t"
+          type="number"
+          scale="time"
+          domain={["dataMin", "dataMax"]}
+          tickFormatter={tick}
+          tick={{ fontSize: 11, fill: "#64748b" }}
+          minTickGap={24}
+        />
         <YAxis width="auto" tickFormatter={format} tick={{ fontSize: 11, fill: "#64748b" }} />
-        <Tooltip formatter={(v) => (typeof v === "number" ? format(v) : String(v))} contentStyle={{ fontSize: 12 }} />
+        <Tooltip
+          formatter={(v) => (typeof v === "number" ? format(v) : String(v))}
+          labelFormatter={(t, payload) => {
+            const point = payload?.[0]?.payload as TrendPoint | undefined;
+            return `${point?.label ?? ""} · ${new Date(Number(t)).toLocaleString("en-GB")}`;
+          }}
+          contentStyle={{ fontSize: 12 }}
+        />
         <Legend wrapperStyle={{ fontSize: 12 }} />
         {thresholds.map((t) => (
           <ReferenceLine
@@ -45,6 +80,15 @@ export function TrendChart({
             stroke="#dc2626"
             strokeDasharray="6 4"
             label={{ value: t.label, position: "insideTopRight", fontSize: 11, fill: "#b91c1c" }}
+          />
+        ))}
+        {changePoints.map((c) => (
+          <ReferenceLine
+            key={`${c.t}-${c.label}`}
+            x={c.t}
+            stroke="#7c3aed"
+            strokeWidth={2}
+            label={{ value: c.label, position: "insideTopLeft", fontSize: 11, fill: "#6d28d9" }}
           />
         ))}
         {branches.map((b, i) => (

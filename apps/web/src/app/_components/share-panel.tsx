@@ -6,9 +6,21 @@ import { useState } from "react";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
+/** Expiry choices; 30 days unless the sharer picks another (or never). */
+const EXPIRY_CHOICES = [
+  ["1", "1 day"],
+  ["7", "7 days"],
+  ["30", "30 days"],
+  ["90", "90 days"],
+  ["365", "1 year"],
+  ["never", "Never"],
+] as const;
+
 /**
- * Public read-only links to a run or a saved comparison: unguessable, revocable, optionally
- * expiring. Anyone with the link sees the results and nothing else.
+ * Public read-only links to a run or a saved comparison: unguessable, revocable, expiring after
+ * 30 days unless the sharer chooses otherwise. Only the token's hash is stored, so a link's
+ * address is shown once, when it is made. Anyone with the link sees the results without the
+ * target's address or scenario details, unless the sharer includes them.
  */
 export function SharePanel({
   runId,
@@ -25,8 +37,17 @@ export function SharePanel({
   // Links carry their public token: viewers neither list nor make them.
   const links = useQuery({ ...trpc.share.list.queryOptions(target), enabled: canEdit });
   const refresh = () => qc.invalidateQueries(trpc.share.list.queryFilter());
-  const [days, setDays] = useState("");
-  const create = useMutation(trpc.share.create.mutationOptions({ onSuccess: refresh }));
+  const [days, setDays] = useState("30");
+  const [includeTarget, setIncludeTarget] = useState(false);
+  const [made, setMade] = useState<string | null>(null);
+  const create = useMutation(
+    trpc.share.create.mutationOptions({
+      onSuccess: (link) => {
+        setMade(link.token);
+        void refresh();
+      },
+    }),
+  );
   const revoke = useMutation(trpc.share.revoke.mutationOptions({ onSuccess: refresh }));
   const origin = typeof window === "undefined" ? "" : window.location.origin;
   const errors = fieldErrors(create.error);
@@ -46,18 +67,12 @@ export function SharePanel({
       {active.length === 0 && !links.isPending && <p className="text-slate-500">No active links.</p>}
       <ul className="space-y-2" aria-label="Share links">
         {active.map((l) => {
-          const url = `${origin}/share/${l.token}`;
           return (
             <li key={l.id} className="rounded border border-slate-200 p-2">
-              <input
-                readOnly
-                aria-label="Share link URL"
-                value={url}
-                className="w-full rounded bg-slate-50 px-2 py-1 font-mono text-xs"
-                onFocus={(e) => e.currentTarget.select()}
-              />
-              <div className="mt-1 flex items-center justify-between text-xs text-slate-500">
+              <div className="flex items-center justify-between text-xs text-slate-500">
                 <span>
+                  made {new Date(l.createdAt).toLocaleDateString()}
+                  {l.includeTarget ? " · with target details" : " · target details hidden"} ·{" "}
                   {l.expiresAt ? `expires ${new Date(l.expiresAt).toLocaleDateString()}` : "no expiry"}
                   {l.lastViewedAt ? ` · last viewed ${new Date(l.lastViewedAt).toLocaleString()}` : " · not viewed yet"}
                 </span>
@@ -79,24 +94,43 @@ export function SharePanel({
           {ended.length} revoked or expired link{ended.length === 1 ? "" : "s"} no longer work.
         </p>
       )}
+      {made && (
+        <div className="rounded border border-emerald-300 bg-emerald-50 p-2">
+          <p className="text-xs text-emerald-800">Copy the link now: it is not shown again.</p>
+          <input
+            readOnly
+            aria-label="Share link URL"
+            value={`${origin}/share/${made}`}
+            className="mt-1 w-full rounded bg-white px-2 py-1 font-mono text-xs"
+            onFocus={(e) => e.currentTarget.select()}
+          />
+        </div>
+      )}
       <form
-        className="flex items-end gap-2"
+        className="flex flex-wrap items-end gap-3"
         onSubmit={(e) => {
           e.preventDefault();
-          create.mutate({ ...target, expiresInDays: days ? Number(days) : null });
+          create.mutate({ ...target, expiresInDays: days === "never" ? null : Number(days), includeTarget });
         }}
       >
-        <Field label="Expires after (days, optional)" htmlFor="share-days" error={errors.expiresInDays}>
-          <input
+        <Field label="Expires after" htmlFor="share-days" error={errors.expiresInDays}>
+          <select
             id="share-days"
-            type="number"
-            min={1}
-            max={365}
-            className={`${inputClass} w-28`}
+            className={`${inputClass} w-32`}
             value={days}
             onChange={(e) => setDays(e.target.value)}
-          />
+          >
+            {EXPIRY_CHOICES.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
         </Field>
+        <label className="flex items-center gap-2 pb-2 text-sm text-slate-700">
+          <input type="checkbox" checked={includeTarget} onChange={(e) => setIncludeTarget(e.target.checked)} />
+          Include target details (URL, hostnames, full scenario)
+        </label>
         <Button type="submit" disabled={create.isPending}>
           {create.isPending ? "Creating…" : "Create share link"}
         </Button>

@@ -3,7 +3,8 @@
 import { Button, Field, inputClass } from "@benchboard/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useState } from "react";
+import { safeNextPath } from "~/lib/safe-next";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
@@ -26,12 +27,12 @@ export function CredentialsForm({
   const [name, setName] = useState("");
   const router = useRouter();
   const queryClient = useQueryClient();
-  const destination = next?.startsWith("/") && !next.startsWith("//") ? next : "/";
-  useEffect(() => router.prefetch(destination), [router, destination]);
   const go = () => {
-    // Everything cached so far was read signed out.
+    // Everything cached so far was read signed out (pages and queries alike).
     queryClient.clear();
-    router.push(destination);
+    router.refresh();
+    // `next` only when it resolves to a page of this app (checked in the browser, where the origin is known).
+    router.replace(safeNextPath(next, window.location.origin));
   };
   const signIn = useMutation(trpc.auth.signIn.mutationOptions({ onSuccess: go }));
   const signUp = useMutation(trpc.auth.signUp.mutationOptions({ onSuccess: go }));

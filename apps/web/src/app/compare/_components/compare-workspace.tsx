@@ -149,7 +149,12 @@ export function CompareWorkspace() {
           )}
         </Card>
         <Card title="Find runs">
-          <RunPicker chosen={runIds} full={runIds.length >= MAX_RUNS} onAdd={(id) => update([...runIds, id])} />
+          <RunPicker
+            chosen={runIds}
+            chosenProjectId={view.data?.runs.find((r) => r.id === runIds[0])?.project.id ?? null}
+            full={runIds.length >= MAX_RUNS}
+            onAdd={(id) => update([...runIds, id])}
+          />
         </Card>
       </div>
 

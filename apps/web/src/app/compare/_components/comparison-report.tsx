@@ -21,7 +21,7 @@ const VERDICT_STYLE: Record<string, string> = {
   none: "text-slate-400",
 };
 
-const CHARTS: { metric: string; title: string; format: (v: number) => string }[] = [
+const CHARTS: { metric: string; title: string; format: (v: number) => string; binary?: boolean }[] = [
   { metric: "latency_p50", title: "Latency p50", format: formatDurationMs },
   { metric: "latency_p99", title: "Latency p99", format: formatDurationMs },
   {
@@ -29,7 +29,7 @@ const CHARTS: { metric: string; title: string; format: (v: number) => string }[]
     title: "Achieved rate (req/s)",
     format: (v) => v.toLocaleString("en-US", { maximumFractionDigits: 1 }),
   },
-  { metric: "mem_bytes", title: "Target memory", format: formatBytes },
+  { metric: "mem_bytes", title: "Target memory", format: formatBytes, binary: true },
   {
     metric: "queue_depth",
     title: "Queue depth",
@@ -53,6 +53,15 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
     if ((f.kind === "delta" || f.kind === "ratio") && f.baseRunId === baselineRunId)
       checks.set(`delta:${f.runId}:${f.metric}`, c);
   }
+  const stageKeys = new Set(view.stageKeys);
+  const generalRows = view.table.filter((r) => !stageKeys.has(r.key));
+  const rowByKey = new Map(view.table.map((r) => [r.key, r]));
+  const stageRows = view.stageKeys.flatMap((k) => {
+    const row = rowByKey.get(k);
+    return row ? [row] : [];
+  });
+  const overheadRow = rowByKey.get("gateway_overhead");
+  const inOverhead = new Set((view.overheadStages ?? []).map((s) => `stage.${s}`));
   const label = (runId: string): ReactNode => {
     const run = runs.find((r) => r.id === runId);
     if (!run) return runId;
@@ -105,10 +114,14 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                       {run.excluded && (
                         <span className="rounded bg-slate-200 px-1.5 py-0.5 text-slate-700">excluded</span>
                       )}
-                      {run.meetsTargets !== null && (
-                        <span className={run.meetsTargets ? "text-emerald-700" : "text-rose-700"}>
-                          {run.meetsTargets ? "meets thresholds" : "misses a threshold"}
-                        </span>
+                      {run.thresholdsOutcome === "not_measured" ? (
+                        <span className="text-amber-700">a threshold not measured</span>
+                      ) : (
+                        run.meetsTargets !== null && (
+                          <span className={run.meetsTargets ? "text-emerald-700" : "text-rose-700"}>
+                            {run.meetsTargets ? "meets thresholds" : "misses a threshold"}
+                          </span>
+                        )
                       )}
                     </div>
                   </th>
@@ -116,7 +129,7 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
               </tr>
             </thead>
             <tbody>
-              {view.table.map((row) => (
+              {generalRows.map((row) => (
                 <tr key={row.key} className="border-t border-slate-100 align-top" data-metric={row.key}>
                   <th scope="row" className="py-1.5 pr-4 text-left font-normal">
                     <span className="text-slate-800">{row.label}</span>{" "}
@@ -139,6 +152,11 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                             {cell.pValue !== null && cell.verdict !== "noise" && ` · p=${cell.pValue.toFixed(3)}`}
                           </div>
                         )}
+                        {runId !== baselineRunId && cell.ci && (
+                          <div className="text-[11px] text-slate-500" data-ci>
+                            95% CI {formatDeltaPct(cell.ci.low)} … {formatDeltaPct(cell.ci.high)}
+                          </div>
+                        )}
                         <PublishedMark check={checks.get(`value:${runId}:${row.key}`)} shown={showPublished} />
                         <PublishedMark check={checks.get(`delta:${runId}:${row.key}`)} shown={showPublished} />
                       </td>
@@ -151,9 +169,65 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
         </WideTable>
         <p className="mt-3 text-xs text-slate-500">
           Deltas are (run − baseline) ÷ baseline; green is better and red worse for that metric's direction. "Within
-          noise" means both runs were repeated and Welch's t-test finds no significant difference (p ≥ 0.05).
+          noise" means both runs were repeated and Welch's t-test finds no significant difference (p ≥ 0.05); repeated
+          runs also show a 95% confidence interval on the delta of their means.
         </p>
       </Card>
+
+      {stageRows.length > 0 && (
+        <Card title="Stage breakdown (server timing, mean per request)">
+          <div className="overflow-x-auto">
+            <table className="w-full text-sm" aria-label="Stage breakdown">
+              <thead className="text-left text-xs uppercase text-slate-500">
+                <tr>
+                  <th className="py-1.5 pr-4">Stage</th>
+                  {runs.map((run) => (
+                    <th key={run.id} className="py-1.5 pr-4 text-right" scope="col">
+                      {run.label}
+                      {run.id === baselineRunId && " (baseline)"}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {stageRows.map((row) => (
+                  <StageRow
+                    key={row.key}
+                    row={row}
+                    label={
+                      <>
+                        {row.label.replace(/^Stage: /, "")}
+                        {inOverhead.has(row.key) && <span className="ml-1 text-xs text-slate-500">· in overhead</span>}
+                      </>
+                    }
+                    runs={runs}
+                    baselineRunId={baselineRunId}
+                    checks={checks}
+                  />
+                ))}
+                {overheadRow && (
+                  <StageRow
+                    row={overheadRow}
+                    label={
+                      <span className="font-semibold">
+                        Overhead: sum of {view.overheadStages?.length ?? 0} stages marked “in overhead”
+                      </span>
+                    }
+                    runs={runs}
+                    baselineRunId={baselineRunId}
+                    checks={checks}
+                    total
+                  />
+                )}
+              </tbody>
+            </table>
+          </div>
+          <p className="mt-3 text-xs text-slate-500">
+            Stages in the order the runs recorded them. Δ% is (run − baseline) ÷ baseline. Where a document published a
+            figure, it stands beside the computed one: ✓ agrees within its rounding, ⚠ does not.
+          </p>
+        </Card>
+      )}
 
       <Card title="Configuration differences">
         {view.configDiff.length === 0 ? (
@@ -209,6 +283,7 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                 title={c.title}
                 data={view.charts[c.metric]!}
                 format={c.format}
+                binary={c.binary}
                 lines={runs.map((run, i) => ({ key: run.id, label: run.label, color: colorAt(i) }))}
                 syncId="compare"
               />
@@ -229,5 +304,45 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
         </Card>
       )}
     </div>
+  );
+}
+
+function StageRow({
+  row,
+  label,
+  runs,
+  baselineRunId,
+  checks,
+  total = false,
+}: {
+  row: View["table"][number];
+  label: ReactNode;
+  runs: View["runs"];
+  baselineRunId: string | null;
+  checks: Map<string, Check>;
+  total?: boolean;
+}) {
+  return (
+    <tr className={cx("border-t align-top", total ? "border-slate-300" : "border-slate-100")} data-stage={row.key}>
+      <th scope="row" className="py-1.5 pr-4 text-left font-normal text-slate-800">
+        {label}
+      </th>
+      {row.cells.map((cell, i) => {
+        const runId = runs[i]!.id;
+        return (
+          <td key={runId} className="py-1.5 pr-4 text-right tabular-nums">
+            <div className={cx("text-slate-900", total && "font-semibold")}>{formatMetric(row.key, cell.value)}</div>
+            {runId !== baselineRunId && cell.delta !== null && (
+              <div className={cx("text-xs", VERDICT_STYLE[cell.verdict])} data-verdict={cell.verdict}>
+                Δ {formatDeltaPct(cell.delta)}
+              </div>
+            )}
+            {/* The write-up's own stage figures always stand beside the computed ones here. */}
+            <PublishedMark check={checks.get(`value:${runId}:${row.key}`)} shown />
+            <PublishedMark check={checks.get(`delta:${runId}:${row.key}`)} shown />
+          </td>
+        );
+      })}
+    </tr>
   );
 }

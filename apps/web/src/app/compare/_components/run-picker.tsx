@@ -6,23 +6,54 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/client";
 
-/** Find finished runs to add to a comparison (searches scenario, tags, branch and notes). */
+/**
+ * Find finished runs to add to a comparison (searches scenario, tags, branch and notes), within
+ * one project: the project of the runs already chosen, unless another is picked.
+ */
 export function RunPicker({
   chosen,
+  chosenProjectId,
   onAdd,
   full,
 }: {
   chosen: readonly string[];
+  /** The project of the first chosen run, which scopes the list by default. */
+  chosenProjectId: string | null;
   onAdd: (id: string) => void;
   full: boolean;
 }) {
   const trpc = useTRPC();
   const [search, setSearch] = useState("");
+  const [picked, setPicked] = useState<string | null>(null);
+  const projects = useQuery(trpc.project.list.queryOptions());
+  const projectId = picked ?? chosenProjectId ?? "";
   const runs = useQuery(
-    trpc.run.list.queryOptions({ search: search.trim() || undefined, status: "succeeded", limit: 25, sort: "newest" }),
+    trpc.run.list.queryOptions({
+      search: search.trim() || undefined,
+      status: "succeeded",
+      limit: 25,
+      sort: "newest",
+      ...(projectId ? { projectId } : {}),
+    }),
   );
   return (
     <div>
+      <label htmlFor="run-picker-project" className="text-sm font-medium text-slate-700">
+        Project
+      </label>
+      <select
+        id="run-picker-project"
+        className={`${inputClass} mt-1 mb-3 w-full`}
+        value={projectId}
+        onChange={(e) => setPicked(e.target.value)}
+      >
+        <option value="">All projects</option>
+        {(projects.data ?? []).map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.name}
+          </option>
+        ))}
+      </select>
       <label htmlFor="run-picker-search" className="text-sm font-medium text-slate-700">
         Add runs
       </label>

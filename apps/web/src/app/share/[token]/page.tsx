@@ -1,5 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { publicCaller } from "~/server/callers";
 import { SharedComparison, SharedRun } from "./shared-view";
@@ -17,11 +18,23 @@ export default async function SharePage({ params }: { params: Promise<{ token: s
   const { token } = await params;
   let shared: Awaited<ReturnType<ReturnType<typeof publicCaller>["share"]["view"]>>;
   try {
-    shared = await publicCaller().share.view({ token });
+    shared = await publicCaller(new Headers(await headers())).share.view({ token });
   } catch (err) {
     if (err instanceof TRPCError && (err.code === "NOT_FOUND" || err.code === "BAD_REQUEST")) notFound();
+    if (err instanceof TRPCError && err.code === "TOO_MANY_REQUESTS") return <TooManyViews />;
     throw err;
   }
   if (shared.kind === "run") return <SharedRun view={shared.run} chart={shared.chart} expiresAt={shared.expiresAt} />;
   return <SharedComparison data={shared.comparison} expiresAt={shared.expiresAt} />;
+}
+
+function TooManyViews() {
+  return (
+    <main className="mx-auto max-w-xl p-8">
+      <h1 className="text-lg font-semibold">Too many views</h1>
+      <p role="alert" className="mt-2 text-sm text-slate-600">
+        This address opened shared pages too often in the last minute. Wait a minute and reload.
+      </p>
+    </main>
+  );
 }

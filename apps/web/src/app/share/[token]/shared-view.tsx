@@ -73,7 +73,7 @@ export function SharedRun({
           {run.excludedReason}
         </div>
       )}
-      <RunReport view={view} chart={chart} />
+      <RunReport view={view} chart={chart} readOnly />
       {(run.notes || run.tags.length > 0) && (
         <Card title="Notes and tags">
           {run.notes && <p className="whitespace-pre-wrap text-sm text-slate-700">{run.notes}</p>}

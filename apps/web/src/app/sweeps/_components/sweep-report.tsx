@@ -45,8 +45,10 @@ function HeaderUnit({ metric }: { metric: string }) {
 
 export function SweepReport({ id }: { id: string }) {
   const trpc = useTRPC();
+  const [capacity, setCapacity] = useState<{ metric: string; below: number } | null>(null);
   const sweep = useQuery({
-    ...trpc.sweep.byId.queryOptions({ id }),
+    ...trpc.sweep.byId.queryOptions({ id, capacity }),
+    placeholderData: (prev) => prev,
     refetchInterval: (q) => (q.state.data?.sweep.status === "running" ? 1_000 : false),
   });
   const [metric, setMetric] = useState<string | null>(null);
@@ -153,8 +155,8 @@ export function SweepReport({ id }: { id: string }) {
         )}
         <p className="mt-2 text-xs text-slate-500">
           {best
-            ? `Best: ${view.sweep.parameter} = ${formatSweepValue(best.value)} (${best.label}), the best ${metricDef(view.sweep.metric).label.toLowerCase()} among runs that meet every threshold.`
-            : "No best value yet."}{" "}
+            ? `Best: ${view.sweep.parameter} = ${formatSweepValue(best.value)} (${best.label}), the ${view.objectiveText} among runs that ${hasTargets ? "meet every threshold" : "succeeded with at least 99% success and a valid measurement"}.`
+            : "No value qualifies as best yet."}{" "}
           Green marks the best value, red the values that miss a threshold; dashed lines are thresholds on this metric.
         </p>
       </Card>
@@ -185,7 +187,7 @@ export function SweepReport({ id }: { id: string }) {
                   </th>
                 ))}
                 <th className="py-1.5 pr-3">Meets thresholds</th>
-                <th className="py-1.5">Best</th>
+                <th className="py-1.5">Best, or why not</th>
               </tr>
             </thead>
             <tbody>
@@ -236,7 +238,11 @@ export function SweepReport({ id }: { id: string }) {
                       </td>
                     ))}
                     <td className="min-w-40 py-1.5 pr-3" title={row.failedTargets.join(", ") || undefined}>
-                      {row.meetsTargets === null ? (
+                      {row.thresholdsOutcome === "not_measured" ? (
+                        <span className="font-semibold text-amber-700" data-threshold-outcome="not_measured">
+                          ? not measured: {row.notMeasuredTargets.join(", ")}
+                        </span>
+                      ) : row.meetsTargets === null ? (
                         <span className="text-slate-400">{hasTargets ? "—" : "no thresholds"}</span>
                       ) : row.meetsTargets ? (
                         <span className="font-semibold text-emerald-700">✓ yes</span>
@@ -246,7 +252,15 @@ export function SweepReport({ id }: { id: string }) {
                       <PublishedMark shown={showPublished} check={checks.get(`verdict:${row.runId}`)} />
                     </td>
                     <td className="py-1.5">
-                      {row.best && <span className="whitespace-nowrap font-semibold text-emerald-700">★ best</span>}
+                      {row.best ? (
+                        <span className="whitespace-nowrap font-semibold text-emerald-700">★ best</span>
+                      ) : (
+                        row.passedOver && (
+                          <span className="text-xs text-slate-500" data-passed-over>
+                            {row.passedOver}
+                          </span>
+                        )
+                      )}
                       <PublishedMark shown={showPublished} check={checks.get(`best:${row.runId}`)} />
                     </td>
                   </tr>
@@ -258,10 +272,17 @@ export function SweepReport({ id }: { id: string }) {
         <p className="mt-3 text-xs text-slate-500">
           {hasTargets
             ? `Thresholds: ${view.thresholds.map((t) => `${metricDef(t.metric).label} ${t.op} ${formatMetric(t.metric, t.value)}`).join(", ")} (the project's and scenario's current thresholds).`
-            : "The project has no thresholds; set them on the Trends page."}{" "}
+            : "The project has no thresholds; set them on the Trends page. Without them, the best value needs at least 99% success and a valid measurement."}{" "}
           Excluded runs stay listed but leave the chart and the best value.
         </p>
       </Card>
+
+      <CapacityQuestion
+        metrics={[...present].filter((k) => metricDef(k).direction === "lower").sort(metricOrder)}
+        current={capacity}
+        objectiveText={view.objectiveText}
+        onAsk={setCapacity}
+      />
 
       {view.published && (
         <Card title="Published figures">
@@ -322,6 +343,81 @@ function SweepProgress({
         </div>
         {error && <p className="text-sm text-rose-700">{error}</p>}
       </div>
+    </Card>
+  );
+}
+
+/**
+ * "Highest rate whose p99 stays under X": best by a limit instead of by the metric alone (which,
+ * for latency over a rate sweep, trivially picks the lowest rate).
+ */
+function CapacityQuestion({
+  metrics,
+  current,
+  objectiveText,
+  onAsk,
+}: {
+  metrics: string[];
+  current: { metric: string; below: number } | null;
+  objectiveText: string;
+  onAsk: (q: { metric: string; below: number } | null) => void;
+}) {
+  const [metric, setMetric] = useState(current?.metric ?? metrics.find((k) => k === "latency_p99") ?? metrics[0] ?? "");
+  const [below, setBelow] = useState(current ? String(current.below) : "");
+  if (metrics.length === 0) return null;
+  const value = Number(below);
+  const valid = below.trim() !== "" && Number.isFinite(value) && value > 0;
+  return (
+    <Card title="Capacity question">
+      <form
+        className="flex flex-wrap items-end gap-3 text-sm"
+        aria-label="Capacity question"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (valid) onAsk({ metric, below: value });
+        }}
+      >
+        <span className="pb-1.5 text-slate-600">Highest value whose</span>
+        <label className="flex flex-col gap-1 text-xs text-slate-600">
+          Metric
+          <select
+            className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm"
+            value={metric}
+            onChange={(e) => setMetric(e.target.value)}
+          >
+            {metrics.map((k) => (
+              <option key={k} value={k}>
+                {metricDef(k).label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-xs text-slate-600">
+          stays under ({metricDef(metric).unit})
+          <input
+            className="w-28 rounded-md border border-slate-300 px-2 py-1.5 text-sm"
+            inputMode="decimal"
+            value={below}
+            onChange={(e) => setBelow(e.target.value)}
+            aria-invalid={below !== "" && !valid}
+          />
+        </label>
+        <button
+          type="submit"
+          disabled={!valid}
+          className="rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-50"
+        >
+          Ask
+        </button>
+        {current && (
+          <button type="button" className="px-2 py-1.5 text-sm text-slate-600 underline" onClick={() => onAsk(null)}>
+            Back to the sweep's metric
+          </button>
+        )}
+      </form>
+      <p className="mt-2 text-xs text-slate-500">
+        The best value now answers: {objectiveText}. {below !== "" && !valid && "Enter a number above 0."}
+      </p>
     </Card>
   );
 }

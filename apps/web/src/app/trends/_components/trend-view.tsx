@@ -1,6 +1,6 @@
 "use client";
 
-import { formatMetric, metricDef } from "@benchboard/core";
+import { formatDeltaPct, formatMetric, metricDef } from "@benchboard/core";
 import { Card, EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
 import { TrendChart, type TrendPoint } from "@benchboard/ui/charts/trend-chart";
 import { useQuery } from "@tanstack/react-query";
@@ -50,10 +50,15 @@ export function TrendView() {
   const chartData: TrendPoint[] = (data?.points ?? []).map((p, index) => ({
     index,
     label: `#${p.number}`,
+    t: new Date(p.at).getTime(),
     ...Object.fromEntries(branches.map((b) => [b, !p.excluded && (p.branch ?? NO_BRANCH) === b ? p.value : null])),
     excluded: p.excluded ? p.value : null,
   }));
   const excluded = (data?.points ?? []).filter((p) => p.excluded);
+  const changePoints = data?.changePoints ?? [];
+  const atOf = new Map((data?.points ?? []).map((p) => [p.runId, new Date(p.at).getTime()]));
+  const changeText = (c: (typeof changePoints)[number]) =>
+    `#${c.number}: ${c.change === null ? "from 0" : formatDeltaPct(c.change)} (${formatMetric(metric, c.before)} → ${formatMetric(metric, c.after)})`;
   const measured = (data?.points ?? []).filter((p) => p.value !== null);
 
   return (
@@ -135,10 +140,31 @@ export function TrendView() {
                 label: `threshold ${t.op} ${formatMetric(metric, t.value)}`,
                 value: t.value,
               }))}
+              changePoints={changePoints.map((c) => ({
+                t: atOf.get(c.runId) ?? 0,
+                label: `change ${c.change === null ? "" : formatDeltaPct(c.change)} at #${c.number}`,
+              }))}
             />
             <p className="mt-2 text-xs text-slate-500">
-              {data?.points.length} runs in run order, oldest first. Grey points are excluded runs, kept off the lines.
+              {data?.points.length} runs over time, oldest first; sweep runs are left out (they vary the scenario). Grey
+              points are excluded runs, kept off the lines. Dashed red lines are thresholds; purple lines mark change
+              points found by e-divisive means (permutation test, p ≤ 0.01).
             </p>
+            {changePoints.length > 0 ? (
+              <ul aria-label="Change points" className="mt-2 space-y-0.5 text-sm text-violet-800">
+                {changePoints.map((c) => (
+                  <li key={c.runId}>
+                    Change point at run{" "}
+                    <Link href={`/runs/${c.runId}`} className="font-medium hover:underline">
+                      {changeText(c)}
+                    </Link>
+                    {c.branch ? ` on ${c.branch}` : ""}, p = {c.pValue.toPrecision(2)}
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <p className="mt-2 text-sm text-slate-500">No change point in this history.</p>
+            )}
           </>
         )}
       </Card>

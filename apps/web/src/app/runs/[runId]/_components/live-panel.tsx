@@ -1,22 +1,9 @@
 "use client";
 
-import { type EngineProgress, formatBytes, formatMetric } from "@benchboard/core";
+import { formatBytes, formatMetric, type TLiveProgress } from "@benchboard/core";
 import { Card, ProgressBar } from "@benchboard/ui";
+import { formatElapsed } from "@benchboard/ui/charts/palette";
 import { TimeSeriesChart } from "@benchboard/ui/charts/time-series-chart";
-
-/** Per-second figures the worker keeps in the run's progress while it runs. */
-interface LiveSample {
-  t: number;
-  rps: number;
-  p50: number | null;
-  p99: number | null;
-  errors: number;
-  mem: number | null;
-  cpu: number | null;
-  queue: number | null;
-}
-
-type LiveProgress = EngineProgress & { samples?: LiveSample[]; monitors?: Record<string, number | null> };
 
 export function LivePanel({
   status,
@@ -24,7 +11,7 @@ export function LivePanel({
   connected,
 }: {
   status: string;
-  progress: LiveProgress | null;
+  progress: TLiveProgress | null;
   connected: boolean;
 }) {
   const queued = status === "queued";
@@ -60,8 +47,8 @@ export function LivePanel({
       <ProgressBar label={queued ? "Queued" : "Progress"} value={queued ? 0 : fraction} />
       {progress && (
         <dl className="mt-4 grid grid-cols-2 gap-4 text-sm sm:grid-cols-4 xl:grid-cols-8" aria-label="Live figures">
-          <Live label="Elapsed" value={formatMetric("runtime_ms", progress.elapsedMs)} />
-          <Live label="Remaining" value={remainingMs === null ? "—" : formatMetric("runtime_ms", remainingMs)} />
+          <Live label="Elapsed" value={formatElapsed(progress.elapsedMs / 1000)} />
+          <Live label="Remaining" value={remainingMs === null ? "—" : formatElapsed(remainingMs / 1000)} />
           <Live label="Requests" value={progress.requests.toLocaleString("en-US")} />
           <Live label="Achieved rate" value={`${progress.rps.toFixed(1)} req/s`} />
           <Live label="p50" value={formatMetric("latency_p50", progress.latencyP50Ms)} />
@@ -104,6 +91,7 @@ export function LivePanel({
               data={points}
               lines={[{ key: "mem", label: "RSS" }]}
               format={formatBytes}
+              binary
             />
           )}
           {hasQueue && (

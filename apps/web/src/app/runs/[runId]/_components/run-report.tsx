@@ -1,7 +1,7 @@
 "use client";
 
 import type { RouterOutputs } from "@benchboard/api";
-import { formatDurationMs, formatMetric, metricDef } from "@benchboard/core";
+import { formatDurationMs, formatMetric, metricDef, THRESHOLD_STATUS_TEXT } from "@benchboard/core";
 import { Card, cx, Skeleton, StatCard } from "@benchboard/ui";
 import { HistogramChart } from "@benchboard/ui/charts/histogram-chart";
 import { PublishedFigures } from "@benchboard/ui/published-figures";
@@ -28,9 +28,12 @@ const BASE_CARDS = ["requests", "success_rate", "failed", "rps", "latency_p50", 
 
 /** Further cards, after the six a launched run always has. */
 const OPTIONAL_CARDS = [
+  "completed_rps",
   "target_rps",
   "throughput",
   "messages",
+  "expected_deliveries",
+  "lost_deliveries",
   "runtime_ms",
   "rps_per_vcpu",
   "gateway_overhead",
@@ -38,23 +41,86 @@ const OPTIONAL_CARDS = [
   "mem_utilization",
   "queue_depth_peak",
   "failed_connections",
-  "ttft_p50",
-  "tokens_per_s",
 ];
+
+const LLM_ROWS = [
+  { prefix: "ttft", label: "Time to first token", hint: "due time → first streamed token" },
+  { prefix: "itl", label: "Inter-token latency", hint: "gap between streamed tokens" },
+  { prefix: "latency", label: "End-to-end", hint: "due time → last byte of the reply" },
+] as const;
+const LLM_STATS = ["p50", "p90", "p99"] as const;
+
+const STATUS_STYLE = {
+  pass: "text-emerald-700",
+  fail: "text-rose-700",
+  not_measured: "text-amber-700",
+} as const;
+
+/** Latency percentiles and output rates of an LLM run: the figures such a run is judged by. */
+function LlmLatency({ metrics }: { metrics: Record<string, number> }) {
+  const rows = LLM_ROWS.filter((r) => LLM_STATS.some((s) => metrics[`${r.prefix}_${s}`] !== undefined));
+  return (
+    <div className="space-y-3">
+      <table className="w-full text-sm" aria-label="LLM latency">
+        <thead className="text-left text-xs uppercase text-slate-500">
+          <tr>
+            <th className="py-1">Latency</th>
+            {LLM_STATS.map((s) => (
+              <th key={s} className="py-1 text-right">
+                {s}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.prefix} className="border-t border-slate-100" data-llm-row={r.prefix}>
+              <th scope="row" className="py-1.5 text-left font-normal text-slate-700">
+                {r.label} <span className="text-xs text-slate-500">({r.hint})</span>
+              </th>
+              {LLM_STATS.map((s) => (
+                <td key={s} className="py-1.5 text-right font-medium tabular-nums">
+                  {formatMetric(`${r.prefix}_${s}`, metrics[`${r.prefix}_${s}`])}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <dl className="grid grid-cols-2 gap-3 text-sm">
+        {(["tokens_per_s", "tokens_per_s_total", "output_tokens"] as const).map((k) => (
+          <div key={k}>
+            <dt className="text-xs text-slate-500">{metricDef(k).label}</dt>
+            <dd className="font-medium tabular-nums">{formatMetric(k, metrics[k])}</dd>
+          </div>
+        ))}
+      </dl>
+      <p className="text-xs text-slate-500">
+        Output tokens/s per request: tokens after the first over the time spent generating them, pooled over every
+        request (what one client sees). In total: all output tokens over the run&apos;s runtime (what the server
+        delivered). Streaming runs count tokens from the stream itself, one per content event; non-streaming runs can
+        only use the server&apos;s reported usage.
+      </p>
+    </div>
+  );
+}
 
 function SummaryCard({
   metric,
   value,
   derived,
   failed,
+  printed,
 }: {
   metric: string;
   value: number | undefined;
   derived: boolean;
   failed: number;
+  /** The figure as a document printed it: shown as printed, precision and "~" kept. */
+  printed?: string;
 }) {
   const def = metricDef(metric);
-  const text = formatMetric(metric, value);
+  const text = printed ?? formatMetric(metric, value);
   // A long unit (req/s/vCPU) moves under the number so the card keeps one line.
   const long = text.endsWith(` ${def.unit}`) && text.length > 11;
   const tone =
@@ -64,7 +130,11 @@ function SummaryCard({
       label={def.label}
       value={long ? text.slice(0, -def.unit.length - 1) : text}
       tone={tone}
-      hint={[long ? def.unit : null, derived ? "derived" : null].filter(Boolean).join(" · ") || undefined}
+      hint={
+        [long ? def.unit : null, derived ? "derived" : null, printed ? "as published" : null]
+          .filter(Boolean)
+          .join(" · ") || undefined
+      }
     />
   );
 }
@@ -77,9 +147,12 @@ export function RunReport({
   view,
   chart,
   chartLoading = false,
+  readOnly = false,
 }: {
   view: View;
   chart: Chart | undefined;
+  /** A shared page: nothing on it can be changed, not even a local choice. */
+  readOnly?: boolean;
   chartLoading?: boolean;
 }) {
   const result = view.result;
@@ -89,6 +162,8 @@ export function RunReport({
   const failed = m.failed ?? 0;
   // Imported summaries lack some of the usual figures: a card per measured metric only.
   const cards = [...BASE_CARDS, ...OPTIONAL_CARDS].filter((k) => m[k] !== undefined);
+  const isLlm = Object.keys(m).some((k) => k.startsWith("ttft_") || k.startsWith("itl_") || k === "tokens_per_s");
+  const printed = result.publishedText;
   const percentiles = PERCENTILE_KEYS.filter((k) => m[k] !== undefined);
   const statusCounts = Object.entries(result.statusCounts);
   const otherErrors = result.errors.filter((e) => e.kind !== "status");
@@ -102,11 +177,24 @@ export function RunReport({
         </div>
       )}
 
+      {result.contradictions.length > 0 && (
+        <div role="alert" className="rounded-lg border border-rose-200 bg-rose-50 px-4 py-3 text-sm text-rose-900">
+          <span className="font-semibold">Figures that contradict each other: </span>
+          {result.contradictions.join(" ")}
+        </div>
+      )}
+
       <section className="grid grid-cols-2 gap-4 md:grid-cols-3 xl:grid-cols-6" aria-label="Summary">
         {cards.map((k) => (
-          <SummaryCard key={k} metric={k} value={m[k]} derived={derived.has(k)} failed={failed} />
+          <SummaryCard key={k} metric={k} value={m[k]} derived={derived.has(k)} failed={failed} printed={printed[k]} />
         ))}
       </section>
+
+      {isLlm && (
+        <Card title="LLM latency and output">
+          <LlmLatency metrics={m} />
+        </Card>
+      )}
 
       <div className="grid gap-6 lg:grid-cols-3">
         <Card title="Thresholds" className="self-start lg:col-span-1">
@@ -120,15 +208,17 @@ export function RunReport({
                 <li
                   key={`${v.source}-${v.metric}-${v.op}-${v.value}`}
                   className="flex items-baseline justify-between gap-3"
+                  data-status={v.status}
+                  title={v.note}
                 >
                   <span>
-                    <span className={cx("mr-1.5 font-semibold", v.passed ? "text-emerald-700" : "text-rose-700")}>
-                      {v.passed ? "pass" : "fail"}
+                    <span className={cx("mr-1.5 font-semibold", STATUS_STYLE[v.status])}>
+                      {THRESHOLD_STATUS_TEXT[v.status]}
                     </span>
                     {metricDef(v.metric).label} {v.op} {formatMetric(v.metric, v.value)}
                   </span>
                   <span className="tabular-nums text-slate-600">
-                    {v.actual === null ? "not measured" : formatMetric(v.metric, v.actual)}
+                    {v.actual === null ? "not measured" : (printed[v.metric] ?? formatMetric(v.metric, v.actual))}
                   </span>
                 </li>
               ))}
@@ -193,6 +283,7 @@ export function RunReport({
           <StageBreakdown
             stages={result.stages}
             overheadStages={view.overheadStages}
+            readOnly={readOnly}
             emptyReason={
               view.run.source !== "launched"
                 ? "The imported results carry no stage timings."
@@ -257,7 +348,7 @@ export function RunReport({
   );
 }
 
-/** The instance config and scenario a run ran with. */
+/** The instance config, the server config in effect, the shards and the scenario a run ran with. */
 export function Snapshots({ view }: { view: View }) {
   const config = view.config;
   const knobs = (config?.knobs ?? {}) as Record<string, unknown>;
@@ -266,30 +357,16 @@ export function Snapshots({ view }: { view: View }) {
     <div className="grid gap-6 lg:grid-cols-2">
       <Card title="Instance config snapshot">
         {config ? (
-          <table className="w-full text-sm" aria-label="Instance config">
-            <tbody>
-              {fields.map(([k, v]) => (
-                <tr key={k} className="border-t border-slate-100 first:border-0">
-                  <th scope="row" className="py-1 text-left font-normal text-slate-600">
-                    {k}
-                  </th>
-                  <td className="py-1 text-right font-mono text-xs">{String(v)}</td>
-                </tr>
-              ))}
-              {Object.entries(knobs).map(([k, v]) => (
-                <tr key={`knob-${k}`} className="border-t border-slate-100">
-                  <th scope="row" className="py-1 text-left font-normal text-slate-600">
-                    knobs.{k}
-                  </th>
-                  <td className="py-1 text-right font-mono text-xs">{String(v)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <KeyValues
+            label="Instance config"
+            rows={[...fields, ...Object.entries(knobs).map(([k, v]) => [`knobs.${k}`, v] as [string, unknown])]}
+          />
         ) : (
           <p className="text-sm text-slate-500">The run had no instance config.</p>
         )}
       </Card>
+      <ServerConfigCard view={view} />
+      {view.shards && <ShardsCard shards={view.shards} />}
       <Card title="Scenario snapshot">
         {view.target && (
           <p className="mb-2 text-sm text-slate-600">
@@ -298,10 +375,111 @@ export function Snapshots({ view }: { view: View }) {
             {view.target.baseUrl && <span className="font-mono text-xs"> {view.target.baseUrl}</span>}
           </p>
         )}
+        {view.overrides && (
+          <p className="mb-2 text-sm text-slate-600">
+            Launched with{" "}
+            {Object.entries(view.overrides)
+              .map(
+                ([k, v]) =>
+                  `${k === "durationS" ? "duration" : k} ${v.toLocaleString("en-US")}${k === "durationS" ? " s" : k === "rate" ? " req/s" : ""}`,
+              )
+              .join(", ")}{" "}
+            instead of the scenario's own (the spec below is what ran).
+          </p>
+        )}
         <pre className="max-h-80 overflow-auto rounded bg-slate-50 p-3 text-xs text-slate-700">
           {JSON.stringify(view.scenario ?? {}, null, 2)}
         </pre>
       </Card>
     </div>
+  );
+}
+
+function KeyValues({ label, rows }: { label: string; rows: [string, unknown][] }) {
+  return (
+    <table className="w-full text-sm" aria-label={label}>
+      <tbody>
+        {rows.map(([k, v]) => (
+          <tr key={k} className="border-t border-slate-100 first:border-0">
+            <th scope="row" className="py-1 text-left font-normal text-slate-600">
+              {k}
+            </th>
+            <td className="py-1 text-right font-mono text-xs">
+              {typeof v === "object" ? JSON.stringify(v) : String(v)}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** What the target's config hook reported right before load: the config the run actually ran on. */
+function ServerConfigCard({ view }: { view: View }) {
+  const reported = view.serverConfig;
+  const unreadable = typeof reported?.unreadable === "string" ? reported.unreadable : null;
+  return (
+    <Card title="Server config in effect">
+      {!reported ? (
+        <p className="text-sm text-slate-500">
+          {view.run.source === "launched"
+            ? "The target has no config hook, so the config it ran with was not recorded."
+            : "Not recorded for runs that were uploaded."}
+        </p>
+      ) : unreadable ? (
+        <p className="text-sm text-amber-800">The target's config hook could not be read: {unreadable}.</p>
+      ) : (
+        <>
+          <p className="mb-2 text-sm text-slate-600">
+            {view.config
+              ? "Reported by the target's config hook right before load."
+              : "The run had no instance config: the target was set to its baseline, as reported by its config hook right before load."}
+          </p>
+          <KeyValues label="Server config in effect" rows={Object.entries(reported)} />
+        </>
+      )}
+    </Card>
+  );
+}
+
+function ShardsCard({ shards }: { shards: NonNullable<View["shards"]> }) {
+  return (
+    <Card title={`Shards (${shards.count})`}>
+      {shards.workerLabel && (
+        <p className="mb-2 text-sm text-slate-600">
+          On workers labelled <span className="font-mono text-xs">{shards.workerLabel}</span>.
+        </p>
+      )}
+      <table className="w-full text-sm" aria-label="Shards">
+        <thead>
+          <tr className="text-left text-xs text-slate-500">
+            <th scope="col" className="py-1 font-normal">
+              Shard
+            </th>
+            <th scope="col" className="py-1 font-normal">
+              Worker
+            </th>
+            <th scope="col" className="py-1 font-normal">
+              Share of the load
+            </th>
+            <th scope="col" className="py-1 font-normal">
+              Status
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {shards.items.map((s) => (
+            <tr key={s.index} className="border-t border-slate-100">
+              <td className="py-1">{s.index + 1}</td>
+              <td className="py-1 font-mono text-xs">{s.worker ?? "not picked up"}</td>
+              <td className="py-1">{s.share ?? "—"}</td>
+              <td className="py-1" title={s.error ?? undefined}>
+                {s.status}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Card>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { type EngineProgress, formatMetric } from "@benchboard/core";
+import { formatMetric, parseLiveProgress } from "@benchboard/core";
 import { Button, Card, ErrorState, Skeleton, StatusBadge } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -46,7 +46,7 @@ export function RunView({ runId }: { runId: string }) {
     return <ErrorState title="Run not available" message={run.error.message} onRetry={() => run.refetch()} />;
 
   const r = run.data;
-  const progress = r.progress as EngineProgress | null;
+  const progress = parseLiveProgress(r.progress);
   const live = !ended;
 
   return (

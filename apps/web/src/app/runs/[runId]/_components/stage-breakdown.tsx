@@ -20,11 +20,13 @@ export function StageBreakdown({
   stages,
   overheadStages,
   emptyReason,
+  readOnly = false,
 }: {
   stages: Record<string, TStageStat>;
   overheadStages: readonly string[] | null;
   /** Why a run has no stages, said only where it is true. */
   emptyReason: string;
+  readOnly?: boolean;
 }) {
   // Slowest first: where the time goes.
   const names = Object.keys(stages).sort((a, b) => (stages[b]?.meanMs ?? 0) - (stages[a]?.meanMs ?? 0));
@@ -84,6 +86,7 @@ export function StageBreakdown({
                       type="checkbox"
                       aria-label={`Count ${title(name)} in the gateway overhead`}
                       checked={chosen.includes(name)}
+                      disabled={readOnly}
                       onChange={(e) =>
                         setChosen((c) => (e.target.checked ? [...c, name] : c.filter((x) => x !== name)))
                       }

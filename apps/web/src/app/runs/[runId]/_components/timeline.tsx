@@ -12,6 +12,13 @@ interface Panel {
   title: string;
   lines: ChartLine[];
   format: (v: number) => string;
+  binary?: boolean;
+}
+
+/** `active_workers` → "Active workers": a gauge's name as a person reads it. */
+export function gaugeTitle(name: string): string {
+  const words = name.replace(/[_.-]+/g, " ").trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function panels(metrics: readonly string[]): Panel[] {
@@ -45,6 +52,7 @@ function panels(metrics: readonly string[]): Panel[] {
       title: "Target memory",
       lines: [{ key: "mem_bytes", label: "RSS", color: "#9333ea" }],
       format: formatBytes,
+      binary: true,
     });
   }
   if (has("cpu_cores")) {
@@ -63,7 +71,8 @@ function panels(metrics: readonly string[]): Panel[] {
     });
   }
   for (const gauge of metrics.filter((k) => k.startsWith("gauge."))) {
-    out.push({ title: `Gauge: ${gauge.slice(6)}`, lines: [{ key: gauge, label: gauge.slice(6) }], format: count });
+    const name = gaugeTitle(gauge.slice(6));
+    out.push({ title: `${name} (gauge)`, lines: [{ key: gauge, label: name }], format: count });
   }
   return out;
 }
@@ -101,6 +110,7 @@ export function Timeline({
             data={points}
             lines={p.lines}
             format={p.format}
+            binary={p.binary}
             syncId="run-timeline"
           />
         ))}

@@ -1,4 +1,4 @@
-import { getRun } from "@benchboard/db";
+import { getRunLive } from "@benchboard/db";
 import { resolveCaller } from "~/server/context";
 
 export const dynamic = "force-dynamic";
@@ -12,14 +12,14 @@ const MAX_STREAM_MS = 10 * 60_000;
  * Server-Sent Events with a run's state about once a second while it is queued or running:
  * status, progress (elapsed, fraction, rate, latency, errors, recent per-second samples,
  * target memory, queue depth) and the end state. One `run` event per change; the stream closes
- * after the run ends.
+ * after the run ends. Each tick reads the run's live columns only (see getRunLive).
  */
 export async function GET(req: Request, { params }: { params: Promise<{ runId: string }> }) {
   const { runId } = await params;
   const caller = await resolveCaller(req);
   if (!caller.orgId) return Response.json({ error: { message: "sign in to continue" } }, { status: 401 });
   const orgId = caller.orgId;
-  const first = await getRun(caller.db, orgId, runId);
+  const first = await getRunLive(caller.db, orgId, runId);
   if (!first) return Response.json({ error: { message: "run not found" } }, { status: 404 });
 
   const encoder = new TextEncoder();
@@ -41,21 +41,12 @@ export async function GET(req: Request, { params }: { params: Promise<{ runId: s
       const send = async () => {
         if (closed) return;
         try {
-          const run = await getRun(caller.db, orgId, runId);
+          const run = await getRunLive(caller.db, orgId, runId);
           if (!run) {
             controller.enqueue(encoder.encode(`event: gone\ndata: {}\n\n`));
             return close();
           }
-          const payload = JSON.stringify({
-            id: run.id,
-            status: run.status,
-            progress: run.progress,
-            error: run.error,
-            cancelRequested: run.cancelRequested,
-            startedAt: run.startedAt,
-            endedAt: run.endedAt,
-            hasResult: run.result !== null,
-          });
+          const payload = JSON.stringify(run);
           if (payload !== last) {
             last = payload;
             controller.enqueue(encoder.encode(`event: run\ndata: ${payload}\n\n`));

@@ -104,7 +104,7 @@ export function ConfigList({ projectId }: { projectId: string }) {
                   )}
                 </td>
                 <td className="py-2 text-right tabular-nums">{c.runCount}</td>
-                <td className="py-2 text-right whitespace-nowrap">
+                <td className="py-2 pl-6 text-right whitespace-nowrap">
                   <RowActions
                     href={`${base}/${c.id}`}
                     name={c.name}

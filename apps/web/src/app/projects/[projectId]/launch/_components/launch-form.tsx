@@ -1,11 +1,17 @@
 "use client";
 
 import {
+  applyLaunchOverrides,
   checkScenarioCaps,
   describeInstanceSize,
   describeScenarioSpec,
   estimateLoad,
+  LaunchOverrideError,
   peakLoad,
+  planShards,
+  ShardPlanError,
+  type TLaunchOverrides,
+  type TScenarioSpec,
   ZScenarioSpec,
 } from "@benchboard/core";
 import { Button, Card, EmptyState, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
@@ -13,7 +19,14 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { FormAlert, generalError, mergeErrors, numberOrEmpty, unshownErrors } from "~/app/_components/form-kit";
+import {
+  FormAlert,
+  generalError,
+  mergeErrors,
+  numberOrEmpty,
+  readNumbers,
+  unshownErrors,
+} from "~/app/_components/form-kit";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 
@@ -42,12 +55,18 @@ export function LaunchForm({
   const scenarios = useQuery(trpc.scenario.list.queryOptions({ projectId }));
   const configs = useQuery(trpc.instanceConfig.list.queryOptions({ projectId }));
   const caps = useQuery(trpc.project.caps.queryOptions());
+  const labels = useQuery(trpc.worker.labels.queryOptions());
   const canEdit = useCanEdit();
   const me = useQuery(trpc.auth.me.queryOptions());
   const [targetId, setTargetId] = useState(preselect.targetId ?? "");
   const [scenarioId, setScenarioId] = useState(preselect.scenarioId ?? "");
   const [configId, setConfigId] = useState(preselect.configId ?? "");
   const [repetitions, setRepetitions] = useState("1");
+  const [shards, setShards] = useState("1");
+  const [workerLabel, setWorkerLabel] = useState("");
+  const [rate, setRate] = useState("");
+  const [concurrency, setConcurrency] = useState("");
+  const [duration, setDuration] = useState("");
   const [tags, setTags] = useState("");
   const [notes, setNotes] = useState("");
   const [clientErrors, setClientErrors] = useState<Record<string, string>>({});
@@ -94,22 +113,51 @@ export function LaunchForm({
   const effectiveScenario = scenarioId || scenarios.data[0]!.id;
   const scenario = scenarios.data.find((s) => s.id === effectiveScenario);
   const config = configs.data?.find((c) => c.id === configId);
-  const spec = ZScenarioSpec.safeParse(scenario?.spec);
+  const parsedSpec = ZScenarioSpec.safeParse(scenario?.spec);
   const reps = numberOrEmpty(repetitions);
   const repCount = reps !== undefined && Number.isInteger(reps) && reps > 0 ? reps : 1;
+  const shardText = numberOrEmpty(shards);
+  const shardCount = shardText !== undefined && Number.isInteger(shardText) && shardText > 0 ? shardText : 1;
+  const overrideErrors: Record<string, string> = {};
+  const overrides = readNumbers(
+    {
+      rate: { text: rate, path: "rate" },
+      concurrency: { text: concurrency, path: "concurrency" },
+      durationS: { text: duration, path: "durationS" },
+    },
+    overrideErrors,
+  );
+  const effective = effectiveSpec(parsedSpec.success ? parsedSpec.data : null, overrides, overrideErrors);
+  const spec = effective ? ({ success: true, data: effective } as const) : ({ success: false } as const);
   const load = spec.success ? estimateLoad(spec.data) : null;
   const peak = spec.success ? peakLoad(spec.data) : null;
   const violations = spec.success && caps.data ? checkScenarioCaps(spec.data, caps.data.caps) : [];
-  const capError = violations[0] ? `this scenario ${violations[0].message}` : undefined;
-  const errors = mergeErrors(clientErrors, launch.error);
+  const overridden = (cap: string) =>
+    (cap === "maxRate" && overrides.rate !== undefined) ||
+    (cap === "maxConnections" && overrides.concurrency !== undefined) ||
+    (cap === "maxDurationS" && overrides.durationS !== undefined);
+  const capField = (cap: string) =>
+    cap === "maxRate" ? "rate" : cap === "maxConnections" ? "concurrency" : "durationS";
+  const capErrors: Record<string, string> = {};
+  for (const v of violations) {
+    if (overridden(v.cap)) capErrors[capField(v.cap)] ??= `this launch ${v.message}`;
+    else capErrors.scenarioId ??= `this scenario ${v.message}`;
+  }
+  const capError = capErrors.scenarioId;
+  const shardPlan = spec.success ? planFor(spec.data, shardCount) : null;
+  const errors = mergeErrors({ ...overrideErrors, ...capErrors, ...clientErrors }, launch.error);
   const scenarioError = errors.scenarioId ?? capError;
+  const engine = parsedSpec.success ? parsedSpec.data.engine : null;
   const tagError = Object.entries(errors).find(([k]) => k === "tags" || k.startsWith("tags."))?.[1];
 
   const submit = () => {
     const found: Record<string, string> = {};
     if (reps === undefined) found.repetitions = "required";
     else if (!Number.isInteger(reps)) found.repetitions = "must be a whole number";
-    if (capError) found.scenarioId = capError;
+    if (shardText === undefined) found.shards = "required";
+    else if (!Number.isInteger(shardText) || shardText < 1) found.shards = "must be a whole number from 1";
+    else if (shardPlan && "error" in shardPlan) found.shards = shardPlan.error;
+    Object.assign(found, overrideErrors, capErrors);
     setClientErrors(found);
     if (Object.keys(found).length > 0) return;
     launch.mutate({
@@ -117,6 +165,11 @@ export function LaunchForm({
       scenarioId: effectiveScenario,
       instanceConfigId: configId || null,
       repetitions: reps,
+      shards: shardCount,
+      workerLabel: workerLabel || null,
+      rate: overrides.rate,
+      concurrency: overrides.concurrency,
+      durationS: overrides.durationS,
       tags: tags
         .split(",")
         .map((t) => t.trim())
@@ -125,7 +178,19 @@ export function LaunchForm({
     });
   };
   const shown = (path: string) =>
-    ["targetId", "scenarioId", "instanceConfigId", "repetitions", "notes", "maxConcurrentRuns"].includes(path) ||
+    [
+      "targetId",
+      "scenarioId",
+      "instanceConfigId",
+      "repetitions",
+      "notes",
+      "maxConcurrentRuns",
+      "shards",
+      "workerLabel",
+      "rate",
+      "concurrency",
+      "durationS",
+    ].includes(path) ||
     path === "tags" ||
     path.startsWith("tags.");
 
@@ -203,6 +268,105 @@ export function LaunchForm({
                 </select>
               </Field>
             </div>
+            <fieldset className="grid gap-4 rounded border border-slate-200 p-3 md:col-span-2 md:grid-cols-3">
+              <legend className="px-1 text-sm font-medium text-slate-700">Load for this launch (optional)</legend>
+              <p className="text-xs text-slate-500 md:col-span-3">
+                Leave empty to use the scenario's own. What you set is kept on the run's snapshot.
+              </p>
+              <Field
+                label="Rate (req/s)"
+                htmlFor="launch-rate"
+                error={errors.rate}
+                hint={engine === "http-open" || engine === "llm" ? undefined : "this engine has no rate"}
+              >
+                <input
+                  id="launch-rate"
+                  inputMode="decimal"
+                  className={inputClass}
+                  value={rate}
+                  placeholder={specValue(parsedSpec.success ? parsedSpec.data : null, "rate")}
+                  disabled={!(engine === "http-open" || engine === "llm")}
+                  onChange={(e) => setRate(e.target.value)}
+                  aria-invalid={!!errors.rate}
+                />
+              </Field>
+              <Field
+                label={engine === "http-closed" ? "Concurrency (users)" : "Concurrency (connections)"}
+                htmlFor="launch-concurrency"
+                error={errors.concurrency}
+                hint={engine === "ws-chat" ? "set users and rooms in the scenario" : undefined}
+              >
+                <input
+                  id="launch-concurrency"
+                  inputMode="numeric"
+                  className={inputClass}
+                  value={concurrency}
+                  placeholder={specValue(parsedSpec.success ? parsedSpec.data : null, "concurrency")}
+                  disabled={engine === "ws-chat"}
+                  onChange={(e) => setConcurrency(e.target.value)}
+                  aria-invalid={!!errors.concurrency}
+                />
+              </Field>
+              <Field label="Duration (s)" htmlFor="launch-duration" error={errors.durationS}>
+                <input
+                  id="launch-duration"
+                  inputMode="decimal"
+                  className={inputClass}
+                  value={duration}
+                  placeholder={specValue(parsedSpec.success ? parsedSpec.data : null, "durationS")}
+                  onChange={(e) => setDuration(e.target.value)}
+                  aria-invalid={!!errors.durationS}
+                />
+              </Field>
+            </fieldset>
+            <Field
+              label="Shards"
+              htmlFor="launch-shards"
+              error={errors.shards}
+              hint={
+                shardPlan && "each" in shardPlan
+                  ? shardCount > 1
+                    ? `Each of ${shardCount} workers sends ${shardPlan.each}`
+                    : "Split the load across worker processes; results merge exactly"
+                  : undefined
+              }
+            >
+              <input
+                id="launch-shards"
+                inputMode="numeric"
+                className={inputClass}
+                value={shards}
+                onChange={(e) => setShards(e.target.value)}
+                aria-invalid={!!errors.shards}
+              />
+            </Field>
+            <Field
+              label="Worker label"
+              htmlFor="launch-worker-label"
+              error={errors.workerLabel}
+              hint={
+                labels.isError
+                  ? "could not load the workers' labels"
+                  : labels.data && labels.data.length === 0
+                    ? "no online worker offers a label"
+                    : "Only workers offering this label take the run"
+              }
+            >
+              <select
+                id="launch-worker-label"
+                className={inputClass}
+                value={workerLabel}
+                onChange={(e) => setWorkerLabel(e.target.value)}
+                aria-invalid={!!errors.workerLabel}
+              >
+                <option value="">Any worker</option>
+                {labels.data?.map((l) => (
+                  <option key={l.label} value={l.label}>
+                    {l.label} ({l.workers} online)
+                  </option>
+                ))}
+              </select>
+            </Field>
             <Field
               label="Repetitions"
               htmlFor="launch-repetitions"
@@ -268,6 +432,11 @@ export function LaunchForm({
               </Row>
               <Row label="Peak rate">{peak.rate !== null ? `${n(peak.rate)} req/s` : "as fast as it answers"}</Row>
               <Row label="Connections">{n(peak.connections)}</Row>
+              {shardCount > 1 && shardPlan && "each" in shardPlan && (
+                <Row label="Per shard">
+                  {shardPlan.each} × {shardCount}
+                </Row>
+              )}
               {config && (
                 <Row label="Runs on">
                   {[config.instanceType, describeInstanceSize(config)].filter(Boolean).join(" · ") || config.name}
@@ -315,4 +484,57 @@ function Row({ label, bad, children }: { label: string; bad?: boolean; children:
       </dd>
     </div>
   );
+}
+
+/** The spec this launch would run: the scenario's with the overrides applied (errors recorded). */
+function effectiveSpec(
+  spec: TScenarioSpec | null,
+  overrides: Record<"rate" | "concurrency" | "durationS", number | undefined>,
+  errors: Record<string, string>,
+): TScenarioSpec | null {
+  if (!spec) return null;
+  const given: TLaunchOverrides = {};
+  for (const key of ["rate", "concurrency", "durationS"] as const) {
+    const v = overrides[key];
+    if (v === undefined || errors[key]) continue;
+    if (v <= 0) errors[key] = "must be above 0";
+    else if (key === "concurrency" && !Number.isInteger(v)) errors[key] = "must be a whole number";
+    else given[key] = v;
+  }
+  try {
+    return applyLaunchOverrides(spec, given);
+  } catch (err) {
+    if (err instanceof LaunchOverrideError) errors[err.field] = err.message;
+    return spec;
+  }
+}
+
+/** What each shard sends, or why the scenario cannot split so. */
+function planFor(spec: TScenarioSpec, count: number): { each: string } | { error: string } | null {
+  if (count < 1) return null;
+  try {
+    const first = planShards(spec, count)[0];
+    if (!first) return null;
+    const load = peakLoad(first);
+    const parts = [
+      load.rate !== null ? `${n(load.rate)} req/s` : null,
+      `${n(load.connections)} ${first.engine === "http-closed" || first.engine === "ws-chat" ? "users" : "connections"}`,
+    ].filter(Boolean);
+    return { each: parts.join(", ") };
+  } catch (err) {
+    if (err instanceof ShardPlanError) return { error: err.message };
+    throw err;
+  }
+}
+
+/** The scenario's own value of an overridable field, shown as the input's placeholder. */
+function specValue(spec: TScenarioSpec | null, field: "rate" | "concurrency" | "durationS"): string {
+  if (!spec) return "";
+  let value: number | undefined;
+  if (field === "rate") value = spec.engine === "http-open" || spec.engine === "llm" ? spec.rate : undefined;
+  else if (field === "concurrency")
+    value =
+      spec.engine === "http-closed" ? spec.concurrency : spec.engine === "ws-chat" ? undefined : spec.maxConnections;
+  else value = spec.durationS;
+  return value === undefined ? "" : String(value);
 }

@@ -86,7 +86,7 @@ export function ScenarioList({ projectId }: { projectId: string }) {
                   {s.thresholds.length === 0 ? "—" : s.thresholds.map((t) => describeThreshold(t)).join(", ")}
                 </td>
                 <td className="py-2 text-right tabular-nums">{s.runCount}</td>
-                <td className="py-2 text-right whitespace-nowrap">
+                <td className="py-2 pl-6 text-right whitespace-nowrap">
                   <RowActions
                     href={`${base}/${s.id}`}
                     name={s.name}

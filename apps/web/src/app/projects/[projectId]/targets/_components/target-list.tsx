@@ -91,7 +91,7 @@ export function TargetList({ projectId }: { projectId: string }) {
                     {t.monitors.length === 0 ? "—" : t.monitors.map((m) => m.kind).join(", ")}
                   </td>
                   <td className="py-2 text-right tabular-nums">{t.runCount}</td>
-                  <td className="py-2 text-right whitespace-nowrap">
+                  <td className="py-2 pl-6 text-right whitespace-nowrap">
                     <RowActions
                       href={`${base}/${t.id}`}
                       name={t.name}

@@ -1,0 +1,33 @@
+// The production server: Next.js behind a plain Node HTTP server, so that the app learns the
+// address of the socket each request came from. Next.js alone only passes X-Forwarded-For on,
+// which any client can write; rate limits must count the real peer (see BENCHBOARD_TRUSTED_PROXIES).
+import { createServer } from "node:http";
+import { parseArgs } from "node:util";
+import next from "next";
+
+/** Header the app reads the peer address from; set here on every request, whatever came in. */
+const PEER_HEADER = "x-benchboard-peer";
+process.env.BENCHBOARD_PEER_HEADER = PEER_HEADER;
+
+const { values } = parseArgs({
+  options: { port: { type: "string", short: "p" }, hostname: { type: "string", short: "H" } },
+});
+const port = Number(values.port ?? process.env.PORT ?? 3000);
+const hostname = values.hostname ?? process.env.HOST ?? "127.0.0.1";
+
+const app = next({ dev: false, dir: import.meta.dirname, hostname, port });
+await app.prepare();
+const handle = app.getRequestHandler();
+
+const server = createServer((req, res) => {
+  req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
+  void handle(req, res);
+});
+server.listen(port, hostname, () => console.log(`Benchboard web listening on http://${hostname}:${port}`));
+
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  process.once(signal, () => {
+    server.close(() => process.exit(0));
+    setTimeout(() => process.exit(0), 5_000).unref();
+  });
+}

@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { safeNextPath } from "./safe-next";
+
+const origin = "https://bench.example.com";
+
+describe("safeNextPath", () => {
+  it.each([
+    ["/\\evil.example", "/"],
+    ["//evil.example/path", "/"],
+    ["https://evil.example/", "/"],
+    ["/\t/evil.example", "/"],
+    ["javascript:alert(1)", "/"],
+    ["", "/"],
+    [undefined, "/"],
+  ])("sends %j home", (next, expected) => {
+    expect(safeNextPath(next, origin)).toBe(expected);
+  });
+
+  it("keeps a page of the app with its query and fragment", () => {
+    expect(safeNextPath("/runs/abc?tab=series#top", origin)).toBe("/runs/abc?tab=series#top");
+    expect(safeNextPath("https://bench.example.com/compare", origin)).toBe("/compare");
+  });
+});

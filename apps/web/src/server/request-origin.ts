@@ -1,0 +1,46 @@
+import { clientAddress, type TrustedProxies } from "@benchboard/api/client-address";
+import { env, trustedProxies } from "~/env";
+
+/**
+ * What a request says about where it came from, believing forwarded headers only from a proxy
+ * listed in BENCHBOARD_TRUSTED_PROXIES. The peer is the socket address server.mjs records; under
+ * `next dev` (no server.mjs) it is unknown and every client shares one rate-limit key.
+ */
+export interface RequestOriginOptions {
+  peerHeader?: string | undefined;
+  trusted?: TrustedProxies;
+}
+
+const defaults = (): Required<RequestOriginOptions> => ({
+  peerHeader: env.BENCHBOARD_PEER_HEADER ?? "",
+  trusted: trustedProxies,
+});
+
+function peerOf(req: Request, peerHeader: string): string | null {
+  return peerHeader ? req.headers.get(peerHeader) || null : null;
+}
+
+/** Whether the request reached us through a trusted proxy (so its X-Forwarded-* count). */
+export function viaTrustedProxy(req: Request, options: RequestOriginOptions = {}): boolean {
+  const { peerHeader, trusted } = { ...defaults(), ...options };
+  const peer = peerOf(req, peerHeader);
+  return peer !== null && trusted.has(peer);
+}
+
+/** The client's address for rate limits and audit. */
+export function clientIp(req: Request, options: RequestOriginOptions = {}): string | null {
+  const { peerHeader, trusted } = { ...defaults(), ...options };
+  return clientAddress(peerOf(req, peerHeader), req.headers.get("x-forwarded-for"), trusted);
+}
+
+/** The host the client asked for: the Host header, or X-Forwarded-Host from a trusted proxy. */
+export function requestHost(req: Request, options: RequestOriginOptions = {}): string | null {
+  const forwarded = viaTrustedProxy(req, options) ? req.headers.get("x-forwarded-host")?.split(",")[0]?.trim() : null;
+  return forwarded || req.headers.get("host");
+}
+
+/** Served over https: by the URL, or by X-Forwarded-Proto from a trusted proxy. */
+export function isHttps(req: Request, options: RequestOriginOptions = {}): boolean {
+  if (new URL(req.url).protocol === "https:") return true;
+  return viaTrustedProxy(req, options) && req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
+}

@@ -1,0 +1,226 @@
+// Server time of a live run's event stream (`/api/runs/<id>/events`) per viewer-second, with 1
+// and 50 viewers on a 10-minute run. The run's stored state is SIMULATED, not produced by 10
+// minutes of load: a running run whose live progress holds the 300 per-second samples the worker
+// keeps, whose checkpointed result holds the merged histogram of 600,000 requests, and whose
+// eight per-second series have 600 points. While viewers watch, this script plays the worker:
+// it writes new progress once a second, so every viewer gets an event every second.
+//
+// Part 1 (in-process): one stream tick's read — the live columns only (getRunLive), against the
+// whole run with its result (the read the stream did before), as a ratio.
+// Part 2 (the built app, `next start`): 1 and 50 concurrent viewers for BENCH_LIVE_S seconds;
+// the server's CPU time (its processes' utime + stime) divided by viewer-seconds.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { createHistogram, encodeHistogram, LiveSamples } from "../packages/core/src/index";
+import { createSession, signUp } from "../packages/db/src/queries/auth";
+import { ensureLocalOrganization } from "../packages/db/src/queries/org";
+import { getRun, getRunLive } from "../packages/db/src/queries/run";
+import { createTestDatabase } from "../packages/db/src/testing";
+import { envNumber, fmt, freePort, loadAverage, ROOT } from "./lib";
+
+const ITERATIONS = envNumber("BENCH_ITERATIONS", 300);
+const WATCH_S = envNumber("BENCH_LIVE_S", 20);
+const RUN_S = 600;
+const webDir = path.join(ROOT, "apps/web");
+
+const t = await createTestDatabase();
+const db = t.db;
+let server: ChildProcess | undefined;
+console.log(`load average before: ${loadAverage()}`);
+console.log("run state: SIMULATED 10-minute run (stored state written directly; no load was sent)");
+try {
+  const org = await ensureLocalOrganization(db);
+  const account = await signUp(db, { email: "bench@example.com", password: "correct horse battery" });
+  const session = await createSession(db, account.id);
+  const project = await db.project.create({ data: { orgId: org.id, name: "Live", slug: "live" } });
+
+  // What a worker keeps for a run 10 minutes in.
+  let clock = Date.now() - RUN_S * 1000;
+  const live = new LiveSamples(() => clock);
+  const tick = (second: number) => {
+    clock += 1000;
+    return live.add(
+      {
+        elapsedMs: second * 1000,
+        fraction: Math.min(1, second / (RUN_S + 60)),
+        requests: second * 1000,
+        errors: Math.floor(second / 10),
+        rps: 1000 + (second % 7),
+        latencyP50Ms: 50.3,
+        latencyP99Ms: 52.1 + (second % 5) / 10,
+      },
+      { mem_bytes: 120_000_000 + second * 1000, cpu_cores: 0.4, queue_depth: second % 13 },
+    );
+  };
+  let progress = tick(0);
+  for (let s = 1; s <= RUN_S; s++) progress = tick(s);
+  const histogram = createHistogram();
+  for (let i = 0; i < RUN_S * 1000; i++) histogram.recordValue(45_000 + ((i * 7919) % 20_000));
+  const series = (values: number[]) => ({ start: new Date(clock - RUN_S * 1000), intervalMs: 1000, values });
+  const run = await db.run.create({
+    data: {
+      orgId: org.id,
+      projectId: project.id,
+      number: 1,
+      status: "running",
+      scenarioName: "1,000 req/s for 11 min",
+      startedAt: new Date(clock - RUN_S * 1000),
+      heartbeatAt: new Date(),
+      progress: progress as object,
+      result: {
+        create: {
+          metrics: { requests: RUN_S * 1000, rps: 1000, latency_p50: 50.3, latency_p99: 52.4 },
+          histogram: encodeHistogram(histogram),
+          valid: false,
+          invalidReasons: [`partial result: checkpoint after ${RUN_S} s`],
+        },
+      },
+      series: {
+        create: [
+          "rps",
+          "latency_p50",
+          "latency_p90",
+          "latency_p99",
+          "errors",
+          "mem_bytes",
+          "cpu_cores",
+          "queue_depth",
+        ].map((metric) => ({ metric, ...series(Array.from({ length: RUN_S }, (_, i) => 1000 + (i % 17))) })),
+      },
+    },
+  });
+  const stored = await db.$queryRaw<{ progress: number; histogram: number }[]>`
+    SELECT pg_column_size(r.progress) AS progress, pg_column_size(rr.histogram) AS histogram
+    FROM "Run" r JOIN "RunResult" rr ON rr."runId" = r.id WHERE r.id = ${run.id}`;
+  console.log(
+    `stored: live progress ${fmt((stored[0]?.progress ?? 0) / 1024, 1)} KiB (${progress.samples.length} samples), ` +
+      `result histogram ${fmt((stored[0]?.histogram ?? 0) / 1024, 1)} KiB (${fmt(histogram.totalCount, 0)} requests)`,
+  );
+
+  // ---- Part 1: one tick's read, in-process ----
+  const timeIt = async (fn: () => Promise<unknown>) => {
+    for (let i = 0; i < 30; i++) await fn();
+    const times: number[] = [];
+    for (let i = 0; i < ITERATIONS; i++) {
+      const t0 = performance.now();
+      await fn();
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    return { p50: times[Math.floor(times.length / 2)]!, mean: times.reduce((a, b) => a + b, 0) / times.length };
+  };
+  const liveRead = await timeIt(async () => JSON.stringify(await getRunLive(db, org.id, run.id)));
+  const wholeRead = await timeIt(async () => {
+    const r = await getRun(db, org.id, run.id);
+    return JSON.stringify({ status: r?.status, progress: r?.progress, hasResult: r?.result !== null });
+  });
+  console.log("\nPart 1 — one stream tick's read (in-process, ms)");
+  console.log(`  live columns only (getRunLive)        p50 ${fmt(liveRead.p50, 2)}  mean ${fmt(liveRead.mean, 2)}`);
+  console.log(`  whole run with result (before)        p50 ${fmt(wholeRead.p50, 2)}  mean ${fmt(wholeRead.mean, 2)}`);
+  console.log(`  ratio live / whole (mean)             ${fmt(liveRead.mean / wholeRead.mean, 2)}×`);
+
+  // ---- Part 2: the real route in the built app ----
+  const distDir = process.env.BENCHBOARD_NEXT_DIST_DIR || ".next";
+  if (!existsSync(path.join(webDir, distDir, "BUILD_ID"))) {
+    console.log("\nPart 2 skipped: build the web app first (pnpm --filter @benchboard/web build)");
+  } else {
+    const port = await freePort();
+    server = spawn(path.join(webDir, "node_modules/.bin/next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+      cwd: webDir,
+      env: { ...process.env, DATABASE_URL: t.url, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port) },
+      stdio: "ignore",
+    });
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const until = Date.now() + 60_000;
+    for (;;) {
+      const up = await fetch(`${baseUrl}/`).then(
+        (r) => r.status < 500,
+        () => false,
+      );
+      if (up) break;
+      if (Date.now() > until) throw new Error("the web app did not start");
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const cookie = `bb_session=${session.token}`;
+    const watch = async (viewers: number) => {
+      // Warm the route (compilation caches, connection pool) before measuring.
+      await streamFor(baseUrl, run.id, cookie, 2, 1_500);
+      let second = RUN_S;
+      const worker = setInterval(() => {
+        progress = tick(++second);
+        void db.run.update({ where: { id: run.id }, data: { progress: progress as object, heartbeatAt: new Date() } });
+      }, 1_000);
+      const cpu0 = processTreeCpuMs(server!.pid!);
+      const t0 = performance.now();
+      const events = await streamFor(baseUrl, run.id, cookie, viewers, WATCH_S * 1000);
+      const wallS = (performance.now() - t0) / 1000;
+      const cpuMs = processTreeCpuMs(server!.pid!) - cpu0;
+      clearInterval(worker);
+      return { viewers, events, cpuMs, perViewerSecond: cpuMs / (viewers * wallS), wallS };
+    };
+    console.log(`\nPart 2 — the event stream of the built app, ${WATCH_S} s per measurement`);
+    for (const viewers of [1, 50]) {
+      const r = await watch(viewers);
+      console.log(
+        `  ${String(viewers).padStart(2)} viewer(s): ${fmt(r.events, 0)} events received, server CPU ${fmt(r.cpuMs, 0)} ms ` +
+          `in ${fmt(r.wallS, 1)} s → ${fmt(r.perViewerSecond, 2)} ms per viewer-second`,
+      );
+    }
+  }
+} finally {
+  if (server?.pid) server.kill("SIGTERM");
+  await t.drop();
+  console.log(`\nload average after: ${loadAverage()}`);
+}
+
+/** Open `viewers` streams for `ms`, counting the `run` events they receive. */
+async function streamFor(baseUrl: string, runId: string, cookie: string, viewers: number, ms: number) {
+  const counts = await Promise.all(
+    Array.from({ length: viewers }, async () => {
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), ms);
+      let events = 0;
+      try {
+        const res = await fetch(`${baseUrl}/api/runs/${runId}/events`, { headers: { cookie }, signal: abort.signal });
+        if (!res.ok || !res.body) throw new Error(`stream answered ${res.status}`);
+        const decoder = new TextDecoder();
+        for await (const chunk of res.body)
+          events += (decoder.decode(chunk as Uint8Array).match(/^event: run$/gm) ?? []).length;
+      } catch (err) {
+        if ((err as Error).name !== "AbortError") throw err;
+      } finally {
+        clearTimeout(timer);
+      }
+      return events;
+    }),
+  );
+  return counts.reduce((a, b) => a + b, 0);
+}
+
+/** CPU time (user + system, ms) of a process and its descendants, from /proc. */
+function processTreeCpuMs(pid: number): number {
+  const ticks = 100; // USER_HZ on Linux
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {}
+  }
+  let total = 0;
+  const stack = [pid];
+  while (stack.length) {
+    const p = stack.pop()!;
+    try {
+      const fields = readFileSync(`/proc/${p}/stat`, "utf8");
+      const rest = fields.slice(fields.lastIndexOf(")") + 2).split(" ");
+      total += ((Number(rest[11]) + Number(rest[12])) / ticks) * 1000;
+    } catch {}
+    stack.push(...(children.get(p) ?? []));
+  }
+  return total;
+}
