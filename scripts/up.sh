@@ -7,6 +7,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 mkdir -p .data/logs .data/pids
 PORT="${PORT:-3000}"
+# A local install's operator lets its own reference targets (and RabbitMQ's management API, which
+# the chat demo's monitor reads) be targets; set BENCHBOARD_ALLOWED_TARGETS to choose otherwise.
+export BENCHBOARD_ALLOWED_TARGETS="${BENCHBOARD_ALLOWED_TARGETS-127.0.0.1:${BENCHBOARD_GATEWAY_PORT:-4100},127.0.0.1:${BENCHBOARD_CHAT_PORT:-4200},127.0.0.1:${BENCHBOARD_EXAMPLES_PORT:-4300},127.0.0.1:15672}"
 
 ensure_node
 ensure_pnpm

@@ -1,3 +1,4 @@
+import { type InstallSettings, installSettingsFromEnv } from "@benchboard/core";
 import { parseTrustedProxies } from "@benchboard/api/client-address";
 import { z } from "zod";
 
@@ -43,3 +44,9 @@ export const trustedProxies = parseTrustedProxies(env.BENCHBOARD_TRUSTED_PROXIES
 export const secretKey: Buffer | null = env.BENCHBOARD_SECRET_KEY
   ? Buffer.from(env.BENCHBOARD_SECRET_KEY, "base64")
   : null;
+
+/**
+ * Install settings from the environment: BENCHBOARD_ALLOWED_TARGETS, BENCHBOARD_SIGNUP and
+ * BENCHBOARD_DEFAULT_MAX_* (the operator's page can change them; stored edits win).
+ */
+export const installSettings: InstallSettings = installSettingsFromEnv(process.env);

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createSession, deleteSession, hashToken, signUp } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { TRPCError } from "@trpc/server";
 import type { Queue } from "bullmq";
@@ -44,6 +44,25 @@ const OTHER_ORG_REFUSALS: Record<string, { code: TRPCError["code"]; why: string 
   "auth.acceptInvitation": { code: "CONFLICT", why: "the invitation names someone else's email" },
 };
 
+/**
+ * Procedures whose allowed callers still get a refusal from the procedure itself, and why that is
+ * right for a fixture organization (a tenant, never the install's own).
+ */
+const REFUSED_AFTER_ROLE_CHECK: Record<string, { code: TRPCError["code"]; why: string }> = {
+  "install.get": {
+    code: "FORBIDDEN",
+    why: "install settings are the operator's; a tenant's owner is not the operator",
+  },
+  "install.update": {
+    code: "FORBIDDEN",
+    why: "install settings are the operator's; a tenant's owner is not the operator",
+  },
+  "target.verify": {
+    code: "CONFLICT",
+    why: "nothing serves the token at the fixture's origin: the check runs and says so",
+  },
+};
+
 type CallerKind = "anonymous" | "expired session" | "signed-out session" | Role;
 const CALLERS: readonly CallerKind[] = ["anonymous", "expired session", "signed-out session", ...ROLES];
 const RANK: Record<Role, number> = { viewer: 0, member: 1, owner: 2 };
@@ -76,6 +95,8 @@ let otherOrg: OrgFixture;
 
 beforeAll(async () => {
   t = await createTestDatabase();
+  // The fixtures' targets are on 127.0.0.1, which this install's operator allows.
+  await allowLoopbackTargets(t.db);
   queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
   await signUp(t.db, { email: SIGN_IN.email, password: SIGN_IN.password });
   otherOrg = await createOrgFixture(t.db, `other-${unique()}`);
@@ -213,7 +234,12 @@ describe("authorization matrix: every procedure × anonymous, expired and signed
       const f = isQuery ? shared : await createOrgFixture(t.db);
       const { ctx, who } = await contextOf(f, caller);
       const outcome = await callProcedure(ctx, path, await inputFor(path, f, who));
-      if (!outcome.ok) failures.push(`${caller}: expected success, got ${describeOutcome(outcome)}`);
+      const refusal = REFUSED_AFTER_ROLE_CHECK[path];
+      if (refusal) {
+        if (outcome.ok || outcome.code !== refusal.code) {
+          failures.push(`${caller}: expected ${refusal.code} (${refusal.why}), got ${describeOutcome(outcome)}`);
+        }
+      } else if (!outcome.ok) failures.push(`${caller}: expected success, got ${describeOutcome(outcome)}`);
     }
 
     expect(failures).toEqual([]);

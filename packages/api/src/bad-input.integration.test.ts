@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Db } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -141,7 +141,7 @@ const RICH_INPUTS: Record<string, Build> = {
   }),
   "comparison.update": (f) => ({ id: f.comparison.id, title: "renamed", notes: "n" }),
   "apiToken.create": (f) => ({ name: "deploy", projectId: f.project.id, scopes: ["runs:read"], expiresInDays: 30 }),
-  "org.update": () => ({ name: "Renamed org", allowPrivateTargets: false }),
+  "org.update": () => ({ name: "Renamed org" }),
 };
 
 // ---- the input schema, field by field ----
@@ -282,6 +282,8 @@ const secretKey = randomBytes(32);
 
 beforeAll(async () => {
   t = await createTestDatabase();
+  // Test servers listen on 127.0.0.1, which this install's operator allows as a target.
+  await allowLoopbackTargets(t.db);
   queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
 });
 

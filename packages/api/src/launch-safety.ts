@@ -1,5 +1,6 @@
-import { ConflictError, type Db } from "@benchboard/db";
-import { assessUrl } from "@benchboard/loadgen/target-safety";
+import { DEFAULT_INSTALL_SETTINGS, type InstallSettings } from "@benchboard/core";
+import { ConflictError, type Db, getInstallSettings } from "@benchboard/db";
+import { assessUrl, type Resolve, type SafetyPolicy } from "@benchboard/loadgen/target-safety";
 
 export interface TargetUrls {
   baseUrl: string;
@@ -7,22 +8,42 @@ export interface TargetUrls {
   monitors?: { url?: string }[];
 }
 
+/** Name resolution the server uses; tests give their own DNS server. */
+export interface NetworkDeps {
+  /** Address lookup for targets (A/AAAA). */
+  lookup?: Resolve;
+  /** TXT lookup for origin verification. */
+  resolveTxt?: (name: string) => Promise<string[][]>;
+}
+
+/** The install's settings (environment defaults with the operator's edits) for a request. */
+export function installSettingsFor(ctx: { db: Db; install?: InstallSettings | null }): Promise<InstallSettings> {
+  return getInstallSettings(ctx.db, ctx.install ?? DEFAULT_INSTALL_SETTINGS);
+}
+
+/** Where requests made for this request's caller may go: the operator's allow-list. */
+export async function safetyPolicyFor(ctx: {
+  db: Db;
+  install?: InstallSettings | null;
+  network?: NetworkDeps | null;
+}): Promise<SafetyPolicy> {
+  const settings = await installSettingsFor(ctx);
+  return { allowList: settings.allowedTargets, resolve: ctx.network?.lookup };
+}
+
 /**
- * Refuse targets (and their monitor / config-apply URLs) that point at link-local or cloud
- * metadata addresses, unless the organization's owner allowed them. A load tester or a "test
- * connection" button aimed at 169.254.169.254 would otherwise read cloud credentials.
+ * Refuse targets (and their monitor / config-apply URLs) that resolve to metadata, link-local or
+ * unspecified addresses (always), to private addresses the operator has not allowed, or that do
+ * not resolve. No organization setting widens this: only the operator's allow-list does.
  */
-export async function assertTargetAllowed(db: Db, orgId: string, urls: TargetUrls): Promise<void> {
-  const org = await db.organization.findUnique({ where: { id: orgId }, select: { allowPrivateTargets: true } });
-  if (org?.allowPrivateTargets) return;
-  const checks: [string, string][] = [["baseUrl", urls.baseUrl]];
+export async function assertTargetAllowed(policy: SafetyPolicy, urls: TargetUrls): Promise<void> {
+  const checks: [string, string][] = urls.baseUrl ? [["baseUrl", urls.baseUrl]] : [];
   if (urls.configApplyUrl) checks.push(["configApplyUrl", urls.configApplyUrl]);
   urls.monitors?.forEach((m, i) => {
     if (m.url) checks.push([`monitors.${i}.url`, m.url]);
   });
   for (const [field, url] of checks) {
-    const verdict = await assessUrl(url);
-    if (!verdict.allowed)
-      throw new ConflictError(field, `${verdict.reason}; an owner can allow such targets in Settings`);
+    const verdict = await assessUrl(url, policy);
+    if (!verdict.allowed) throw new ConflictError(field, verdict.reason);
   }
 }

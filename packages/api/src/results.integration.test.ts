@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createHistogram, encodeHistogram, recordMicros, ZRunResultData } from "@benchboard/core";
 import { createUploadedRun, ensureLocalOrganization, finishRun } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,6 +54,8 @@ async function upload(
 
 beforeAll(async () => {
   t = await createTestDatabase();
+  // Test servers listen on 127.0.0.1, which this install's operator allows as a target.
+  await allowLoopbackTargets(t.db);
   queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
   orgId = (await ensureLocalOrganization(t.db)).id;
   otherOrgId = (await t.db.organization.create({ data: { slug: "other", name: "Other" } })).id;

@@ -2,6 +2,7 @@ import { apiTokenRouter } from "./routers/api-token";
 import { authRouter } from "./routers/auth";
 import { comparisonRouter } from "./routers/comparison";
 import { execRunRouter } from "./routers/exec-run";
+import { installRouter } from "./routers/install";
 import { instanceConfigRouter } from "./routers/instance-config";
 import { memberRouter } from "./routers/member";
 import { orgRouter } from "./routers/org";
@@ -19,6 +20,7 @@ import { createCallerFactory, router } from "./trpc";
 export const appRouter = router({
   auth: authRouter,
   org: orgRouter,
+  install: installRouter,
   member: memberRouter,
   apiToken: apiTokenRouter,
   project: projectRouter,

@@ -1,3 +1,4 @@
+import type { InstallSettings } from "@benchboard/core";
 import type { Dispatch } from "@benchboard/db";
 import { ConflictError, type Db, NotFoundError } from "@benchboard/db";
 import { dispatchRun, EnqueueError, type QueueFor } from "@benchboard/jobs";
@@ -5,6 +6,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { Queue } from "bullmq";
 import superjson from "superjson";
 import { ZodError } from "zod";
+import type { NetworkDeps } from "./launch-safety";
 import type { RateLimiter } from "./rate-limit";
 
 export type Role = "owner" | "member" | "viewer";
@@ -26,6 +28,10 @@ export interface Context {
   userAgent?: string | null;
   /** Key for secrets at rest (target headers, monitor passwords); without it none can be stored. */
   secretKey?: Buffer | null;
+  /** Install settings from the environment (the operator's stored edits are read on top). */
+  install?: InstallSettings | null;
+  /** Name resolution; tests point it at their own DNS server. */
+  network?: NetworkDeps | null;
 }
 
 /** Puts a run on the queue its worker label names, for the run lifecycle. */

@@ -1,50 +1,165 @@
 import { describe, expect, it } from "vitest";
-import { assessTarget, classifyAddress } from "./address";
+import { assessTarget, canonicalOrigin, classifyIp, EMPTY_ALLOW_LIST, parseAllowList, parseIp } from "./address";
+import {
+  DEFAULT_INSTALL_SETTINGS,
+  InstallEnvError,
+  installSettingsFromEnv,
+  isProbe,
+  mergeInstallSettings,
+} from "./install";
+import { ZScenarioSpec } from "./scenario";
 
-describe("target address safety", () => {
+const dest = (hostname: string, port = 80) => ({ hostname, port });
+const allow = (text: string) => parseAllowList(text).list;
+
+describe("IP spellings", () => {
   it.each([
-    ["127.0.0.1"],
-    ["10.1.2.3"],
-    ["192.168.0.10"],
-    ["172.16.5.4"],
-    ["8.8.8.8"],
-    ["::1"],
-    ["2001:db8::1"],
-    ["::ffff:127.0.0.1"],
-  ])("allows %s", (ip) => {
-    expect(classifyAddress(ip)).toEqual({ allowed: true });
+    ["127.0.0.1", "127.0.0.1"],
+    ["0x7f000001", "127.0.0.1"],
+    ["0X7F.0.0.1", "127.0.0.1"],
+    ["2130706433", "127.0.0.1"],
+    ["0177.0.0.1", "127.0.0.1"],
+    ["017700000001", "127.0.0.1"],
+    ["127.1", "127.0.0.1"],
+    ["127.0.1", "127.0.0.1"],
+    ["[::1]", "0:0:0:0:0:0:0:1"],
+    ["::ffff:127.0.0.1", "127.0.0.1"],
+    ["::ffff:7f00:1", "127.0.0.1"],
+    ["[::FFFF:169.254.169.254]", "169.254.169.254"],
+    ["0.0.0.0", "0.0.0.0"],
+    ["0", "0.0.0.0"],
+    ["fe80::1%eth0", "fe80:0:0:0:0:0:0:1"],
+  ])("%s is %s", (spelling, canonical) => {
+    expect(parseIp(spelling)?.text).toBe(canonical);
   });
 
   it.each([
-    ["169.254.169.254", "cloud metadata"],
+    ["example.com"],
+    ["256.0.0.1"],
+    ["1.2.3.4.5"],
+    ["0x1g"],
+    ["08.0.0.1"],
+    ["1::2::3"],
+    ["host.123"],
+  ])("%s is not an address", (text) => {
+    expect(parseIp(text)).toBeNull();
+  });
+});
+
+describe("address classes", () => {
+  it.each([
+    ["169.254.169.254", "metadata"],
+    ["100.100.100.200", "metadata"],
+    ["fd00:ec2::254", "metadata"],
     ["169.254.1.1", "link-local"],
-    ["169.254.170.2", "cloud metadata"],
-    ["100.100.100.200", "cloud metadata"],
     ["fe80::1", "link-local"],
-    ["FE80::abcd:1%eth0", "link-local"],
-    ["fd00:ec2::254", "cloud metadata"],
-    ["::ffff:169.254.169.254", "cloud metadata"],
-    ["::ffff:a9fe:a9fe", "cloud metadata"],
-    ["0.0.0.0", "not a routable"],
-    ["::", "not a routable"],
+    ["0.0.0.0", "unspecified"],
+    ["::", "unspecified"],
     ["224.0.0.1", "multicast"],
-    ["ff02::1", "multicast"],
-    ["not-an-ip", "not an IP"],
-  ])("refuses %s (%s)", (ip, why) => {
-    const v = classifyAddress(ip);
-    expect(v.allowed).toBe(false);
-    expect(!v.allowed && v.reason).toContain(why);
+    ["127.0.0.1", "loopback"],
+    ["::1", "loopback"],
+    ["10.1.2.3", "private"],
+    ["172.16.5.4", "private"],
+    ["192.168.0.10", "private"],
+    ["100.64.0.1", "private"],
+    ["fd12::1", "private"],
+    ["::127.0.0.1", "loopback"],
+    ["64:ff9b::a9fe:a9fe", "metadata"],
+    ["2002:7f00:1::", "loopback"],
+    ["8.8.8.8", "public"],
+    ["2606:4700::1111", "public"],
+  ])("%s is %s", (ip, kind) => {
+    expect(classifyIp(parseIp(ip)!)).toBe(kind);
+  });
+});
+
+describe("target verdicts", () => {
+  it("refuses loopback and private addresses the operator has not allowed, in every spelling", () => {
+    for (const host of ["127.0.0.1", "0x7f000001", "2130706433", "0177.0.0.1", "::1", "::ffff:127.0.0.1", "10.0.0.5"]) {
+      const v = assessTarget(dest(host), [host], EMPTY_ALLOW_LIST);
+      expect(v.allowed, host).toBe(false);
+      expect(!v.allowed && v.reason).toContain("the operator of this install has not allowed");
+    }
+    expect(assessTarget(dest("8.8.8.8"), ["8.8.8.8"], EMPTY_ALLOW_LIST)).toEqual({ allowed: true });
   });
 
-  it("refuses metadata hostnames and any host resolving to a refused address", () => {
-    expect(assessTarget("metadata.google.internal", ["10.0.0.1"]).allowed).toBe(false);
-    expect(assessTarget("Metadata.Google.Internal.", ["10.0.0.1"]).allowed).toBe(false);
-    const rebound = assessTarget("innocent.example", ["93.184.216.34", "169.254.169.254"]);
+  it("allows what the operator lists: CIDRs, addresses, host:port", () => {
+    const list = allow("127.0.0.0/8, 10.0.0.0/8 db.internal:5432 [::1]:8080");
+    expect(assessTarget(dest("0x7f000001"), ["127.0.0.1"], list)).toEqual({ allowed: true });
+    expect(assessTarget(dest("10.9.9.9"), ["10.9.9.9"], list)).toEqual({ allowed: true });
+    expect(assessTarget(dest("db.internal", 5432), ["192.168.1.4"], list)).toEqual({ allowed: true });
+    expect(assessTarget(dest("db.internal", 6379), ["192.168.1.4"], list).allowed).toBe(false);
+    expect(assessTarget(dest("::1", 8080), ["::1"], list)).toEqual({ allowed: true });
+    expect(assessTarget(dest("::1", 5432), ["::1"], list).allowed).toBe(false);
+  });
+
+  it("refuses metadata, link-local and unspecified addresses even when a range covers them", () => {
+    const everything = allow("0.0.0.0/0 ::/0");
+    for (const ip of ["169.254.169.254", "169.254.1.1", "0.0.0.0", "fe80::1", "::ffff:a9fe:a9fe"]) {
+      expect(assessTarget(dest(ip), [ip], everything).allowed, ip).toBe(false);
+    }
+    expect(assessTarget(dest("metadata.google.internal"), ["10.0.0.1"], everything).allowed).toBe(false);
+    expect(assessTarget(dest("Metadata.Google.Internal."), ["10.0.0.1"], everything).allowed).toBe(false);
+  });
+
+  it("refuses a name when any address it resolves to is refused, or when it resolves to none", () => {
+    const rebound = assessTarget(dest("innocent.example"), ["93.184.216.34", "169.254.169.254"], EMPTY_ALLOW_LIST);
     expect(rebound).toEqual({
       allowed: false,
-      reason: "innocent.example resolves to 169.254.169.254: 169.254.169.254 is a cloud metadata address",
+      reason:
+        "innocent.example resolves to 169.254.169.254: 169.254.169.254 is a cloud metadata address, never a target",
     });
-    expect(assessTarget("[::1]", ["::1"])).toEqual({ allowed: true });
-    expect(assessTarget("nowhere.invalid", []).allowed).toBe(false);
+    expect(assessTarget(dest("nowhere.invalid"), [], EMPTY_ALLOW_LIST).allowed).toBe(false);
+  });
+
+  it("reports every bad allow-list entry", () => {
+    expect(parseAllowList("10.0.0.0/33, 1.2.3.4:99999, ok.host:80, not a host!").errors).toHaveLength(3);
+  });
+
+  it("names origins canonically", () => {
+    expect(canonicalOrigin("http://0x7f000001/x")).toBe("http://127.0.0.1:80");
+    expect(canonicalOrigin("https://API.example.com./")).toBe("https://api.example.com:443");
+    expect(canonicalOrigin("ws://[::1]:8080/ws")).toBe("http://[0:0:0:0:0:0:0:1]:8080");
+    expect(canonicalOrigin("ftp://x")).toBeNull();
+  });
+});
+
+describe("install settings", () => {
+  it("read the environment, with self-serve defaults", () => {
+    expect(DEFAULT_INSTALL_SETTINGS.defaultCaps).toEqual({
+      maxRate: 1_000,
+      maxConnections: 200,
+      maxDurationS: 300,
+      maxConcurrentRuns: 2,
+      maxWorkerSlots: 4,
+    });
+    expect(DEFAULT_INSTALL_SETTINGS.allowedTargets.entries).toEqual([]);
+    const s = installSettingsFromEnv({
+      BENCHBOARD_ALLOWED_TARGETS: "127.0.0.1/32,db.internal:5432",
+      BENCHBOARD_SIGNUP: "closed",
+      BENCHBOARD_DEFAULT_MAX_RATE: "50",
+    });
+    expect(s.signupOpen).toBe(false);
+    expect(s.defaultCaps.maxRate).toBe(50);
+    expect(s.allowedTargets.entries.map((e) => e.text)).toEqual(["127.0.0.1/32", "db.internal:5432"]);
+    expect(() => installSettingsFromEnv({ BENCHBOARD_ALLOWED_TARGETS: "10.0.0.0/99" })).toThrow(InstallEnvError);
+  });
+
+  it("take the operator's stored edits over the environment", () => {
+    const merged = mergeInstallSettings(DEFAULT_INSTALL_SETTINGS, {
+      allowedTargets: ["10.0.0.0/8"],
+      signupOpen: false,
+      defaultCaps: { maxRate: 20 },
+    });
+    expect(merged.allowedTargets.entries.map((e) => e.text)).toEqual(["10.0.0.0/8"]);
+    expect(merged.signupOpen).toBe(false);
+    expect(merged.defaultCaps).toMatchObject({ maxRate: 20, maxConnections: 200 });
+  });
+
+  it("call a closed-model run of at most 10 requests a probe, and nothing else", () => {
+    expect(isProbe(ZScenarioSpec.parse({ engine: "http-closed", concurrency: 1, requests: 10 }))).toBe(true);
+    expect(isProbe(ZScenarioSpec.parse({ engine: "http-closed", concurrency: 1, requests: 11 }))).toBe(false);
+    expect(isProbe(ZScenarioSpec.parse({ engine: "http-closed", concurrency: 1, durationS: 1 }))).toBe(false);
+    expect(isProbe(ZScenarioSpec.parse({ engine: "http-open", rate: 1, durationS: 1 }))).toBe(false);
   });
 });

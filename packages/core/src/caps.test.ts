@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkScenarioCaps, DEFAULT_ORG_CAPS, peakLoad, resolveOrgCaps } from "./caps";
 import { ZScenarioSpec } from "./scenario";
 
-const caps = { maxRate: 1_000, maxConnections: 100, maxDurationS: 60, maxConcurrentRuns: 2 };
+const caps = { maxRate: 1_000, maxConnections: 100, maxDurationS: 60, maxConcurrentRuns: 2, maxWorkerSlots: 8 };
 
 describe("org caps", () => {
   it("fills missing or malformed keys with the defaults, key by key", () => {
@@ -47,5 +47,24 @@ describe("org caps", () => {
   it("accepts a scenario within every cap", () => {
     const spec = ZScenarioSpec.parse({ engine: "llm", rate: 10, durationS: 30, maxConnections: 50 });
     expect(checkScenarioCaps(spec, caps)).toEqual([]);
+  });
+});
+
+describe("launch footprint", () => {
+  it("counts a run once and every shard as a worker slot", async () => {
+    const { checkLaunchFootprint, launchFootprint } = await import("./caps");
+    expect(launchFootprint({ shards: 64 })).toEqual({ runs: 1, workerSlots: 64, queuedRuns: 1 });
+    expect(launchFootprint({ repetitions: 3, sweepValues: 4 })).toEqual({ runs: 1, workerSlots: 1, queuedRuns: 12 });
+    const limits = { maxConcurrentRuns: 2, maxWorkerSlots: 64 };
+    expect(checkLaunchFootprint({ runs: 0, workerSlots: 0 }, { shards: 64 }, limits)).toBeNull();
+    expect(checkLaunchFootprint({ runs: 1, workerSlots: 1 }, { shards: 64 }, limits)).toMatchObject({
+      cap: "maxWorkerSlots",
+      specField: "shards",
+      message: "needs 64 worker slots (one per shard) with 1 in use; the organization may hold 64 at a time",
+    });
+    expect(checkLaunchFootprint({ runs: 2, workerSlots: 2 }, {}, limits)).toMatchObject({
+      cap: "maxConcurrentRuns",
+      message: "2 runs are already queued or running; the organization allows 2 at a time",
+    });
   });
 });

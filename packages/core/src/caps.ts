@@ -11,6 +11,19 @@ export const DEFAULT_ORG_CAPS = {
   maxConnections: 2_000,
   maxDurationS: 1_800,
   maxConcurrentRuns: 4,
+  maxWorkerSlots: 64,
+} as const;
+
+/**
+ * Caps a self-serve organization starts with when the operator sets none
+ * (`BENCHBOARD_DEFAULT_MAX_*`): enough to try the product, not enough to hurt anyone.
+ */
+export const SELF_SERVE_CAPS = {
+  maxRate: 1_000,
+  maxConnections: 200,
+  maxDurationS: 300,
+  maxConcurrentRuns: 2,
+  maxWorkerSlots: 4,
 } as const;
 
 export const ZOrgCaps = z.object({
@@ -21,8 +34,38 @@ export const ZOrgCaps = z.object({
   maxDurationS: z.number().positive().max(HARD_LIMITS.maxDurationS).default(DEFAULT_ORG_CAPS.maxDurationS),
   /** Runs queued or running at once; repetitions of one launch run back to back and count once. */
   maxConcurrentRuns: z.number().int().positive().max(1_000).default(DEFAULT_ORG_CAPS.maxConcurrentRuns),
+  /** Worker slots held at once: a run split into 64 shards holds 64. */
+  maxWorkerSlots: z.number().int().positive().max(10_000).default(DEFAULT_ORG_CAPS.maxWorkerSlots),
 });
 export type TOrgCaps = z.infer<typeof ZOrgCaps>;
+
+/** Some caps, none filled in: what an operator changes. */
+export const ZOrgCapsPatch = z.object({
+  maxRate: z.number({ error: "must be a number" }).positive("must be above 0").max(HARD_LIMITS.maxRate).optional(),
+  maxConnections: z
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .positive("must be above 0")
+    .max(HARD_LIMITS.maxConcurrency)
+    .optional(),
+  maxDurationS: z
+    .number({ error: "must be a number" })
+    .positive("must be above 0")
+    .max(HARD_LIMITS.maxDurationS)
+    .optional(),
+  maxConcurrentRuns: z
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .positive("must be above 0")
+    .max(1_000)
+    .optional(),
+  maxWorkerSlots: z
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .positive("must be above 0")
+    .max(10_000)
+    .optional(),
+});
 
 /** Caps from the stored JSON; a malformed value falls back to the default for that key only. */
 export function resolveOrgCaps(stored: unknown): TOrgCaps {
@@ -104,4 +147,49 @@ export function checkScenarioCaps(spec: TScenarioSpec, caps: TOrgCaps): CapViola
     });
   }
   return out;
+}
+
+/**
+ * What one launch holds while it runs, counted against `maxConcurrentRuns` and `maxWorkerSlots`.
+ * Repetitions and sweep values run back to back as one chain, so the chain is one run at a time;
+ * every shard of that run is a worker slot of its own.
+ */
+export interface LaunchDemand {
+  shards?: number;
+  repetitions?: number;
+  sweepValues?: number;
+}
+
+export function launchFootprint(demand: LaunchDemand): { runs: number; workerSlots: number; queuedRuns: number } {
+  const whole = (n: number | undefined) => Math.max(1, Math.floor(n ?? 1));
+  const shards = whole(demand.shards);
+  return {
+    runs: 1,
+    workerSlots: shards,
+    queuedRuns: whole(demand.repetitions) * whole(demand.sweepValues),
+  };
+}
+
+/** Why a launch does not fit beside what the organization already has queued or running, or null. */
+export function checkLaunchFootprint(
+  active: { runs: number; workerSlots: number },
+  demand: LaunchDemand,
+  caps: Pick<TOrgCaps, "maxConcurrentRuns" | "maxWorkerSlots">,
+): CapViolation | null {
+  const want = launchFootprint(demand);
+  if (active.runs + want.runs > caps.maxConcurrentRuns) {
+    return {
+      cap: "maxConcurrentRuns",
+      specField: "maxConcurrentRuns",
+      message: `${active.runs} run${active.runs === 1 ? " is" : "s are"} already queued or running; the organization allows ${caps.maxConcurrentRuns} at a time`,
+    };
+  }
+  if (active.workerSlots + want.workerSlots > caps.maxWorkerSlots) {
+    return {
+      cap: "maxWorkerSlots",
+      specField: "shards",
+      message: `needs ${fmt(want.workerSlots)} worker slot${want.workerSlots === 1 ? "" : "s"} (one per shard) with ${fmt(active.workerSlots)} in use; the organization may hold ${fmt(caps.maxWorkerSlots)} at a time`,
+    };
+  }
+  return null;
 }

@@ -3,6 +3,7 @@ export * from "./change-point";
 export * from "./compare";
 export * from "./derived";
 export * from "./histogram";
+export * from "./install";
 export * from "./instance-presets";
 export * from "./judge";
 export * from "./knobs";

@@ -6,7 +6,11 @@ export interface JudgedResult {
   metrics: Record<string, number>;
   errors: TErrorEntry[];
   series: Record<string, { values: readonly (number | null)[] }>;
+  extra?: Record<string, unknown>;
 }
+
+/** Why a run at a target that refused every connection was stopped early. */
+export const DEAD_TARGET_REASON = "the target refused every connection for 5 s";
 
 export interface RunVerdict {
   status: "succeeded" | "failed" | "canceled";
@@ -19,6 +23,7 @@ export const TARGET_DOWN_AFTER_S = 3;
 /** A run where nothing succeeded did not test the service: it failed, with the dominant error. */
 export function judge(result: JudgedResult): RunVerdict {
   if (result.canceled) return { status: "canceled", error: "canceled by request" };
+  if (result.extra?.deadTarget === true) return { status: "failed", error: DEAD_TARGET_REASON };
   const requests = result.metrics.requests ?? 0;
   const success = result.metrics.success ?? 0;
   const failed = result.metrics.failed ?? 0;
@@ -50,13 +55,15 @@ export function trailingOutageSeconds(result: Pick<JudgedResult, "series">): num
   const errors = result.series.errors?.values ?? [];
   let seconds = 0;
   for (let i = sent.length - 1; i >= 0; i--) {
+    // The rate series counts answered requests; refused connections show only as errors.
     const n = sent[i] ?? 0;
-    if (n === 0) {
+    const failed = errors[i] ?? 0;
+    if (n === 0 && failed === 0) {
       // A final partial second with nothing sent neither proves nor disproves an outage.
       if (seconds === 0 && i === sent.length - 1) continue;
       break;
     }
-    if ((errors[i] ?? 0) < n) break;
+    if (failed < n) break;
     seconds++;
   }
   return seconds;

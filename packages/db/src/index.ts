@@ -20,4 +20,5 @@ export * from "./queries/sweep";
 export * from "./queries/target";
 export * from "./queries/trend";
 export * from "./queries/upload";
+export * from "./queries/verification";
 export * from "./secrets";

@@ -41,8 +41,8 @@ describe("migrated database matches the Prisma schema", () => {
         name: "Acme ✓",
         slug: "acme",
         caps: { maxRate: 5000 },
-        allowPrivateTargets: true,
         demo: true,
+        verificationToken: "tok-1",
         createdAt: at,
       },
     });
@@ -231,6 +231,20 @@ describe("migrated database matches the Prisma schema", () => {
       data: { id: "w1", host: "h", pid: 42, labels: ["eu"], capacity: 4, activeJobs: 1, version: "1" },
     });
     await roundTrip("Worker", worker, () => db.worker.findUnique({ where: { id: "w1" } }));
+    const install = await db.installSettings.create({
+      data: {
+        allowedTargets: ["127.0.0.1/32", "db.internal:5432"],
+        allowedTargetsSet: true,
+        signupOpen: false,
+        defaultCaps: { maxRate: 500 },
+        updatedById: user.id,
+      },
+    });
+    await roundTrip("InstallSettings", install, () => db.installSettings.findUnique({ where: { id: 1 } }));
+    const verified = await db.verifiedOrigin.create({
+      data: { orgId: org.id, origin: "https://api.example.com:443", method: "dns", verifiedAt: at },
+    });
+    await roundTrip("VerifiedOrigin", verified, () => db.verifiedOrigin.findUnique({ where: { id: verified.id } }));
     const comparison = await db.comparison.create({
       data: {
         orgId: org.id,

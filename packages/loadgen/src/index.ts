@@ -1,10 +1,12 @@
 import { type TScenarioSpec, ZScenarioSpec } from "@benchboard/core";
+import { DEAD_TARGET_MESSAGE, DeadTargetWatch } from "./dead-target";
 import { runHttpClosed } from "./engines/http-closed";
 import { runHttpOpen } from "./engines/http-open";
 import { runLlm } from "./engines/llm";
 import { runWsChat } from "./engines/ws-chat";
 import { EngineConfigError, type EngineContext, type EngineResult } from "./types";
 
+export { DEAD_TARGET_AFTER_MS, DEAD_TARGET_MESSAGE, DeadTargetWatch } from "./dead-target";
 export { compilePlan, runHttpClosed } from "./engines/http-closed";
 export { runHttpOpen } from "./engines/http-open";
 export { renderPrompt, runLlm, SseChatReader } from "./engines/llm";
@@ -29,6 +31,36 @@ export async function runScenario(input: unknown, ctx: EngineContext): Promise<E
     throw new EngineConfigError(issue?.path.join(".") || "scenario", issue?.message ?? "invalid scenario");
   }
   const spec: TScenarioSpec = parsed.data;
+  // A target that refuses every connection is not load-tested for the whole duration: the run
+  // stops once nothing has succeeded for DEAD_TARGET_AFTER_MS and every attempt was refused.
+  const stop = new AbortController();
+  const outer = ctx.signal;
+  const forward = () => stop.abort();
+  if (outer?.aborted) stop.abort();
+  outer?.addEventListener("abort", forward, { once: true });
+  const watch = new DeadTargetWatch();
+  const inner: EngineContext = {
+    ...ctx,
+    signal: stop.signal,
+    onTick: (counters, now) => {
+      ctx.onTick?.(counters, now);
+      if (!stop.signal.aborted && watch.check(counters, now)) stop.abort();
+    },
+  };
+  try {
+    const result = await runEngine(spec, inner);
+    if (watch.dead && !outer?.aborted) {
+      result.canceled = false;
+      result.extra = { ...result.extra, deadTarget: true };
+      result.invalidReasons = [...(result.invalidReasons ?? []), DEAD_TARGET_MESSAGE];
+    }
+    return result;
+  } finally {
+    outer?.removeEventListener("abort", forward);
+  }
+}
+
+function runEngine(spec: TScenarioSpec, ctx: EngineContext): Promise<EngineResult> {
   switch (spec.engine) {
     case "http-open":
       return runHttpOpen(spec, ctx);

@@ -411,13 +411,18 @@ const CHECKPOINT_TICK_SLACK_MS = 500;
  * the result every `ctx.checkpointMs` (marked as partial), and does nothing without a callback.
  */
 export function checkpointer(
-  ctx: { onCheckpoint?: (partial: EngineResult) => void; checkpointMs?: number },
+  ctx: {
+    onCheckpoint?: (partial: EngineResult) => void;
+    checkpointMs?: number;
+    onTick?: (counters: Readonly<Counters>, nowPerf: number) => void;
+  },
   rec: Recorder,
   startedAt: Date,
 ): (nowPerf: number) => void {
   const every = ctx.checkpointMs ?? DEFAULT_CHECKPOINT_MS;
   let last = performance.now();
   return (nowPerf) => {
+    ctx.onTick?.(rec.counters, nowPerf);
     // The timer ticks once a second and may fire a little early or late: a checkpoint is due
     // from half a tick before its time, so ticks that land just short of it do not skip a beat.
     if (!ctx.onCheckpoint || nowPerf - last < every - CHECKPOINT_TICK_SLACK_MS) return;

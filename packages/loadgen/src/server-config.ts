@@ -5,6 +5,9 @@
  * the previous run applied.
  */
 
+import { describeStatus, OutboundError, type OutboundResponse, outboundRequest } from "./outbound";
+import type { SafetyPolicy } from "./target-safety";
+
 export type Knobs = Record<string, unknown>;
 
 const HOOK_TIMEOUT_MS = 10_000;
@@ -25,75 +28,65 @@ export function knobsForRun(baseline: Knobs | null | undefined, configKnobs: Kno
  * PUT the knobs (when there are any) and GET the config in effect. Returns what the hook
  * reported, or null without a hook. A refused PUT throws (the run must not measure an unknown
  * config); an unreadable GET answer records `{ unreadable: reason }` instead of a config.
- * Redirects are not followed and no response body flows into messages.
+ * Both go through the outbound client: the checked address, no redirects, bounded time and
+ * size, and no response body in messages.
  */
-export async function applyServerConfig(url: string | null | undefined, knobs: Knobs | null): Promise<Knobs | null> {
+export async function applyServerConfig(
+  url: string | null | undefined,
+  knobs: Knobs | null,
+  policy: SafetyPolicy,
+): Promise<Knobs | null> {
   if (!url) return null;
   if (knobs) {
-    let res: Response;
+    let res: OutboundResponse;
     try {
-      res = await fetch(url, {
+      res = await outboundRequest(url, {
         method: "PUT",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(knobs),
-        redirect: "manual",
-        signal: AbortSignal.timeout(HOOK_TIMEOUT_MS),
+        timeoutMs: HOOK_TIMEOUT_MS,
+        maxBytes: MAX_REPORTED_BYTES,
+        policy,
       });
     } catch (err) {
       throw new ServerConfigError(`applying the instance config to the target's config hook failed: ${reason(err)}`);
     }
-    await res.body?.cancel().catch(() => {});
-    if (!res.ok)
-      throw new ServerConfigError(`the target's config hook refused the instance config (HTTP ${res.status})`);
+    if (res.status < 200 || res.status >= 300)
+      throw new ServerConfigError(`the target's config hook refused the instance config (${describeStatus(res)})`);
   }
-  return readServerConfig(url);
+  return readServerConfig(url, policy);
 }
 
 /** GET the hook: the config the target reports it runs with. */
-export async function readServerConfig(url: string): Promise<Knobs> {
+export async function readServerConfig(url: string, policy: SafetyPolicy): Promise<Knobs> {
+  let res: OutboundResponse;
   try {
-    const res = await fetch(url, {
-      method: "GET",
+    res = await outboundRequest(url, {
       headers: { accept: "application/json" },
-      redirect: "manual",
-      signal: AbortSignal.timeout(HOOK_TIMEOUT_MS),
+      timeoutMs: HOOK_TIMEOUT_MS,
+      maxBytes: MAX_REPORTED_BYTES,
+      policy,
     });
-    if (!res.ok) {
-      await res.body?.cancel().catch(() => {});
-      return { unreadable: `the config hook answered HTTP ${res.status}` };
-    }
-    const text = await readCapped(res, MAX_REPORTED_BYTES);
-    if (text === null) return { unreadable: `the config hook's answer is over ${MAX_REPORTED_BYTES / 1024} KiB` };
-    const body = JSON.parse(text) as unknown;
-    if (!body || typeof body !== "object" || Array.isArray(body)) {
-      return { unreadable: "the config hook's answer is not a JSON object" };
-    }
-    return body as Knobs;
   } catch (err) {
+    if (err instanceof OutboundError && err.kind === "too-large")
+      return { unreadable: `the config hook's answer is over ${MAX_REPORTED_BYTES / 1024} KiB` };
     return { unreadable: `reading the config hook failed: ${reason(err)}` };
   }
-}
-
-async function readCapped(res: Response, max: number): Promise<string | null> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
+  if (res.status !== 200) return { unreadable: `the config hook answered ${describeStatus(res)}` };
+  let body: unknown;
+  try {
+    body = JSON.parse(res.body.toString("utf8"));
+  } catch {
+    return { unreadable: "the config hook's answer is not JSON" };
   }
-  return Buffer.concat(chunks).toString("utf8");
+  if (!body || typeof body !== "object" || Array.isArray(body)) {
+    return { unreadable: "the config hook's answer is not a JSON object" };
+  }
+  return body as Knobs;
 }
 
 function reason(err: unknown): string {
-  const e = err as { message?: string; name?: string; cause?: { code?: string } };
-  if (e.name === "TimeoutError") return `no answer within ${HOOK_TIMEOUT_MS / 1000} s`;
-  return e.cause?.code ?? e.message ?? String(err);
+  if (err instanceof OutboundError) return err.message;
+  const e = err as { message?: string };
+  return e.message ?? String(err);
 }

@@ -1,4 +1,5 @@
 import type { EngineProgress, TRunResultData } from "@benchboard/core";
+import type { PinnedAddress } from "./target-safety";
 
 export interface EngineContext {
   /** The target's base URL, e.g. `http://127.0.0.1:8080`. */
@@ -16,6 +17,13 @@ export interface EngineContext {
   checkpointMs?: number;
   /** Caps tighter than HARD_LIMITS (e.g. the organization's); the engine refuses specs beyond them. */
   limits?: Partial<EngineLimits>;
+  /**
+   * The address the target's host was checked at: every connection goes there, so a name cannot
+   * resolve to something else between the check and the load.
+   */
+  pin?: PinnedAddress;
+  /** Called once a second with the engine's counters (used to stop runs at a dead target). */
+  onTick?: (counters: Readonly<Record<string, number>>, nowPerf: number) => void;
 }
 
 export interface EngineLimits {

@@ -63,3 +63,30 @@ export class InFlight {
     });
   }
 }
+
+/**
+ * The rate ceiling every engine's dispatcher obeys: sends are spaced at least `1 / maxRate`
+ * apart (a small burst of up to 10 ms worth is allowed so timer granularity does not lower the
+ * rate). `reserve()` returns how many ms the caller must wait before sending; 0 means now.
+ */
+export class RateGate {
+  private next = 0;
+  private readonly intervalMs: number;
+  private readonly burstMs: number;
+  constructor(readonly maxRate: number) {
+    this.intervalMs = 1000 / maxRate;
+    this.burstMs = Math.min(10, this.intervalMs * 10);
+  }
+
+  reserve(now = performance.now()): number {
+    const earliest = Math.max(this.next, now - this.burstMs);
+    this.next = earliest + this.intervalMs;
+    return Math.max(0, earliest - now);
+  }
+
+  /** Wait for a slot (or until the signal aborts). */
+  async wait(signal?: AbortSignal): Promise<void> {
+    const ms = this.reserve();
+    if (ms >= 1) await sleep(ms, signal);
+  }
+}

@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createCaller } from "@benchboard/api";
 import { ensureLocalOrganization } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -108,6 +108,8 @@ beforeAll(async () => {
   redisPort = await freePort();
   await startRedis();
   t = await createTestDatabase();
+  // Test servers listen on 127.0.0.1, which this install's operator allows as a target.
+  await allowLoopbackTargets(t.db);
   queue = createRunsQueue(`redis://127.0.0.1:${redisPort}`, "bbfail");
   const org = await ensureLocalOrganization(t.db);
   caller = createCaller({ db: t.db, queue, orgId: org.id, userId: null, role: "owner" });

@@ -1,3 +1,4 @@
+import { installSettingsFromEnv } from "@benchboard/core";
 import { defaultWorkerId, readEnv } from "./env";
 import { startRunner } from "./worker";
 
@@ -15,6 +16,8 @@ const runner = await startRunner({
   shardStartWaitMs: env.BENCHBOARD_SHARD_START_WAIT_MS,
   shutdownS: env.BENCHBOARD_WORKER_SHUTDOWN_S,
   secretKey: env.BENCHBOARD_SECRET_KEY ? Buffer.from(env.BENCHBOARD_SECRET_KEY, "base64") : null,
+  // The same variables the web app reads; a bad entry stops the worker with its name.
+  install: installSettingsFromEnv(process.env),
 });
 
 let closing = false;

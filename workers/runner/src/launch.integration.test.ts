@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createCaller } from "@benchboard/api";
 import { ensureLocalOrganization } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -45,6 +45,9 @@ beforeAll(async () => {
   serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   t = await createTestDatabase();
+
+  // Test servers listen on 127.0.0.1, which this install's operator allows as a target.
+  await allowLoopbackTargets(t.db);
   queue = createRunsQueue(redisUrl, prefix);
   worker = spawn(process.execPath, ["--import", "tsx", path.join(here, "index.ts")], {
     env: {
@@ -210,7 +213,7 @@ describe("launch → worker → stored results", () => {
     const launched = await caller.run.launch({ targetId: target.id, scenarioId: scenario.id });
     const run = await waitForEnd(launched.id);
     expect(run.status).toBe("failed");
-    expect(run.error).toBe("refused to send load: 169.254.169.254 is a cloud metadata address");
+    expect(run.error).toBe("refused to send load: 169.254.169.254 is a cloud metadata address, never a target");
     expect(run.result).toBeNull();
   });
 

@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createCaller, runLifecycleDeps } from "@benchboard/api";
 import { ensureLocalOrganization, startRunWatchdog } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createQueueFor, createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -75,6 +75,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   t = await createTestDatabase();
+  // Test servers listen on 127.0.0.1, which this install's operator allows as a target.
+  await allowLoopbackTargets(t.db);
   queue = createRunsQueue(redisUrl, prefix);
   const org = await ensureLocalOrganization(t.db);
   caller = createCaller({ db: t.db, queue, orgId: org.id, userId: null, role: "owner" });

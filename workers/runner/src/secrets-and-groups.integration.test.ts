@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createCaller } from "@benchboard/api";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { ensureLocalOrganization } from "@benchboard/db";
+import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,6 +38,9 @@ beforeAll(async () => {
   serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   t = await createTestDatabase();
+
+  // Test servers listen on 127.0.0.1, which this install's operator allows as a target.
+  await allowLoopbackTargets(t.db);
   queue = createRunsQueue(redisUrl, prefix);
   worker = spawn(process.execPath, ["--import", "tsx", path.join(here, "index.ts")], {
     env: {
@@ -54,7 +58,8 @@ beforeAll(async () => {
   worker.stdout?.on("data", (d) => workerLog.push(String(d)));
   worker.stderr?.on("data", (d) => workerLog.push(String(d)));
   await waitFor(async () => (await t.db.worker.count()) > 0, 30_000, "worker registration");
-  const org = await t.db.organization.create({ data: { name: "Org", slug: "org" } });
+  // The install's own organization: the operator trusts its origins, so no verification is needed.
+  const org = await ensureLocalOrganization(t.db);
   caller = createCaller({ db: t.db, queue, orgId: org.id, userId: null, role: "member", secretKey });
 });
 

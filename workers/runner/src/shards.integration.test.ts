@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { createCaller } from "@benchboard/api";
 import { decodeHistogram } from "@benchboard/core";
 import { ensureLocalOrganization } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createQueueFor, createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import { startChatServer } from "@benchboard/loadgen/test/chat-server";
 import type { Queue } from "bullmq";
@@ -73,6 +73,8 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   t = await createTestDatabase();
+  // Test servers listen on 127.0.0.1, which this install's operator allows as a target.
+  await allowLoopbackTargets(t.db);
   queue = createRunsQueue(redisUrl, prefix);
   queueFor = createQueueFor(redisUrl, prefix, queue);
   const org = await ensureLocalOrganization(t.db);

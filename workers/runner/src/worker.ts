@@ -1,5 +1,6 @@
 import http from "node:http";
 import os from "node:os";
+import type { InstallSettings } from "@benchboard/core";
 import {
   createDb,
   type Db,
@@ -29,6 +30,8 @@ export interface RunnerOptions {
   log?: (line: string) => void;
   /** Decrypts target secrets; runs whose target has secret headers fail without it. */
   secretKey?: Buffer | null;
+  /** Install settings from the environment (allowed private targets, …). */
+  install?: InstallSettings | null;
   /** On close, in-flight runs stop and end `canceled`; after this long the worker stops waiting. */
   shutdownS?: number;
 }
@@ -56,6 +59,7 @@ export async function startRunner(options: RunnerOptions) {
     workerId: options.workerId,
     log,
     secretKey: options.secretKey ?? null,
+    install: options.install ?? null,
     lifecycle,
     shutdown: shutdown.signal,
     ...(options.shardStartWaitMs !== undefined ? { shardStartWaitMs: options.shardStartWaitMs } : {}),

@@ -20,7 +20,7 @@ import {
   type Role,
   revokeApiToken,
 } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -167,6 +167,8 @@ let savedEnv: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
   t = await createTestDatabase();
+  // Test servers listen on 127.0.0.1, which this install's operator allows as a target.
+  await allowLoopbackTargets(t.db);
   // The app reads its environment once, when ~/env is first imported: point it at the test
   // database and a private queue prefix before importing any route.
   savedEnv = { DATABASE_URL: process.env.DATABASE_URL, BENCHBOARD_QUEUE_PREFIX: process.env.BENCHBOARD_QUEUE_PREFIX };

@@ -5,7 +5,7 @@ import { createQueueFor, createRunsQueue, type QueueFor } from "@benchboard/jobs
 import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { env, secretKey } from "~/env";
+import { env, installSettings, secretKey } from "~/env";
 import { clientIp, isHttps } from "./request-origin";
 
 /** Cookie holding the slug of the organization the user is looking at. */
@@ -86,6 +86,7 @@ export async function createContext({ req, resHeaders }: FetchCreateContextFnOpt
     userId: caller.user?.id ?? null,
     role: caller.role,
     secretKey,
+    install: installSettings,
     rateLimit: getRateLimiter(),
     clientIp: clientIp(req),
     userAgent: req.headers.get("user-agent"),

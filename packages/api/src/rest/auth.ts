@@ -1,5 +1,7 @@
+import type { InstallSettings } from "@benchboard/core";
 import { type ApiTokenScope, type Db, verifyApiToken } from "@benchboard/db";
 import type { Queue } from "bullmq";
+import type { NetworkDeps } from "../launch-safety";
 import type { RateLimiter } from "../rate-limit";
 import { createCaller } from "../root";
 import type { Context } from "../trpc";
@@ -26,6 +28,9 @@ export interface RestDeps {
   queue: Queue;
   rateLimit: RateLimiter;
   secretKey?: Buffer | null;
+  /** Install settings from the environment. */
+  install?: InstallSettings | null;
+  network?: NetworkDeps | null;
   limits?: Partial<RestLimits>;
 }
 
@@ -102,6 +107,8 @@ export async function authorize(req: RestRequest, deps: RestDeps, scope: ApiToke
     role: token.role,
     rateLimit: deps.rateLimit,
     secretKey: deps.secretKey ?? null,
+    install: deps.install ?? null,
+    network: deps.network ?? null,
   };
   return { token, context, caller: createCaller(context) };
 }

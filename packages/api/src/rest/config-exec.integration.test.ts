@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseVegetaResultLine, RequestAggregator } from "@benchboard/core/importers";
 import { type ApiTokenScope, createApiToken, createProject } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -27,6 +27,8 @@ const projects: Record<string, { id: string; slug: string }> = {};
 
 beforeAll(async () => {
   t = await createTestDatabase();
+  // Targets here are on 127.0.0.1, which this install's operator allows.
+  await allowLoopbackTargets(t.db);
   queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
   redis = new Redis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
   deps = { db: t.db, queue, rateLimit: createRedisRateLimiter(redis, `${prefix}:`), secretKey: randomBytes(32) };

@@ -209,7 +209,12 @@ export function openApiDocument(): JsonObject {
           summary: "Launch a stored scenario on a target",
           description:
             "Queues a run of a stored scenario (by id, or by name with `project`) against one of the project's targets, " +
-            "optionally on an instance config, with the same checks as the web app (organization caps, target safety). " +
+            "optionally on an instance config, with the same checks as the web app: organization caps (rate, connections, " +
+            "duration, concurrent runs, worker slots — one per shard) and target safety (the operator's allow-list; " +
+            "metadata and link-local addresses never). An organization other than the install's own may send load only " +
+            "to an origin it has verified (HTTP token at `/.well-known/benchboard-verification.txt` or DNS TXT record at " +
+            "`_benchboard-verification.<host>`, from the target's page); until then only a probe of at most 10 requests " +
+            "(`http-closed` with `requests` ≤ 10). " +
             "`shards` splits each run across worker processes (results merge exactly), `workerLabel` sends it to workers " +
             "offering that label, and `rate`, `concurrency` and `durationS` override the scenario's load for this launch " +
             "(kept on the run's snapshot, within the caps). " +
@@ -242,7 +247,7 @@ export function openApiDocument(): JsonObject {
             ...COMMON_ERRORS,
             "404": errorResponse("No such project, scenario, target or instance config."),
             "409": errorResponse(
-              "Over the organization's caps (rate, duration, concurrent runs), a split the scenario cannot take, an override its engine has no use for, or a label no online worker offers.",
+              "Over the organization's caps (rate, connections, duration, concurrent runs, worker slots), the target's origin not verified for the organization, a split the scenario cannot take, an override its engine has no use for, or a label no online worker offers.",
             ),
             "503": errorResponse("The job queue is unavailable; the run was marked failed."),
           },

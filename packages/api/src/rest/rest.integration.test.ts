@@ -9,9 +9,10 @@ import {
   createProject,
   createScenario,
   createTarget,
+  recordVerifiedOrigin,
   revokeApiToken,
 } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import type { Queue } from "bullmq";
@@ -62,6 +63,8 @@ let otherOrgToken = "";
 
 beforeAll(async () => {
   t = await createTestDatabase();
+  // Test servers listen on 127.0.0.1, which this install's operator allows as a target.
+  await allowLoopbackTargets(t.db);
   queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
   redis = new Redis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
   base = deps();
@@ -706,6 +709,8 @@ describe("POST /api/v1/runs/launch", () => {
       kind: "http",
       baseUrl: `http://127.0.0.1:${targetPort}`,
     });
+    // Acme is a tenant: it has proved it controls the target's origin.
+    await recordVerifiedOrigin(t.db, org.id, `http://127.0.0.1:${targetPort}`, "http");
   });
 
   it("queues a stored scenario by project and name on a named target, through the same checks as the UI", async () => {

@@ -11,6 +11,7 @@ import {
 } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { installSettingsFor } from "../launch-safety";
 import { signInDelayS } from "../rate-limit";
 import { enforceRateLimit, publicProcedure, router, userProcedure } from "../trpc";
 
@@ -27,7 +28,7 @@ export const ZSignInInput = z.object({ email: z.string().max(254), password: z.s
 export const authRouter = router({
   signUp: publicProcedure.input(ZSignUpInput).mutation(async ({ ctx, input }) => {
     await enforceRateLimit(ctx, `signup:${ctx.clientIp ?? "?"}`, 10, 3600, "sign-ups from this address");
-    const user = await signUp(ctx.db, input);
+    const user = await signUp(ctx.db, input, await installSettingsFor(ctx));
     const session = await createSession(ctx.db, user.id, ctx.userAgent);
     ctx.session?.set(session.token, session.expiresAt);
     return { id: user.id, email: user.email };

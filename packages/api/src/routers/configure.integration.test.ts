@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { ensureLocalOrganization } from "@benchboard/db";
+import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -18,8 +19,11 @@ function caller(overrides: Partial<Context> = {}) {
 
 beforeAll(async () => {
   t = await createTestDatabase();
+  // Test servers listen on 127.0.0.1, which this install's operator allows as a target.
+  await allowLoopbackTargets(t.db);
   queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, `bbtest-${randomBytes(4).toString("hex")}`);
-  orgId = (await t.db.organization.create({ data: { name: "Org", slug: "org" } })).id;
+  // The install's own organization: the operator trusts its origins, so no verification is needed.
+  orgId = (await ensureLocalOrganization(t.db)).id;
 });
 
 afterAll(async () => {

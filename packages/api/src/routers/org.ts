@@ -1,11 +1,15 @@
 import { z } from "zod";
 import { orgProcedure, ownerProcedure, router, userProcedure } from "../trpc";
 
-export const ZUpdateOrgInput = z.object({
-  name: z.string().trim().min(1, "name is required").max(80).optional(),
-  /** Allows targets on link-local / cloud-metadata addresses. */
-  allowPrivateTargets: z.boolean().optional(),
-});
+/**
+ * What an organization's owner may change about it. Which addresses may be targets is not here:
+ * only the operator decides that, install-wide (see routers/install.ts).
+ */
+export const ZUpdateOrgInput = z
+  .object({
+    name: z.string().trim().min(1, "name is required").max(80).optional(),
+  })
+  .strict();
 
 export const orgRouter = router({
   /** Organizations the caller belongs to, with the current one marked. */
@@ -21,14 +25,14 @@ export const orgRouter = router({
   current: orgProcedure.query(({ ctx }) =>
     ctx.db.organization.findUniqueOrThrow({
       where: { id: ctx.orgId },
-      select: { id: true, name: true, slug: true, demo: true, caps: true, allowPrivateTargets: true },
+      select: { id: true, name: true, slug: true, demo: true, caps: true },
     }),
   ),
   update: ownerProcedure.input(ZUpdateOrgInput).mutation(({ ctx, input }) =>
     ctx.db.organization.update({
       where: { id: ctx.orgId },
       data: input,
-      select: { id: true, name: true, allowPrivateTargets: true },
+      select: { id: true, name: true },
     }),
   ),
 });

@@ -1,6 +1,6 @@
 import { resolveOrgCaps } from "@benchboard/core";
 import {
-  countActiveRunChains,
+  countActiveLoad,
   createProject,
   deleteProject,
   getProject,
@@ -29,7 +29,8 @@ export const projectRouter = router({
   /** The organization's caps on launched load (defaults filled in) and how many runs are active now. */
   caps: orgProcedure.query(async ({ ctx }) => {
     const org = await ctx.db.organization.findUniqueOrThrow({ where: { id: ctx.orgId }, select: { caps: true } });
-    return { caps: resolveOrgCaps(org.caps), activeRuns: await countActiveRunChains(ctx.db, ctx.orgId) };
+    const active = await countActiveLoad(ctx.db, ctx.orgId);
+    return { caps: resolveOrgCaps(org.caps), activeRuns: active.runs, activeWorkerSlots: active.workerSlots };
   }),
   create: memberProcedure
     .input(ZCreateProjectInput)

@@ -1,20 +1,32 @@
-import { type TMonitorConfig, ZMonitorConfig } from "@benchboard/core";
+import {
+  PROBE_MAX_REQUESTS,
+  type TMonitorConfig,
+  VERIFICATION_DNS_LABEL,
+  VERIFICATION_PATH,
+  verificationRecord,
+  ZMonitorConfig,
+} from "@benchboard/core";
 import {
   ConflictError,
   createTarget,
-  type Db,
   deleteTarget,
   getTarget,
+  getVerificationToken,
   listTargets,
   NotFoundError,
+  originStatus,
+  recordVerifiedOrigin,
+  requestsMayReach,
   resolveMonitors,
+  UNVERIFIED_REQUEST_MESSAGE,
   updateTarget,
 } from "@benchboard/db";
-import { probeMonitor } from "@benchboard/loadgen/monitors/index";
+import { type ProbeResult, probeMonitor } from "@benchboard/loadgen/monitors/index";
+import { verifyOrigin } from "@benchboard/loadgen/verify-origin";
 import { z } from "zod";
 import { withinLimits } from "../input-limits";
-import { assertTargetAllowed } from "../launch-safety";
-import { enforceRateLimit, memberProcedure, orgProcedure, router } from "../trpc";
+import { assertTargetAllowed, safetyPolicyFor } from "../launch-safety";
+import { type Context, enforceRateLimit, memberProcedure, orgProcedure, router } from "../trpc";
 
 const ZHttpUrl = z
   .string()
@@ -80,17 +92,18 @@ export const ZTestMonitorsInput = z.object({
 });
 
 /**
- * Refuse link-local and metadata addresses (unless the organization allows them) for the base
- * URL, the config-apply URL and every monitor URL, naming the field as the form has it.
+ * Refuse metadata, link-local and (unless the operator allows them) private addresses for the
+ * base URL, the config-apply URL and every monitor URL, naming the field as the form has it.
  */
 async function assertAddresses(
-  db: Db,
-  orgId: string,
+  ctx: Context,
   urls: { baseUrl?: string; configApplyUrl?: string | null; monitors: TMonitorConfig[] },
+  options: { skipBaseUrl?: boolean } = {},
 ) {
+  const policy = await safetyPolicyFor(ctx);
   try {
-    await assertTargetAllowed(db, orgId, {
-      baseUrl: urls.baseUrl ?? "",
+    await assertTargetAllowed(policy, {
+      baseUrl: options.skipBaseUrl ? "" : (urls.baseUrl ?? ""),
       configApplyUrl: urls.configApplyUrl,
       monitors: urls.monitors.map((m) => ({ url: "url" in m ? m.url : undefined })),
     });
@@ -100,6 +113,25 @@ async function assertAddresses(
       throw new ConflictError(`monitors.${monitor[1]}.config.url`, err.message);
     throw err;
   }
+  return policy;
+}
+
+/** Where the target's origin stands and how to prove it, for the target page. */
+async function verificationView(ctx: Context & { orgId: string }, targetId: string) {
+  const target = await getTarget(ctx.db, ctx.orgId, targetId);
+  if (!target) throw new NotFoundError("targetId", "target not found");
+  const status = await originStatus(ctx.db, ctx.orgId, target.baseUrl);
+  const token = await getVerificationToken(ctx.db, ctx.orgId);
+  const host = status.origin ? new URL(status.origin).hostname.replace(/^\[|\]$/g, "") : "";
+  return {
+    targetId,
+    origin: status.origin,
+    trusted: status.trusted,
+    verified: status.verified ? { method: status.verified.method, at: status.verified.verifiedAt } : null,
+    probeMaxRequests: PROBE_MAX_REQUESTS,
+    http: { url: status.origin ? `${status.origin}${VERIFICATION_PATH}` : null, content: verificationRecord(token) },
+    dns: { name: `${VERIFICATION_DNS_LABEL}.${host}`, value: verificationRecord(token) },
+  };
 }
 
 export const targetRouter = router({
@@ -114,12 +146,12 @@ export const targetRouter = router({
   create: memberProcedure.input(ZCreateTargetInput).mutation(async ({ ctx, input }) => {
     const project = await ctx.db.project.findFirst({ where: { orgId: ctx.orgId, id: input.projectId } });
     if (!project) throw new NotFoundError("projectId", "project not found");
-    await assertAddresses(ctx.db, ctx.orgId, { ...input, monitors: input.monitors.map((m) => m.config) });
+    await assertAddresses(ctx, { ...input, monitors: input.monitors.map((m) => m.config) });
     return createTarget(ctx.db, ctx.orgId, input, { secretKey: ctx.secretKey });
   }),
   update: memberProcedure.input(ZUpdateTargetInput).mutation(async ({ ctx, input }) => {
     const { id, ...fields } = input;
-    await assertAddresses(ctx.db, ctx.orgId, { ...fields, monitors: fields.monitors.map((m) => m.config) });
+    await assertAddresses(ctx, { ...fields, monitors: fields.monitors.map((m) => m.config) });
     return updateTarget(ctx.db, ctx.orgId, id, fields, { secretKey: ctx.secretKey });
   }),
   delete: memberProcedure
@@ -131,10 +163,27 @@ export const targetRouter = router({
     const configs = await resolveMonitors(ctx.db, ctx.orgId, input.targetId, input.monitors ?? null, {
       secretKey: ctx.secretKey,
     });
-    // A "test connection" aimed at a metadata address would read it for the caller: same rule.
-    // Only the monitors are judged here, so the base URL is a loopback stand-in.
-    await assertAddresses(ctx.db, ctx.orgId, { baseUrl: "http://127.0.0.1/", monitors: configs });
-    const results = await Promise.all(configs.map((config) => probeMonitor(config)));
+    // A "test connection" goes where the same rules let monitors go, through the same outbound
+    // client (no redirects, the checked address, no body returned). Local process monitors are
+    // never read here: this is the web process, and its host is not the target.
+    const policy = await assertAddresses(ctx, { monitors: configs }, { skipBaseUrl: true });
+    // A tenant reads only what it proved it controls; an unverified URL is not requested at all.
+    const unverified = await Promise.all(
+      configs.map(async (c) => "url" in c && !(await requestsMayReach(ctx.db, ctx.orgId, c.url))),
+    );
+    const results = await Promise.all(
+      configs.map((config, i) =>
+        unverified[i]
+          ? Promise.resolve<ProbeResult>({
+              ok: false,
+              readings: {},
+              details: {},
+              error: `${new URL((config as { url: string }).url).origin} ${UNVERIFIED_REQUEST_MESSAGE}`,
+              tookMs: 0,
+            })
+          : probeMonitor(config, { policy, allowProcess: false }),
+      ),
+    );
     return results.map((r, index) => ({
       index,
       kind: configs[index]!.kind,
@@ -145,4 +194,25 @@ export const targetRouter = router({
       tookMs: Math.round(r.tookMs),
     }));
   }),
+  /** The target origin's verification state, with the token to publish and where. */
+  verification: orgProcedure
+    .input(z.object({ targetId: z.string().min(1) }))
+    .query(({ ctx, input }) => verificationView(ctx, input.targetId)),
+  /** Check that the target's origin publishes the organization's token (HTTP file or DNS TXT). */
+  verify: memberProcedure
+    .input(z.object({ targetId: z.string().min(1), method: z.enum(["http", "dns"]) }))
+    .mutation(async ({ ctx, input }) => {
+      const view = await verificationView(ctx, input.targetId);
+      if (!view.origin) throw new ConflictError("targetId", "the target's URL has no origin to verify");
+      await enforceRateLimit(ctx, `verify:${ctx.orgId}`, 30, 600, "verification attempts");
+      const policy = await safetyPolicyFor(ctx);
+      const token = await getVerificationToken(ctx.db, ctx.orgId);
+      const result = await verifyOrigin(view.origin, token, input.method, {
+        policy,
+        resolveTxt: ctx.network?.resolveTxt,
+      });
+      if (!result.ok) throw new ConflictError("method", `not verified: ${result.reason}`);
+      await recordVerifiedOrigin(ctx.db, ctx.orgId, view.origin, result.method);
+      return verificationView(ctx, input.targetId);
+    }),
 });

@@ -75,6 +75,10 @@ export async function createOrgFixture(db: Db, label = randomBytes(4).toString("
     data: { name: `Org ${label}`, slug: `org-${label}` },
     select: { id: true, slug: true, name: true },
   });
+  // The fixture's target lives on 127.0.0.1:9; the organization has proved it controls that
+  // origin (the suite's operator allows 127.0.0.1, see allowLoopbackTargets), so its scenario
+  // may be launched there like any verified tenant's.
+  await db.verifiedOrigin.create({ data: { orgId: org.id, origin: "http://127.0.0.1:9", method: "http" } });
   const users = {} as OrgFixture["users"];
   await Promise.all(
     ROLES.map(async (role) => {
@@ -242,6 +246,7 @@ export async function snapshotOrg(db: Db, orgId: string) {
     db.shareLink.findMany(byOrg),
     db.sweep.findMany(byOrg),
   ]);
+  const verifiedOrigins = await db.verifiedOrigin.findMany(byOrg);
   const [runResults, series, runShards, users, sessions] = await Promise.all([
     db.runResult.findMany({ ...ofRuns, orderBy: { runId: "asc" } }),
     db.series.findMany({ ...ofRuns, orderBy: { id: "asc" } }),
@@ -265,6 +270,7 @@ export async function snapshotOrg(db: Db, orgId: string) {
     comparisons,
     shareLinks,
     sweeps,
+    verifiedOrigins,
     users,
     sessions,
   };

@@ -1,3 +1,4 @@
+import { DEFAULT_INSTALL_SETTINGS, type InstallSettings } from "@benchboard/core";
 import { decoyHash, hashPassword, verifyPassword } from "../auth/password";
 import { hashToken, newToken } from "../auth/tokens";
 import type { Db } from "../client";
@@ -20,13 +21,27 @@ export function normalizeEmail(email: string): string {
  * get an organization of their own (and join others through invitations). Every account can
  * view demo organizations.
  */
-export async function signUp(db: Db, input: { email: string; password: string; name?: string }) {
+export async function signUp(
+  db: Db,
+  input: { email: string; password: string; name?: string },
+  install: Pick<InstallSettings, "signupOpen" | "defaultCaps"> = DEFAULT_INSTALL_SETTINGS,
+) {
   const email = normalizeEmail(input.email);
   if (await db.user.findUnique({ where: { email } })) {
     throw new ConflictError("email", "an account with this email already exists");
   }
-  const passwordHash = await hashPassword(input.password);
   const local = await ensureLocalOrganization(db);
+  if (!install.signupOpen) {
+    // Closed: the install's first account (the operator) and people invited by email only.
+    const [localHasOwner, invited] = await Promise.all([
+      db.membership.count({ where: { orgId: local.id, role: "owner" } }),
+      db.invitation.count({ where: { email, acceptedAt: null, expiresAt: { gt: new Date() } } }),
+    ]);
+    if (localHasOwner && !invited) {
+      throw new ConflictError("email", "sign-up is closed on this install; ask an owner for an invitation");
+    }
+  }
+  const passwordHash = await hashPassword(input.password);
   return db.$transaction(async (tx) => {
     const user = await tx.user.create({ data: { email, name: input.name?.trim() ?? "", passwordHash } });
     const localHasOwner = await tx.membership.count({ where: { orgId: local.id, role: "owner" } });
@@ -34,8 +49,14 @@ export async function signUp(db: Db, input: { email: string; password: string; n
       await tx.membership.create({ data: { orgId: local.id, userId: user.id, role: "owner" } });
     } else {
       const base = email.split("@")[0]?.replace(/[^a-z0-9]+/g, "-") || "team";
+      // A self-serve organization starts with the operator's default caps, written down so
+      // that a later change of defaults does not silently widen it.
       const org = await tx.organization.create({
-        data: { name: `${input.name?.trim() || base}'s team`, slug: `${base}-${user.id.slice(-6)}` },
+        data: {
+          name: `${input.name?.trim() || base}'s team`,
+          slug: `${base}-${user.id.slice(-6)}`,
+          caps: { ...install.defaultCaps },
+        },
       });
       await tx.membership.create({ data: { orgId: org.id, userId: user.id, role: "owner" } });
     }

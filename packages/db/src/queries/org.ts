@@ -1,4 +1,12 @@
+import {
+  DEFAULT_INSTALL_SETTINGS,
+  type InstallSettings,
+  mergeInstallSettings,
+  type TInstallSettingsInput,
+} from "@benchboard/core";
+import { allowListText, parseAllowList } from "@benchboard/core/address";
 import type { Db } from "../client";
+import type { Prisma } from "../generated/prisma/client";
 
 export const LOCAL_ORG_SLUG = "local";
 
@@ -9,4 +17,56 @@ export async function ensureLocalOrganization(db: Db) {
     update: {},
     create: { slug: LOCAL_ORG_SLUG, name: "My team" },
   });
+}
+
+/**
+ * The install's own organization: the operator's. Its owners edit install settings, its runs may
+ * read local processes, and its origins need no verification (the operator trusts them).
+ */
+export async function isInstallOrganization(db: Db | Prisma.TransactionClient, orgId: string): Promise<boolean> {
+  const org = await db.organization.findUnique({ where: { id: orgId }, select: { slug: true } });
+  return org?.slug === LOCAL_ORG_SLUG;
+}
+
+/**
+ * Effective install settings: the environment's, with the operator's stored edits laid over them.
+ */
+export async function getInstallSettings(
+  db: Db | Prisma.TransactionClient,
+  fromEnv: InstallSettings = DEFAULT_INSTALL_SETTINGS,
+): Promise<InstallSettings> {
+  const row = await db.installSettings.findUnique({ where: { id: 1 } });
+  if (!row) return fromEnv;
+  return mergeInstallSettings(fromEnv, {
+    allowedTargets: row.allowedTargetsSet ? row.allowedTargets : null,
+    signupOpen: row.signupOpen,
+    defaultCaps: row.defaultCaps,
+  });
+}
+
+/** Store the operator's edits; keys left out keep their stored (or environment) value. */
+export async function updateInstallSettings(
+  db: Db,
+  input: TInstallSettingsInput,
+  options: { updatedById?: string | null; fromEnv?: InstallSettings } = {},
+): Promise<InstallSettings> {
+  const current = await db.installSettings.findUnique({ where: { id: 1 } });
+  const caps = {
+    ...((current?.defaultCaps as Record<string, unknown> | null) ?? {}),
+    ...Object.fromEntries(Object.entries(input.defaultCaps ?? {}).filter(([, v]) => v !== undefined)),
+  };
+  const data = {
+    ...(input.allowedTargets !== undefined
+      ? { allowedTargets: allowListText(parseAllowList(input.allowedTargets).list), allowedTargetsSet: true }
+      : {}),
+    ...(input.signupOpen !== undefined ? { signupOpen: input.signupOpen } : {}),
+    defaultCaps: caps as Prisma.InputJsonValue,
+    updatedById: options.updatedById ?? null,
+  };
+  await db.installSettings.upsert({
+    where: { id: 1 },
+    update: data,
+    create: { id: 1, allowedTargets: [], ...data },
+  });
+  return getInstallSettings(db, options.fromEnv);
 }

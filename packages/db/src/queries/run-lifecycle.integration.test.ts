@@ -19,6 +19,8 @@ beforeAll(async () => {
   t = await createTestDatabase();
   const org = await t.db.organization.create({ data: { name: "L", slug: "l", caps: { maxConcurrentRuns: 2 } } });
   orgId = org.id;
+  // A tenant that has verified its target's origin.
+  await t.db.verifiedOrigin.create({ data: { orgId, origin: "http://127.0.0.1:9", method: "http" } });
   const project = await t.db.project.create({ data: { orgId, name: "P", slug: "p" } });
   const target = await t.db.target.create({
     data: { orgId, projectId: project.id, name: "svc", kind: "http", baseUrl: "http://127.0.0.1:9" },

@@ -2,6 +2,7 @@ import {
   applyLaunchOverrides,
   applyParameter,
   type CapViolation,
+  checkLaunchFootprint,
   checkScenarioCaps,
   hasOverrides,
   judge,
@@ -13,15 +14,17 @@ import {
   type SweepValue,
   type TErrorEntry,
   type TLaunchOverrides,
+  type TOrgCaps,
   type TRunResultData,
   ZScenarioSpec,
 } from "@benchboard/core";
 import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
-import { countActiveRunChains, failStaleRuns, findLaunchByIdempotencyKey, finishRun, launchKey } from "./run";
+import { countActiveLoad, failStaleRuns, findLaunchByIdempotencyKey, finishRun, launchKey } from "./run";
 import { failStaleShards, prepareShards, shardsIfAllEnded } from "./shards";
 import { publicTargetSelect } from "./target";
+import { assertLoadMayReach } from "./verification";
 
 /**
  * A launched run's life, in one place: creation (single runs, repetitions, sweep values and
@@ -203,7 +206,14 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
         return applied;
       });
 
-      await takeLaunchSlot(tx, orgId, caps.maxConcurrentRuns);
+      // A tenant's load reaches only origins it verified (a probe excepted); every run's spec counts.
+      for (const [i, snapshot] of snapshots.entries()) {
+        const parsed = ZScenarioSpec.safeParse(snapshot.scenario.spec);
+        const at = sweep && i > 0 ? `values.${i}` : "targetId";
+        await assertLoadMayReach(tx, orgId, target.baseUrl, parsed.success ? parsed.data : null, at);
+      }
+
+      await takeLaunchSlot(tx, orgId, caps, shards);
 
       const sweepRow = sweep
         ? await tx.sweep.create({
@@ -308,16 +318,19 @@ async function loadLaunchRefs(tx: Prisma.TransactionClient, orgId: string, input
   return { target, scenario, config };
 }
 
-/** Serialize launches per organization so two at once cannot both take the last slot. */
-async function takeLaunchSlot(tx: Prisma.TransactionClient, orgId: string, maxConcurrentRuns: number) {
+/**
+ * Serialize launches per organization so two at once cannot both take the last slot. A launch is
+ * one run at a time (a group runs back to back) and holds one worker slot per shard.
+ */
+async function takeLaunchSlot(
+  tx: Prisma.TransactionClient,
+  orgId: string,
+  caps: Pick<TOrgCaps, "maxConcurrentRuns" | "maxWorkerSlots">,
+  shards: number,
+) {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`launch:${orgId}`}))`;
-  const active = await countActiveRunChains(tx, orgId);
-  if (active + 1 > maxConcurrentRuns) {
-    throw new ConflictError(
-      "maxConcurrentRuns",
-      `${active} run${plural(active, " is", "s are")} already queued or running; the organization allows ${maxConcurrentRuns} at a time`,
-    );
-  }
+  const violation = checkLaunchFootprint(await countActiveLoad(tx, orgId), { shards }, caps);
+  if (violation) throw new ConflictError(violation.specField, violation.message);
 }
 
 /**

@@ -14,6 +14,7 @@ import { z } from "zod";
 import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
 import { Prisma, type RunStatus } from "../generated/prisma/client";
+import { LOCAL_ORG_SLUG } from "./org";
 
 const ZThresholdList = z.array(ZThreshold).catch([]);
 
@@ -45,6 +46,23 @@ export async function countActiveRunChains(db: Db | Prisma.TransactionClient, or
     SELECT count(DISTINCT coalesce("groupId", id)) AS n FROM "Run"
     WHERE "orgId" = ${orgId} AND status IN ('queued', 'running')`;
   return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * What the organization holds now: runs queued or running (a group of repetitions or a sweep,
+ * which runs back to back, once) and the worker slots they take (one per shard).
+ */
+export async function countActiveLoad(
+  db: Db | Prisma.TransactionClient,
+  orgId: string,
+): Promise<{ runs: number; workerSlots: number }> {
+  const rows = await db.$queryRaw<{ runs: bigint; slots: bigint | null }[]>`
+    SELECT count(*) AS runs, sum(shards) AS slots FROM (
+      SELECT coalesce("groupId", id) AS chain, max("shardCount") AS shards FROM "Run"
+      WHERE "orgId" = ${orgId} AND status IN ('queued', 'running')
+      GROUP BY 1
+    ) chains`;
+  return { runs: Number(rows[0]?.runs ?? 0), workerSlots: Number(rows[0]?.slots ?? 0) };
 }
 
 export async function getRun(db: Db, orgId: string, id: string) {
@@ -401,13 +419,13 @@ export async function touchRun(db: Db, runId: string): Promise<void> {
   await db.run.updateMany({ where: { id: runId, status: "running" }, data: { heartbeatAt: new Date() } });
 }
 
-/** What bounds a run's load: its organization's caps and whether private targets are allowed. */
+/**
+ * What bounds a run's load: its organization's caps, and whether it is the install's own
+ * organization (whose runs may read local processes).
+ */
 export async function orgLoadPolicy(db: Db, orgId: string) {
-  const org = await db.organization.findUnique({
-    where: { id: orgId },
-    select: { caps: true, allowPrivateTargets: true },
-  });
-  return { caps: resolveOrgCaps(org?.caps), allowPrivateTargets: org?.allowPrivateTargets ?? false };
+  const org = await db.organization.findUnique({ where: { id: orgId }, select: { caps: true, slug: true } });
+  return { caps: resolveOrgCaps(org?.caps), installOrg: org?.slug === LOCAL_ORG_SLUG };
 }
 
 /** Keep what the target's config hook reported right before load: the config the run ran on. */

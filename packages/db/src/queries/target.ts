@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type TMonitorConfig, ZMonitorConfig } from "@benchboard/core";
+import { canonicalOrigin } from "@benchboard/core/address";
 import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
 import { Prisma } from "../generated/prisma/client";
@@ -143,25 +144,36 @@ function buildStored(
   monitors: TargetMonitorInput[],
   previous: TTargetSecrets,
   previousMonitorIds: Set<string>,
+  bound: { originChanged: boolean; monitorOrigins: Map<string, string | null> } = {
+    originChanged: false,
+    monitorOrigins: new Map(),
+  },
 ) {
   const secrets: TTargetSecrets = { headers: {}, monitorPasswords: {} };
-  const storedHeaders: PublicHeader[] = headers.map((h, i) => {
-    if (!h.secret) return { name: h.name, value: h.value ?? "" };
+  const storedHeaders: PublicHeader[] = headers.flatMap((h, i): PublicHeader[] => {
+    if (!h.secret) return [{ name: h.name, value: h.value ?? "" }];
     if (h.value) {
       secrets.headers[h.name] = h.value;
     } else {
+      // A secret belongs to the origin it was entered for: a new origin does not inherit it.
+      if (bound.originChanged) return [];
       const kept = previous.headers[h.from ?? h.name];
       if (kept === undefined) throw new ConflictError(`headers.${i}.value`, "enter a value for this secret header");
       secrets.headers[h.name] = kept;
     }
-    return { name: h.name, secret: true };
+    return [{ name: h.name, secret: true }];
   });
   const storedMonitors = monitors.map((m) => {
     const id = m.id && previousMonitorIds.has(m.id) ? m.id : randomBytes(6).toString("hex");
     const { password: _ignored, ...config } = m.config as TMonitorConfig & { password?: string };
     let password: string | undefined;
     if (m.config.kind === "rabbitmq" && !m.clearPassword) {
-      password = m.password ? m.password : m.id ? previous.monitorPasswords[m.id] : undefined;
+      const sameOrigin =
+        !bound.originChanged &&
+        m.id !== undefined &&
+        m.id !== null &&
+        bound.monitorOrigins.get(m.id) === canonicalOrigin(m.config.url);
+      password = m.password ? m.password : m.id && sameOrigin ? previous.monitorPasswords[m.id] : undefined;
     }
     if (password !== undefined) secrets.monitorPasswords[id] = password;
     return { ...config, id, ...(password !== undefined ? { hasPassword: true } : {}) };
@@ -250,8 +262,12 @@ export async function updateTarget(
       );
     }
   }
-  const previousIds = new Set(publicMonitors(current.monitors).map((m) => m.id));
-  const stored = buildStored(input.headers ?? [], monitors, previous, previousIds);
+  const previousMonitors = publicMonitors(current.monitors);
+  const previousIds = new Set(previousMonitors.map((m) => m.id));
+  const stored = buildStored(input.headers ?? [], monitors, previous, previousIds, {
+    originChanged: canonicalOrigin(input.baseUrl) !== canonicalOrigin(current.baseUrl),
+    monitorOrigins: new Map(previousMonitors.map((m) => [m.id, "url" in m ? canonicalOrigin(m.url) : null])),
+  });
   try {
     const row = await db.target.update({
       where: { id },
@@ -304,18 +320,22 @@ export async function resolveMonitors(
     ? await db.target.findFirst({ where: { orgId, id: targetId }, select: { monitors: true, secrets: true } })
     : null;
   if (targetId && !target) throw new NotFoundError("targetId", "target not found");
+  const storedMonitors = publicMonitors(target?.monitors);
+  const storedOrigin = new Map(storedMonitors.map((m) => [m.id, "url" in m ? canonicalOrigin(m.url) : null]));
   const inputs: TargetMonitorInput[] = monitors
     ? monitors.map(normalizeMonitor)
-    : publicMonitors(target?.monitors).map((m) => ({ id: m.id, config: m as unknown as TMonitorConfig }));
+    : storedMonitors.map((m) => ({ id: m.id, config: m as unknown as TMonitorConfig }));
   const needsStored = inputs.some((m) => m.config.kind === "rabbitmq" && m.id && !m.password && !m.clearPassword);
   const secrets =
     needsStored && target?.secrets ? decryptTargetSecrets(options.secretKey, orgId, target.secrets) : null;
   return inputs.map((m) => {
     if (m.config.kind !== "rabbitmq") return ZMonitorConfig.parse(m.config);
     const { password: _ignored, ...config } = m.config;
+    // A stored password goes only to the URL it was stored for, never to one typed in the form.
+    const storedFits = m.id ? storedOrigin.get(m.id) === canonicalOrigin(m.config.url) : false;
     const password = m.clearPassword
       ? undefined
-      : m.password || (m.id ? secrets?.monitorPasswords[m.id] : undefined) || undefined;
+      : m.password || (m.id && storedFits ? secrets?.monitorPasswords[m.id] : undefined) || undefined;
     return ZMonitorConfig.parse({ ...config, ...(password !== undefined ? { password } : {}) });
   });
 }

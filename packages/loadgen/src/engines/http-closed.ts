@@ -25,7 +25,7 @@ import {
 import { checkpointer, Recorder } from "../recorder";
 import { EngineConfigError, type EngineContext, type EngineResult } from "../types";
 import { resolveTargetUrl } from "../url";
-import { everySecond, InFlight, sleep } from "../util";
+import { everySecond, InFlight, RateGate, sleep } from "../util";
 import { CANCEL_GRACE_MS } from "./open-model";
 
 type HttpClosedSpec = Extract<TScenarioSpec, { engine: "http-closed" }>;
@@ -47,8 +47,10 @@ export async function runHttpClosed(spec: HttpClosedSpec, ctx: EngineContext): P
   if (!plan) resolveTargetUrl(ctx.baseUrl, spec.request.path);
   // Plans share a pool; single requests give each user its own connection.
   const connections: Dispatcher[] = plan
-    ? [createPool(base.origin, spec.concurrency, spec.timeoutMs)]
-    : Array.from({ length: spec.concurrency }, () => createClient(base.origin, spec.timeoutMs));
+    ? [createPool(base.origin, spec.concurrency, spec.timeoutMs, ctx.pin)]
+    : Array.from({ length: spec.concurrency }, () => createClient(base.origin, spec.timeoutMs, ctx.pin));
+  // The closed model does not pace itself, so the ceiling is what keeps it within the caps.
+  const gate = new RateGate(limits.maxRate);
   const pool = connections[0]!;
   const signal = ctx.signal;
   const startedAt = new Date();
@@ -81,6 +83,7 @@ export async function runHttpClosed(spec: HttpClosedSpec, ctx: EngineContext): P
           while (canContinue()) {
             const iteration = state.claimed++;
             await runIteration(plan, {
+              gate,
               iteration,
               pool,
               rec,
@@ -97,7 +100,7 @@ export async function runHttpClosed(spec: HttpClosedSpec, ctx: EngineContext): P
         }),
       );
     } else {
-      await runSingleRequest(spec, ctx, connections, rec, state, total, deadline);
+      await runSingleRequest(spec, ctx, connections, rec, state, total, deadline, gate);
     }
   } finally {
     stopProgress();
@@ -108,7 +111,8 @@ export async function runHttpClosed(spec: HttpClosedSpec, ctx: EngineContext): P
   await Promise.all(connections.map((c) => c.destroy(new CallTimeoutError("run ended")).catch(() => undefined)));
 
   const runtimeMs = Math.max(1, endPerf - t0);
-  rec.counters.rps = (rec.counters.requests ?? 0) / (runtimeMs / 1000);
+  // Achieved rate counts answered requests; refused connections are reported as failed_connections.
+  rec.counters.rps = ((rec.counters.requests ?? 0) - (rec.counters.failed_connections ?? 0)) / (runtimeMs / 1000);
   const invalidReasons: string[] = [];
   if (spec.durationS === undefined && state.claimed < total && !signal?.aborted) {
     invalidReasons.push(`stopped at the duration limit of ${limits.maxDurationS} s before all requests were sent`);
@@ -135,6 +139,7 @@ async function runSingleRequest(
   state: { claimed: number; closing: boolean },
   total: number,
   deadline: number,
+  gate: RateGate,
 ): Promise<void> {
   const url = resolveTargetUrl(ctx.baseUrl, spec.request.path);
   const request = prepareRequest({
@@ -159,9 +164,27 @@ async function runSingleRequest(
     aborted = true;
   };
   ctx.signal?.addEventListener("abort", markAborted, { once: true });
-  // The completion time of one call is the start time of the user's next one.
+  // Users held back by the rate ceiling; cleared when the run is canceled.
+  const paced = new Set<NodeJS.Timeout>();
+  // The completion time of one call is the start time of the user's next one (or, when the rate
+  // ceiling holds it back, the time its slot comes).
   const send = (user: number, now: number) => {
     if (aborted || state.claimed >= total || now >= deadline) return userDone();
+    const wait = gate.reserve(now);
+    if (wait >= 1) {
+      state.claimed++;
+      const timer = setTimeout(() => {
+        paced.delete(timer);
+        if (aborted) {
+          state.claimed--;
+          return userDone();
+        }
+        inFlight.inc();
+        connections[user]!.dispatch(request, new ClosedLoopCall(performance.now(), done, null, user));
+      }, wait);
+      paced.add(timer);
+      return;
+    }
     state.claimed++;
     inFlight.inc();
     connections[user]!.dispatch(request, new ClosedLoopCall(now, done, null, user));
@@ -192,11 +215,12 @@ async function runSingleRequest(
     rampTimers.add(timer);
   }
   const onAbort = () => {
-    for (const timer of rampTimers) {
+    for (const timer of [...rampTimers, ...paced]) {
       clearTimeout(timer);
       userDone();
     }
     rampTimers.clear();
+    paced.clear();
   };
   ctx.signal?.addEventListener("abort", onAbort, { once: true });
   try {
@@ -205,6 +229,7 @@ async function runSingleRequest(
     ctx.signal?.removeEventListener("abort", onAbort);
     ctx.signal?.removeEventListener("abort", markAborted);
     for (const timer of rampTimers) clearTimeout(timer);
+    for (const timer of paced) clearTimeout(timer);
   }
 }
 
@@ -280,6 +305,7 @@ export function compilePlan(steps: TPlanStep[], variables: Record<string, string
 }
 
 interface IterationContext {
+  gate: RateGate;
   iteration: number;
   pool: Dispatcher;
   rec: Recorder;
@@ -329,6 +355,8 @@ async function runIteration(plan: CompiledPlan, it: IterationContext): Promise<v
         return;
       }
       const keep = step.assign !== undefined;
+      await it.gate.wait(it.signal);
+      if (it.signal?.aborted) return;
       const { call, error } = await callOnce(it.pool, prepared.request, performance.now(), {
         keepBody: keep,
         keepHeaders: keep,

@@ -48,7 +48,7 @@ export interface OpenModelOptions {
  */
 export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): Promise<EngineResult> {
   const signal = ctx.signal;
-  const pool = createPool(spec.origin, spec.maxConnections, spec.timeoutMs);
+  const pool = createPool(spec.origin, spec.maxConnections, spec.timeoutMs, ctx.pin);
   const schedule = new ArrivalSchedule(spec.rate, spec.durationS, spec.rampFromRate, spec.rampS);
   const peakRate = Math.max(spec.rate, spec.rampFromRate ?? 0);
   // Requests waiting for a connection are kept up to what a full timeout at the peak rate needs.

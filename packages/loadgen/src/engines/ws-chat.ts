@@ -3,9 +3,10 @@ import WebSocket from "ws";
 import { enforceLimits } from "../limits";
 import { encodeChatFrame } from "../protocols/chat";
 import { checkpointer, Recorder } from "../recorder";
+import { pinnedLookup } from "../target-safety";
 import type { EngineContext, EngineResult } from "../types";
 import { resolveTargetUrl } from "../url";
-import { everySecond, sleep } from "../util";
+import { everySecond, RateGate, sleep } from "../util";
 import { CANCEL_GRACE_MS } from "./open-model";
 
 type WsChatSpec = Extract<TScenarioSpec, { engine: "ws-chat" }>;
@@ -50,7 +51,7 @@ interface SentMessage {
  * counted exactly once, so lost and duplicated deliveries are exact counts.
  */
 export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<EngineResult> {
-  enforceLimits(spec, ctx);
+  const limits = enforceLimits(spec, ctx);
   const httpUrl = resolveTargetUrl(ctx.baseUrl, spec.path);
   const wsUrl = new URL(httpUrl.href);
   wsUrl.protocol = httpUrl.protocol === "https:" ? "wss:" : "ws:";
@@ -222,6 +223,7 @@ export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<E
     ctx.onProgress?.(activeRec.progress(now, plannedSends > 0 ? (activeRec.counters.requests ?? 0) / plannedSends : 1));
   });
 
+  const gate = new RateGate(limits.maxRate);
   const sendAll = async (user: User) => {
     const ws = user.ws;
     if (!ws || !user.joined) return;
@@ -236,7 +238,11 @@ export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<E
       if (spec.messageIntervalMs > 0) {
         await sleep(t0 + offsetMs + seq * spec.messageIntervalMs - performance.now(), signal);
         if (signal?.aborted) return;
-      } else if (seq % 32 === 31) {
+      }
+      // The ceiling holds whatever the interval: with interval 0 it is the only pacing there is.
+      await gate.wait(signal);
+      if (signal?.aborted) return;
+      if (spec.messageIntervalMs === 0 && seq % 32 === 31) {
         // Let deliveries be read between bursts; otherwise a sender starves the receivers.
         await new Promise<void>((r) => setImmediate(r));
       }
@@ -396,6 +402,7 @@ function connectUser(
       headers: ctx.headers,
       perMessageDeflate: false,
       handshakeTimeout: spec.connectTimeoutMs,
+      ...(ctx.pin ? { lookup: pinnedLookup(ctx.pin) } : {}),
     });
     user.ws = ws;
     const timer = setTimeout(() => settle("timed out connecting and joining"), spec.connectTimeoutMs);

@@ -1,5 +1,6 @@
 import type { Dispatcher } from "undici";
 import { Client, Pool } from "undici";
+import { type PinnedAddress, pinnedLookup } from "../target-safety";
 
 /**
  * The hot path of every HTTP engine: `Pool.dispatch` with a small handler object instead of
@@ -179,27 +180,28 @@ export function prepareRequest(opts: {
   };
 }
 
-function connectionOptions(timeoutMs: number) {
+function connectionOptions(timeoutMs: number, pin?: PinnedAddress) {
   return {
     pipelining: 1,
     keepAliveTimeout: 60_000,
     keepAliveMaxTimeout: 600_000,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
-    connect: { timeout: Math.min(timeoutMs, 10_000) },
+    // Connect to the address that was checked, never to what a second lookup would say.
+    connect: { timeout: Math.min(timeoutMs, 10_000), ...(pin ? { lookup: pinnedLookup(pin) } : {}) },
   };
 }
 
-export function createPool(origin: string, connections: number, timeoutMs: number): Pool {
-  return new Pool(origin, { connections, ...connectionOptions(timeoutMs) });
+export function createPool(origin: string, connections: number, timeoutMs: number, pin?: PinnedAddress): Pool {
+  return new Pool(origin, { connections, ...connectionOptions(timeoutMs, pin) });
 }
 
 /**
  * One connection. A closed-model user owns one, as in wrk: dispatching to it directly skips the
  * pool's search for a free connection on every request.
  */
-export function createClient(origin: string, timeoutMs: number): Client {
-  return new Client(origin, connectionOptions(timeoutMs));
+export function createClient(origin: string, timeoutMs: number, pin?: PinnedAddress): Client {
+  return new Client(origin, connectionOptions(timeoutMs, pin));
 }
 
 /** Promise form for plan steps and setup, where a promise per request costs nothing that matters. */

@@ -20,9 +20,12 @@ export function recordHttpCall(
   c.req_bytes_count++;
   if (error !== null) {
     c.failed++;
-    rec.count("rps", nowPerf);
+    const kind = errorKind(error);
+    // A refused connection is an attempt, not a response: it is counted apart and not in the rate.
+    if (kind === "connect") rec.add("failed_connections");
+    else rec.count("rps", nowPerf);
     rec.count("errors", nowPerf);
-    rec.error(errorKind(error), errorMessage(error));
+    rec.error(kind, errorMessage(error));
     return false;
   }
   // rps count, status and latency in one call that finds the second once.

@@ -1,5 +1,7 @@
 import { availableParallelism } from "node:os";
 import { type TMonitorConfig, type TMonitorConfigInput, type TSeries, ZMonitorConfig } from "@benchboard/core";
+import { OutboundError, type OutboundResponse, outboundRequest } from "../outbound";
+import { type SafetyPolicy, STRICT_POLICY } from "../target-safety";
 import { findPidByPort, processName, readProcess } from "./process";
 import { parsePrometheusText, selectPrometheusValue } from "./prometheus-text";
 
@@ -59,22 +61,51 @@ export class CpuRate {
   }
 }
 
-async function fetchText(url: string, init: RequestInit = {}, what = "endpoint"): Promise<Response> {
-  let res: Response;
+/** Monitor bodies are small; a larger answer is not a metrics endpoint. */
+const SAMPLE_MAX_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Where monitors may connect and whether local processes may be read. Process monitors read this
+ * host's /proc: only a worker running the install organization's own run may do that.
+ */
+export interface MonitorOptions {
+  policy?: SafetyPolicy;
+  allowProcess?: boolean;
+}
+
+async function fetchText(
+  url: string,
+  init: { headers?: Record<string, string> },
+  what: string,
+  options: MonitorOptions,
+): Promise<OutboundResponse> {
   try {
-    res = await fetch(url, { ...init, signal: AbortSignal.timeout(SAMPLE_TIMEOUT_MS) });
+    return await outboundRequest(url, {
+      headers: init.headers,
+      timeoutMs: SAMPLE_TIMEOUT_MS,
+      maxBytes: SAMPLE_MAX_BYTES,
+      policy: options.policy ?? STRICT_POLICY,
+    });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-    throw new MonitorError(`${what} unreachable (${cause})`);
+    if (err instanceof OutboundError) throw new MonitorError(`${what} ${err.message}`);
+    throw new MonitorError(`${what} unreachable`);
   }
-  return res;
+}
+
+/** Status and size of an unexpected answer; its body is never repeated. */
+function statusOnly(what: string, res: OutboundResponse): MonitorError {
+  const redirect = res.status >= 300 && res.status < 400 ? " (a redirect; redirects are not followed)" : "";
+  return new MonitorError(`${what} answered HTTP ${res.status}${redirect}, ${res.body.length} bytes`);
 }
 
 class PrometheusSampler implements Sampler {
   readonly label: string;
   readonly keys: string[];
   private readonly cpu = new CpuRate();
-  constructor(private readonly config: Extract<TMonitorConfig, { kind: "prometheus" }>) {
+  constructor(
+    private readonly config: Extract<TMonitorConfig, { kind: "prometheus" }>,
+    private readonly options: MonitorOptions,
+  ) {
     this.label = `prometheus ${new URL(config.url).host}`;
     this.keys = ["mem_bytes", "cpu_cores", ...config.gauges.map((g) => `gauge.${g.name}`)];
   }
@@ -84,9 +115,10 @@ class PrometheusSampler implements Sampler {
       this.config.url,
       { headers: { accept: "text/plain;version=0.0.4" } },
       "metrics endpoint",
+      this.options,
     );
-    if (!res.ok) throw new MonitorError(`metrics endpoint answered HTTP ${res.status}`);
-    return parsePrometheusText(await res.text());
+    if (res.status !== 200) throw statusOnly("metrics endpoint", res);
+    return parsePrometheusText(res.body.toString("utf8"));
   }
 
   async sample(): Promise<MonitorReadings> {
@@ -108,7 +140,10 @@ class RabbitMqSampler implements Sampler {
   readonly label: string;
   readonly keys: string[];
   private readonly auth: string;
-  constructor(private readonly config: Extract<TMonitorConfig, { kind: "rabbitmq" }>) {
+  constructor(
+    private readonly config: Extract<TMonitorConfig, { kind: "rabbitmq" }>,
+    private readonly options: MonitorOptions,
+  ) {
     this.label = `rabbitmq ${new URL(config.url).host}`;
     this.keys = [
       "queue_depth",
@@ -120,11 +155,17 @@ class RabbitMqSampler implements Sampler {
   async readQueue(queue: string): Promise<{ messages: number | null; ready: number | null; unacked: number | null }> {
     const base = this.config.url.replace(/\/+$/, "");
     const url = `${base}/api/queues/${encodeURIComponent(this.config.vhost)}/${encodeURIComponent(queue)}`;
-    const res = await fetchText(url, { headers: { authorization: this.auth } }, "management API");
+    const res = await fetchText(url, { headers: { authorization: this.auth } }, "management API", this.options);
     if (res.status === 401) throw new MonitorError("management API refused the credentials (HTTP 401)");
     if (res.status === 404) throw new MonitorError(`queue ${queue} not found in vhost ${this.config.vhost}`);
-    if (!res.ok) throw new MonitorError(`management API answered HTTP ${res.status}`);
-    const body = (await res.json()) as Record<string, unknown>;
+    if (res.status !== 200) throw statusOnly("management API", res);
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(res.body.toString("utf8")) as Record<string, unknown>;
+    } catch {
+      throw new MonitorError(`management API answered with something other than JSON (${res.body.length} bytes)`);
+    }
+    if (!body || typeof body !== "object") throw new MonitorError("management API answered with an unexpected shape");
     const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
     return {
       messages: num(body.messages),
@@ -160,12 +201,20 @@ class ProcessSampler implements Sampler {
   // A local process cannot use more than this host's cores.
   private readonly cpu = new CpuRate(availableParallelism());
   private pid: number | null;
-  constructor(private readonly config: Extract<TMonitorConfig, { kind: "process" }>) {
+  constructor(
+    private readonly config: Extract<TMonitorConfig, { kind: "process" }>,
+    private readonly options: MonitorOptions,
+  ) {
     this.pid = config.pid ?? null;
     this.label = config.pid !== undefined ? `process ${config.pid}` : `process on port ${config.port}`;
   }
 
   async resolvePid(): Promise<number> {
+    if (!this.options.allowProcess) {
+      throw new MonitorError(
+        "process monitors run only inside a worker, for the install's own organization (they read the worker host's processes)",
+      );
+    }
     if (this.pid !== null) return this.pid;
     const port = this.config.port!;
     const pid = await findPidByPort(port);
@@ -190,14 +239,14 @@ class ProcessSampler implements Sampler {
   }
 }
 
-function createSampler(config: TMonitorConfig): Sampler {
+function createSampler(config: TMonitorConfig, options: MonitorOptions): Sampler {
   switch (config.kind) {
     case "prometheus":
-      return new PrometheusSampler(config);
+      return new PrometheusSampler(config, options);
     case "rabbitmq":
-      return new RabbitMqSampler(config);
+      return new RabbitMqSampler(config, options);
     case "process":
-      return new ProcessSampler(config);
+      return new ProcessSampler(config, options);
   }
 }
 
@@ -234,10 +283,10 @@ export interface MonitorHandle {
  */
 export function startMonitors(
   configs: (TMonitorConfigInput | TMonitorConfig)[],
-  options: { signal?: AbortSignal; intervalMs?: number } = {},
+  options: { signal?: AbortSignal; intervalMs?: number } & MonitorOptions = {},
 ): MonitorHandle {
   const intervalMs = options.intervalMs ?? 1000;
-  const samplers = configs.map((c, i) => createSampler(parseConfig(c, i)));
+  const samplers = configs.map((c, i) => createSampler(parseConfig(c, i), options));
   const kinds = configs.map((c) => c.kind);
   const start = Math.ceil(Date.now() / intervalMs) * intervalMs;
   const columns = new Map<string, (number | null)[]>();
@@ -357,7 +406,10 @@ export interface ProbeResult {
  * One-shot read for a "test connection" button. CPU needs two readings, so the probe takes two
  * a quarter second apart.
  */
-export async function probeMonitor(input: TMonitorConfigInput | TMonitorConfig): Promise<ProbeResult> {
+export async function probeMonitor(
+  input: TMonitorConfigInput | TMonitorConfig,
+  options: MonitorOptions = {},
+): Promise<ProbeResult> {
   const t0 = performance.now();
   const done = (r: Omit<ProbeResult, "tookMs">): ProbeResult => ({ ...r, tookMs: performance.now() - t0 });
   let config: TMonitorConfig;
@@ -366,15 +418,20 @@ export async function probeMonitor(input: TMonitorConfigInput | TMonitorConfig):
   } catch (err) {
     return done({ ok: false, readings: {}, details: {}, error: (err as Error).message });
   }
-  const sampler = createSampler(config);
+  const sampler = createSampler(config, options);
   const details: Record<string, unknown> = {};
   try {
     if (sampler instanceof PrometheusSampler) {
       const parsed = await sampler.read();
       const names = [...new Set(parsed.samples.map((s) => s.name))];
       details.metricCount = names.length;
-      details.metrics = names.slice(0, 200);
-      if (parsed.errors.length > 0) details.parseErrors = parsed.errors.slice(0, 10);
+      // Line numbers only: the text of an unparsable line is the endpoint's, not ours to show.
+      if (parsed.errors.length > 0) {
+        details.parseErrors = parsed.errors
+          .slice(0, 10)
+          .map((e) => ({ line: e.line, message: "not a valid sample line" }));
+        details.parseErrorCount = parsed.errors.length;
+      }
       if (config.kind === "prometheus") {
         details.missing = [config.memoryMetric, config.cpuMetric, ...config.gauges.map((g) => g.metric)].filter(
           (m) => !names.includes(m),

@@ -1,9 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { parseAllowList } from "@benchboard/core/address";
 import amqp from "amqplib";
 import { afterAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../../test/servers";
 import { findPidByPort, probeMonitor, startMonitors } from "./index";
+
+// As a worker runs them for the install's own organization, with 127.0.0.1 allowed by the operator.
+const WORKER = { policy: { allowList: parseAllowList("127.0.0.1").list }, allowProcess: true };
 
 const AMQP_URL = process.env.AMQP_URL ?? "amqp://guest:guest@127.0.0.1:5672";
 const RABBIT_API = process.env.RABBITMQ_MANAGEMENT_URL ?? "http://127.0.0.1:15672";
@@ -36,13 +40,13 @@ describe("process monitor", () => {
     children.push(child);
     expect(await findPidByPort(port)).toBe(child.pid);
 
-    const probe = await probeMonitor({ kind: "process", port });
+    const probe = await probeMonitor({ kind: "process", port }, WORKER);
     expect(probe.ok, probe.error).toBe(true);
     expect(probe.details.pid).toBe(child.pid);
     expect(probe.details.name).toBe("node");
     expect(probe.readings.mem_bytes).toBeGreaterThan(160 * MB);
 
-    const monitors = startMonitors([{ kind: "process", port }]);
+    const monitors = startMonitors([{ kind: "process", port }], WORKER);
     await new Promise((r) => setTimeout(r, 3_200));
     const { series, metrics, errors } = await monitors.stop();
     expect(errors).toEqual([]);
@@ -62,7 +66,7 @@ describe("process monitor", () => {
     const gone = await startHttpServer((_q, s) => s.end());
     const port = gone.port;
     await gone.close();
-    const probe = await probeMonitor({ kind: "process", port });
+    const probe = await probeMonitor({ kind: "process", port }, WORKER);
     expect(probe.ok).toBe(false);
     expect(probe.error).toContain(`port ${port}`);
   });
@@ -97,7 +101,7 @@ describe("prometheus monitor", () => {
           { name: "queue_a", metric: "gateway_queue_depth", labels: { provider: "a" } },
         ],
       };
-      const probe = await probeMonitor(config);
+      const probe = await probeMonitor(config, WORKER);
       expect(probe.ok, probe.error).toBe(true);
       expect(probe.readings.mem_bytes).toBe(150_000_000);
       expect(probe.readings["gauge.queue_depth"]).toBe(42);
@@ -105,7 +109,7 @@ describe("prometheus monitor", () => {
       expect(probe.details.missing).toEqual([]);
 
       // A second memory source: the first in the list keeps the plain key.
-      const monitors = startMonitors([config, { kind: "process", pid: process.pid }]);
+      const monitors = startMonitors([config, { kind: "process", pid: process.pid }], WORKER);
       await new Promise((r) => setTimeout(r, 3_200));
       const { series, metrics } = await monitors.stop();
       expect(series.mem_bytes!.values.filter((v) => v !== null).every((v) => v === 150_000_000)).toBe(true);
@@ -120,10 +124,10 @@ describe("prometheus monitor", () => {
   });
 
   it("reports an endpoint that is down without throwing", async () => {
-    const probe = await probeMonitor({ kind: "prometheus", url: "http://127.0.0.1:1/metrics" });
+    const probe = await probeMonitor({ kind: "prometheus", url: "http://127.0.0.1:1/metrics" }, WORKER);
     expect(probe.ok).toBe(false);
     expect(probe.error).toMatch(/unreachable/);
-    const bad = await probeMonitor({ kind: "prometheus", url: "ftp://x" } as never);
+    const bad = await probeMonitor({ kind: "prometheus", url: "ftp://x" } as never, WORKER);
     expect(bad.ok).toBe(false);
     expect(bad.error).toContain("monitors.0.url");
   });
@@ -146,29 +150,29 @@ describe("rabbitmq monitor", () => {
       const config = { kind: "rabbitmq" as const, url: RABBIT_API, queues: [queue] };
 
       // The management API refreshes queue stats every few seconds.
-      let probe = await probeMonitor(config);
+      let probe = await probeMonitor(config, WORKER);
       const deadline = Date.now() + 20_000;
       while (probe.readings.queue_depth !== 37 && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 500));
-        probe = await probeMonitor(config);
+        probe = await probeMonitor(config, WORKER);
       }
       expect(probe.ok, probe.error).toBe(true);
       expect(probe.readings.queue_depth).toBe(37);
       expect(probe.readings[`queue_ready.${queue}`]).toBe(37);
       expect(probe.readings[`queue_unacked.${queue}`]).toBe(0);
 
-      const monitors = startMonitors([config]);
+      const monitors = startMonitors([config], WORKER);
       await new Promise((r) => setTimeout(r, 2_200));
       const { series, metrics, errors } = await monitors.stop();
       expect(errors).toEqual([]);
       expect(metrics.queue_depth_peak).toBe(37);
       expect(series[`queue_depth.${queue}`]!.values.filter((v) => v !== null)).toContain(37);
 
-      const wrongPassword = await probeMonitor({ ...config, password: "not-the-password" });
+      const wrongPassword = await probeMonitor({ ...config, password: "not-the-password" }, WORKER);
       expect(wrongPassword.ok).toBe(false);
       expect(wrongPassword.error).toContain("401");
       expect(wrongPassword.error).not.toContain("not-the-password");
-      const missing = await probeMonitor({ ...config, queues: [`${queue}-missing`] });
+      const missing = await probeMonitor({ ...config, queues: [`${queue}-missing`] }, WORKER);
       expect(missing.error).toContain("not found");
     } finally {
       await channel.deleteQueue(queue).catch(() => undefined);

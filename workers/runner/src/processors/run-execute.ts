@@ -1,18 +1,29 @@
-import { type EngineProgress, judge, LiveSamples, type TRunResultData, ZScenarioSpec } from "@benchboard/core";
 import {
+  type EngineProgress,
+  type InstallSettings,
+  judge,
+  LiveSamples,
+  type TRunResultData,
+  ZScenarioSpec,
+} from "@benchboard/core";
+import {
+  assertLoadMayReach,
   checkpointRun,
   claimRun,
   continueGroup,
   type Db,
   finishRun,
+  getInstallSettings,
   isCancelRequested,
   type LifecycleDeps,
   orgLoadPolicy,
   recordProgress,
   recordServerConfig,
+  requestsMayReach,
   resolveMonitors,
   runHeaders,
   touchRun,
+  UNVERIFIED_REQUEST_MESSAGE,
 } from "@benchboard/db";
 import type { TRunExecutePayload } from "@benchboard/jobs";
 import {
@@ -24,7 +35,7 @@ import {
   runScenario,
   startMonitors,
 } from "@benchboard/loadgen";
-import { assessUrl } from "@benchboard/loadgen/target-safety";
+import { type Resolve, resolveUrl, type SafetyPolicy } from "@benchboard/loadgen/target-safety";
 
 export interface ProcessorDeps {
   db: Db;
@@ -38,6 +49,10 @@ export interface ProcessorDeps {
   shardStartWaitMs?: number;
   /** Aborted when the worker shuts down: in-flight runs stop and keep what they measured. */
   shutdown?: AbortSignal;
+  /** Install settings from the environment (the operator's stored edits are read on top). */
+  install?: InstallSettings | null;
+  /** Address lookup for targets; the system resolver when absent. */
+  lookup?: Resolve;
 }
 
 /** Why a run stopped by its worker's shutdown ended `canceled`. */
@@ -78,11 +93,15 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
   const abort = watch.abort;
 
   try {
-    const { target, spec, caps, monitorConfigs, headers, serverConfig } = await prepareLoad(deps, run, { lead: true });
+    const { target, spec, caps, monitorConfigs, monitorOptions, headers, pin, serverConfig } = await prepareLoad(
+      deps,
+      run,
+      { lead: true },
+    );
     await recordServerConfig(db, run.id, serverConfig);
 
     // The target is watched for exactly as long as the load runs, on the same clock.
-    const monitors = startMonitors(monitorConfigs);
+    const monitors = startMonitors(monitorConfigs, monitorOptions);
     const live = new LiveSamples();
     let result: EngineResult;
     let watched: Awaited<ReturnType<typeof monitors.stop>>;
@@ -90,6 +109,7 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
       result = await runScenario(spec, {
         baseUrl: target.baseUrl,
         headers,
+        pin,
         signal: abort.signal,
         limits: { maxRate: caps.maxRate, maxConcurrency: caps.maxConnections, maxDurationS: caps.maxDurationS },
         onProgress: (p: EngineProgress) => {
@@ -180,45 +200,49 @@ export async function prepareLoad(deps: ProcessorDeps, run: ClaimedRun, options:
     const issue = parsed.error.issues[0];
     throw new EngineConfigError(`scenario.${issue?.path.join(".")}`, issue?.message ?? "invalid");
   }
-  const { caps, allowPrivateTargets } = await orgLoadPolicy(db, run.orgId);
-  const monitorConfigs =
+  const { caps, installOrg } = await orgLoadPolicy(db, run.orgId);
+  const settings = await getInstallSettings(db, deps.install ?? undefined);
+  const policy: SafetyPolicy = { allowList: settings.allowedTargets, resolve: deps.lookup };
+  // Checked again right before load is sent, and the engine connects to the address checked
+  // here: a name that resolved to an allowed address at registration may not do so now.
+  const verdict = await resolveUrl(target.baseUrl, policy);
+  if (!verdict.allowed) throw new Error(`refused to send load: ${verdict.reason}`);
+  // The origin must still be verified (or the load a probe) when the run starts.
+  await assertLoadMayReach(db, run.orgId, target.baseUrl, parsed.data);
+  const resolved =
     options.lead && run.targetId
       ? await resolveMonitors(db, run.orgId, run.targetId, null, { secretKey: deps.secretKey })
       : [];
-  if (!allowPrivateTargets) {
-    await assertAddressesAllowed([
-      target.baseUrl,
-      options.lead ? run.target?.configApplyUrl : null,
-      ...monitorConfigs.map((m) => ("url" in m ? m.url : undefined)),
-    ]);
+  // A tenant's monitors read only origins it verified; the others are left out of the run.
+  const monitorConfigs: typeof resolved = [];
+  for (const m of resolved) {
+    if ("url" in m && !(await requestsMayReach(db, run.orgId, m.url))) {
+      deps.log(`run ${run.id}: monitor ${new URL(m.url).origin} skipped: not verified`);
+      continue;
+    }
+    monitorConfigs.push(m);
   }
+  const monitorOptions = { policy, allowProcess: installOrg };
   const headers = runHeaders(target.headers, run.target, deps.secretKey);
+  const applyUrl = run.target?.configApplyUrl ?? null;
+  if (options.lead && applyUrl && !(await requestsMayReach(db, run.orgId, applyUrl))) {
+    throw new Error(`refused to apply the instance config: ${new URL(applyUrl).origin} ${UNVERIFIED_REQUEST_MESSAGE}`);
+  }
   // The lead sets the target to the run's config (its baseline for knobs the config leaves out)
   // and records what the target reports it runs with.
   const serverConfig = options.lead
     ? await applyServerConfig(
-        run.target?.configApplyUrl ?? null,
+        applyUrl,
         knobsForRun(target.baselineKnobs, (run.configSnapshot as ConfigSnapshot | null)?.knobs),
+        policy,
       )
     : null;
-  return { target, spec: parsed.data, caps, monitorConfigs, headers, serverConfig };
+  return { target, spec: parsed.data, caps, monitorConfigs, monitorOptions, headers, pin: verdict.pin, serverConfig };
 }
 
 export function toResultData(result: EngineResult): TRunResultData {
   const { startedAt: _s, endedAt: _e, canceled: _c, ...data } = result;
   return data;
-}
-
-/**
- * Checked again right before load is sent: a name that resolved to an allowed address when the
- * target was registered may resolve to a metadata address now.
- */
-export async function assertAddressesAllowed(urls: (string | null | undefined)[]): Promise<void> {
-  for (const url of urls) {
-    if (!url) continue;
-    const verdict = await assessUrl(url);
-    if (!verdict.allowed) throw new Error(`refused to send load: ${verdict.reason}`);
-  }
 }
 
 export function describeError(err: unknown): string {

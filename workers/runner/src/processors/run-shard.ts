@@ -34,7 +34,11 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
   const watch = watchRun(db, runId, () => touchShard(db, runId, index), deps.shutdown);
   try {
     const lead = index === 0;
-    const { target, spec, caps, monitorConfigs, headers, serverConfig } = await prepareLoad(deps, run, { lead });
+    const { target, spec, caps, monitorConfigs, monitorOptions, headers, pin, serverConfig } = await prepareLoad(
+      deps,
+      run,
+      { lead },
+    );
     if (lead) await recordServerConfig(db, runId, serverConfig);
     const shardSpec = planShards(spec, run.shardCount)[index];
     if (!shardSpec) throw new EngineConfigError("shards", `no shard ${index} in ${run.shardCount}`);
@@ -46,7 +50,7 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
       log(`run ${runId} shard ${index} starts without shards ${start.waitingFor.join(", ")} (not ready in time)`);
     }
 
-    const monitors = lead ? startMonitors(monitorConfigs) : null;
+    const monitors = lead ? startMonitors(monitorConfigs, monitorOptions) : null;
     const live = new LiveSamples();
     let lastWrite = 0;
     let result: EngineResult;
@@ -54,6 +58,7 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
       result = await runScenario(shardSpec, {
         baseUrl: target.baseUrl,
         headers,
+        pin,
         signal: watch.abort.signal,
         limits: { maxRate: caps.maxRate, maxConcurrency: caps.maxConnections, maxDurationS: caps.maxDurationS },
         // Every 5 s the shard's result so far, kept if its worker dies before the end.

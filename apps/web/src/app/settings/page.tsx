@@ -1,6 +1,7 @@
 import { PageHeader } from "../_components/page-header";
 import { ApiTokens } from "./_components/api-tokens";
 import { Members } from "./_components/members";
+import { OperatorSettings } from "./_components/operator-settings";
 import { OrgSettings } from "./_components/org-settings";
 
 export const metadata = { title: "Settings" };
@@ -10,13 +11,14 @@ export default function SettingsPage() {
     <>
       <PageHeader
         title="Settings"
-        subtitle="Members, invitations, API tokens for CI, and organization safety settings."
+        subtitle="Members, invitations, API tokens for CI, the organization's caps, and (for the operator) install settings."
       />
       <div className="grid gap-6 xl:grid-cols-2">
         <Members />
         <div className="space-y-6">
           <ApiTokens />
           <OrgSettings />
+          <OperatorSettings />
         </div>
       </div>
     </>

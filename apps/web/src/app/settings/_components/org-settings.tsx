@@ -1,50 +1,54 @@
 "use client";
 
 import { Card, Skeleton } from "@benchboard/ui";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "~/trpc/client";
-import { errorMessage } from "~/trpc/errors";
 
+const n = (v: number) => v.toLocaleString("en-US");
+
+/** The organization and the caps its load runs within (set by the operator of this install). */
 export function OrgSettings() {
   const trpc = useTRPC();
-  const qc = useQueryClient();
   const org = useQuery(trpc.org.current.queryOptions());
-  const me = useQuery(trpc.auth.me.queryOptions());
-  const update = useMutation(
-    trpc.org.update.mutationOptions({ onSuccess: () => qc.invalidateQueries({ queryKey: trpc.org.pathKey() }) }),
-  );
+  const caps = useQuery(trpc.project.caps.queryOptions());
   if (org.isPending) return <Skeleton className="h-24" label="Loading organization" />;
   if (org.isError) return null;
-  const isOwner = me.data?.role === "owner";
   return (
     <Card title="Organization">
-      <dl className="space-y-2 text-sm">
+      <dl className="space-y-2 text-sm" aria-label="Organization caps">
         <div className="flex justify-between">
           <dt className="text-slate-600">Name</dt>
           <dd className="font-medium">{org.data.name}</dd>
         </div>
+        {caps.data && (
+          <>
+            <div className="flex justify-between">
+              <dt className="text-slate-600">Rate</dt>
+              <dd>{n(caps.data.caps.maxRate)} req/s</dd>
+            </div>
+            <div className="flex justify-between">
+              <dt className="text-slate-600">Connections</dt>
+              <dd>{n(caps.data.caps.maxConnections)}</dd>
+            </div>
+            <div className="flex justify-between">
+              <dt className="text-slate-600">Duration</dt>
+              <dd>{n(caps.data.caps.maxDurationS)} s</dd>
+            </div>
+            <div className="flex justify-between">
+              <dt className="text-slate-600">Runs at a time</dt>
+              <dd>{n(caps.data.caps.maxConcurrentRuns)}</dd>
+            </div>
+            <div className="flex justify-between">
+              <dt className="text-slate-600">Worker slots (one per shard)</dt>
+              <dd>{n(caps.data.caps.maxWorkerSlots)}</dd>
+            </div>
+          </>
+        )}
       </dl>
-      <label className="mt-4 flex items-start gap-2 text-sm">
-        <input
-          type="checkbox"
-          className="mt-0.5"
-          checked={org.data.allowPrivateTargets}
-          disabled={!isOwner || update.isPending}
-          onChange={(e) => update.mutate({ allowPrivateTargets: e.target.checked })}
-        />
-        <span>
-          Allow targets on link-local and cloud-metadata addresses
-          <span className="block text-xs text-slate-500">
-            Off by default: a load tester pointed at 169.254.169.254 could read cloud credentials. Only owners can
-            change this.
-          </span>
-        </span>
-      </label>
-      {update.isError && (
-        <p role="alert" className="mt-2 text-sm text-rose-700">
-          {errorMessage(update.error)}
-        </p>
-      )}
+      <p className="mt-3 text-xs text-slate-500">
+        Caps and which addresses may be targets are set by the operator of this install. Load reaches a target only once
+        its origin is verified (see the target&apos;s page); cloud metadata and link-local addresses are never targets.
+      </p>
     </Card>
   );
 }

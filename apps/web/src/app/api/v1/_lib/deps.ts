@@ -5,7 +5,7 @@ import { getDb } from "@benchboard/db";
 import { createRunsQueue } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { env, secretKey } from "~/env";
+import { env, installSettings, secretKey } from "~/env";
 
 // The same process-wide queue and rate limiter the tRPC handler uses (same global keys), so the
 // app holds one Redis connection of each kind whichever route is hit first.
@@ -23,5 +23,6 @@ export function restDeps(): RestDeps {
     queue: globals.benchboardQueue,
     rateLimit: globals.benchboardRateLimiter,
     secretKey,
+    install: installSettings,
   };
 }

@@ -19,6 +19,7 @@ import {
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
+import { OriginChangeNote } from "./origin-change-note";
 import {
   emptyMonitor,
   type HeaderRow,
@@ -164,6 +165,7 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
                 aria-invalid={!!errors.baseUrl}
               />
             </Field>
+            <OriginChangeNote saved={target?.baseUrl} current={baseUrl} />
             <Field
               label="Config-apply URL (optional)"
               htmlFor="target-apply-url"

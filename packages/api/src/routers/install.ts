@@ -1,0 +1,35 @@
+import { publicInstallSettings, ZInstallSettingsInput } from "@benchboard/core";
+import { isInstallOrganization, updateInstallSettings } from "@benchboard/db";
+import { TRPCError } from "@trpc/server";
+import { installSettingsFor } from "../launch-safety";
+import { type Context, orgProcedure, ownerProcedure, router } from "../trpc";
+
+/** Only owners of the install's own organization are the operator. */
+async function assertOperator(ctx: Context & { orgId: string }) {
+  if (ctx.role !== "owner" || !(await isInstallOrganization(ctx.db, ctx.orgId))) {
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message: "install settings belong to the operator: owners of the install's own organization",
+    });
+  }
+}
+
+export const installRouter = router({
+  /** Whether the caller is the operator (the Settings page shows the operator section only then). */
+  role: orgProcedure.query(async ({ ctx }) => ({
+    operator: ctx.role === "owner" && (await isInstallOrganization(ctx.db, ctx.orgId)),
+  })),
+  /** The install's settings: allowed private targets, sign-up, default caps for new organizations. */
+  get: ownerProcedure.query(async ({ ctx }) => {
+    await assertOperator(ctx);
+    return publicInstallSettings(await installSettingsFor(ctx));
+  }),
+  update: ownerProcedure.input(ZInstallSettingsInput).mutation(async ({ ctx, input }) => {
+    await assertOperator(ctx);
+    const settings = await updateInstallSettings(ctx.db, input, {
+      updatedById: ctx.userId,
+      fromEnv: ctx.install ?? undefined,
+    });
+    return publicInstallSettings(settings);
+  }),
+});
