@@ -1,5 +1,5 @@
-import { type InstallSettings, installSettingsFromEnv } from "@benchboard/core";
 import { parseTrustedProxies } from "@benchboard/api/client-address";
+import { type InstallSettings, installSettingsFromEnv } from "@benchboard/core";
 import { z } from "zod";
 
 // The only place the web app reads process.env (server side).
