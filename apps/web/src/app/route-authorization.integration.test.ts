@@ -13,6 +13,7 @@ import {
   API_TOKEN_SCOPES,
   type ApiTokenScope,
   createApiToken,
+  createExecRun,
   createSession,
   deleteSession,
   getDb,
@@ -62,8 +63,29 @@ interface Call {
 
 type RouteSpec =
   | { access: "public"; why: string; call: (f: OrgFixture) => Call }
-  | { access: "bearer"; scope: ApiTokenScope; success: number; call: (f: OrgFixture) => Call }
+  | {
+      access: "bearer";
+      scope: ApiTokenScope;
+      success: number;
+      /** May create rows the request needs; runs before the organization is snapshotted. */
+      call: (f: OrgFixture) => Call | Promise<Call>;
+    }
   | { access: "session"; minRole: Role; call: (f: OrgFixture) => Call; check?: (res: Response) => Promise<void> };
+
+const json = (body: unknown) => ({ body: JSON.stringify(body), contentType: "application/json" });
+
+/**
+ * A running client-driven run in `f.project`. The fixture's own exec run is in `otherProject`,
+ * where a token limited to another project (the matrix uses `otherProject`) would be allowed.
+ */
+async function execRunInProject(f: OrgFixture): Promise<string> {
+  const run = await createExecRun(getDb(t.url), f.org.id, {
+    projectId: f.project.id,
+    tool: "k6",
+    scenarioName: "wrapped",
+  });
+  return run.id;
+}
 
 const trpcQuery = (procedure: string, input: unknown) =>
   `/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;
@@ -119,6 +141,108 @@ const ROUTES: Record<string, RouteSpec> = {
     success: 200,
     call: (f) => ({
       url: `/api/v1/trend?project=${f.project.id}&scenario=${encodeURIComponent(f.scenario.name)}&metric=rps`,
+    }),
+  },
+  "POST /api/v1/runs/exec": {
+    access: "bearer",
+    scope: "runs:write",
+    success: 201,
+    call: (f) => ({
+      url: "/api/v1/runs/exec",
+      ...json({ project: f.project.id, tool: "vegeta", scenario: "wrapped", tags: ["ci"] }),
+    }),
+  },
+  "POST /api/v1/runs/[id]/progress": {
+    access: "bearer",
+    scope: "runs:write",
+    success: 200,
+    call: async (f) => {
+      const id = await execRunInProject(f);
+      return {
+        url: `/api/v1/runs/${id}/progress`,
+        params: { id },
+        ...json({
+          elapsedMs: 1_000,
+          requests: 10,
+          errors: 1,
+          rps: 10,
+          latencyP50Ms: 2,
+          latencyP99Ms: 9,
+          samples: [{ t: Date.now(), rps: 10, p50: 2, p99: 9, errors: 1 }],
+        }),
+      };
+    },
+  },
+  "POST /api/v1/runs/[id]/finish": {
+    access: "bearer",
+    scope: "runs:write",
+    success: 200,
+    call: async (f) => {
+      const id = await execRunInProject(f);
+      return {
+        url: `/api/v1/runs/${id}/finish`,
+        params: { id },
+        ...json({ status: "succeeded", result: { metrics: { requests: 10, failed: 0, rps: 10 } } }),
+      };
+    },
+  },
+  // Projects by id: another organization has projects with the same slugs, and would reach its own.
+  "GET /api/v1/projects/[project]/config": {
+    access: "bearer",
+    scope: "config:read",
+    success: 200,
+    call: (f) => ({ url: `/api/v1/projects/${f.project.id}/config`, params: { project: f.project.id } }),
+  },
+  "PUT /api/v1/projects/[project]/config": {
+    access: "bearer",
+    scope: "config:write",
+    success: 200,
+    call: (f) => ({
+      url: `/api/v1/projects/${f.project.id}/config`,
+      params: { project: f.project.id },
+      ...json({
+        version: 1,
+        thresholds: [{ metric: "latency_p99", op: "<", value: 250 }],
+        scenarios: [{ name: "burst", spec: { engine: "http-open", rate: 20, durationS: 1 } }],
+      }),
+    }),
+  },
+  "GET /api/v1/projects/[project]/[kind]": {
+    access: "bearer",
+    scope: "config:read",
+    success: 200,
+    call: (f) => ({
+      url: `/api/v1/projects/${f.project.id}/scenarios`,
+      params: { project: f.project.id, kind: "scenarios" },
+    }),
+  },
+  "PUT /api/v1/projects/[project]/[kind]": {
+    access: "bearer",
+    scope: "config:write",
+    success: 200,
+    call: (f) => ({
+      url: `/api/v1/projects/${f.project.id}/thresholds`,
+      params: { project: f.project.id, kind: "thresholds" },
+      ...json({ thresholds: [{ metric: "success_rate", op: ">=", value: 99 }] }),
+    }),
+  },
+  "PUT /api/v1/projects/[project]/[kind]/[name]": {
+    access: "bearer",
+    scope: "config:write",
+    success: 201,
+    call: (f) => ({
+      url: `/api/v1/projects/${f.project.id}/scenarios/burst`,
+      params: { project: f.project.id, kind: "scenarios", name: "burst" },
+      ...json({ spec: { engine: "http-open", rate: 20, durationS: 1 } }),
+    }),
+  },
+  "DELETE /api/v1/projects/[project]/[kind]/[name]": {
+    access: "bearer",
+    scope: "config:write",
+    success: 200,
+    call: (f) => ({
+      url: `/api/v1/projects/${f.project.id}/instance-configs/${f.instanceConfig.name}`,
+      params: { project: f.project.id, kind: "instance-configs", name: f.instanceConfig.name },
     }),
   },
   "GET /api/runs/[runId]/events": {
@@ -285,7 +409,7 @@ describe("REST /api/v1 matrix: route × no token, revoked, expired, lacking the 
   it.each(keysOf("bearer"))("%s", async (key) => {
     const spec = ROUTES[key] as Extract<RouteSpec, { access: "bearer" }>;
     const f = await createOrgFixture(getDb(t.url));
-    const call = spec.call(f);
+    const call = await spec.call(f);
     const revoked = await token(f, [...API_TOKEN_SCOPES]);
     await revokeApiToken(getDb(t.url), f.org.id, tokenIds.at(-1)!);
     const callers: [string, string | null, number[]][] = [
