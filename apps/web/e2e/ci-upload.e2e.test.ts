@@ -249,7 +249,8 @@ describe("CI uploads through the benchboard command", () => {
     const strict = await benchboard(["run", "strict", "--project", projectSlug, "--target", "local", "--wait"]);
     expect(strict.code).toBe(1);
     expect(strict.stdout.split("\n")[0]).toBe("## ❌ Benchboard: 1 failed threshold");
-    expect(strict.stderr).toMatch(/benchboard: run #\d+ failed its thresholds\n$/);
+    // The gate names the threshold, with its unit, and what the run measured.
+    expect(strict.stderr).toMatch(/benchboard: run #\d+ failed threshold Latency p99 < 100 ns \(was [\d.,]+ m?s\)\n$/);
     expectNoSecret(strict);
 
     // A re-attempted CI job with the same key follows the first launch instead of starting another.
