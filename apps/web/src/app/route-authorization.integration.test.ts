@@ -26,6 +26,7 @@ import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { METHOD_NOT_ALLOWED } from "./api/v1/_lib/methods";
 
 // Who may call which HTTP route, for every route file of the app as it is now: the routes are
 // found by walking src/app for route.ts files and importing them as Next.js does, so a new
@@ -34,6 +35,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const APP_DIR = path.dirname(fileURLToPath(import.meta.url));
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+type Refusal = { [METHOD_NOT_ALLOWED]?: true };
 type Handler = (req: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
 
 /** `/api/v1/runs/[id]` for `api/v1/runs/[id]/route.ts`; route groups `(name)` leave no segment. */
@@ -304,10 +306,13 @@ beforeAll(async () => {
     await Promise.all(
       files.map(async (file) => {
         const mod = (await import(file)) as Record<string, unknown>;
-        return METHODS.filter((m) => typeof mod[m] === "function").map((method) => ({
-          key: `${method} ${routePattern(file)}`,
-          handler: mod[method] as Handler,
-        }));
+        // Handlers that only refuse a method (405 naming what the path serves) are checked apart.
+        return METHODS.filter((m) => typeof mod[m] === "function" && !(mod[m] as Refusal)[METHOD_NOT_ALLOWED]).map(
+          (method) => ({
+            key: `${method} ${routePattern(file)}`,
+            handler: mod[method] as Handler,
+          }),
+        );
       }),
     )
   ).flat();
@@ -391,6 +396,25 @@ describe("the app's routes", () => {
       Object.keys(ROUTES).filter((k) => !found.includes(k)),
       "entries for routes that are gone",
     ).toEqual([]);
+  });
+
+  it("under /api/v1 answer every method they do not serve with 405 and an Allow header naming those they do", async () => {
+    const files = findRouteFiles(path.join(APP_DIR, "api/v1"));
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      const mod = (await import(file)) as Record<string, unknown>;
+      const served = METHODS.filter((m) => typeof mod[m] === "function" && !(mod[m] as Refusal)[METHOD_NOT_ALLOWED]);
+      const route = routePattern(file);
+      for (const method of METHODS.filter((m) => m !== "OPTIONS" && m !== "HEAD" && !served.includes(m))) {
+        const refuse = mod[method] as Handler | undefined;
+        expect(refuse, `${method} ${route} has a refusal`).toBeTypeOf("function");
+        const res = await refuse!(new Request(`${ORIGIN}${route}`, { method }), { params: Promise.resolve({}) });
+        expect(res.status, `${method} ${route}`).toBe(405);
+        const allow = res.headers.get("allow")?.split(", ") ?? [];
+        expect(allow, `${method} ${route}`).toEqual(expect.arrayContaining([...served, "OPTIONS"]));
+        expect(allow, `${method} ${route}`).not.toContain(method);
+      }
+    }
   });
 
   it("under /api/v1 are bearer-token routes, or public by name", () => {

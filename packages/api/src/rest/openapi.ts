@@ -1,8 +1,9 @@
+import { METRICS } from "@benchboard/core";
 import { ZNormalizedRun } from "@benchboard/core/importers";
 import { z } from "zod";
 import { ZConfigDocument, ZConfigInstanceConfig, ZConfigScenario, ZConfigTarget } from "../config-as-code";
 import { ZExecFinishInput, ZExecProgressInput, ZExecStartInput } from "../routers/exec-run";
-import { UPLOAD_FORMATS } from "../routers/upload";
+import { UPLOAD_FORMATS, ZUploadRunInput } from "../routers/upload";
 import { DEFAULT_REST_LIMITS, ORG_HEADER } from "./auth";
 import {
   ZRestCompareResult,
@@ -62,6 +63,26 @@ const orgHeader = {
   schema: { type: "string" },
 };
 
+/**
+ * Text the server trims before use: at least one character that is not whitespace (JavaScript's
+ * `trim` also strips U+FEFF), at most `max` characters.
+ */
+const nonBlank = (maxLength?: number): JsonObject => ({
+  type: "string",
+  minLength: 1,
+  ...(maxLength ? { maxLength } : {}),
+  pattern: "[^\\s\\uFEFF]",
+});
+
+/** The JSON Schema of one zod field, as a parameter's schema. */
+function fieldSchema(schema: z.ZodType): JsonObject {
+  const { $schema: _schema, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" }) as JsonObject;
+  return rest;
+}
+
+/** The Idempotency-Key header: 1–255 visible ASCII characters. */
+const idempotencyKeySchema = fieldSchema(ZUploadRunInput.shape.idempotencyKey.unwrap());
+
 const queryParam = (name: string, description: string, schema: JsonObject = { type: "string" }) => ({
   name,
   in: "query",
@@ -102,28 +123,41 @@ export function openApiDocument(): JsonObject {
       "output",
     ),
   };
+  const upload = ZUploadRunInput.shape;
   const uploadQuery = [
-    queryParam("project", "The project's id or slug (required unless a JSON envelope names it)."),
-    queryParam("scenario", "Scenario name; a stored scenario of that name in the project adds its thresholds."),
+    queryParam("project", "The project's id or slug (required unless a JSON envelope names it).", nonBlank(200)),
+    queryParam(
+      "scenario",
+      "Scenario name; a stored scenario of that name in the project adds its thresholds.",
+      nonBlank(200),
+    ),
     queryParam("format", "Format of the body; `auto` recognises it from the content.", {
       type: "string",
       enum: [...UPLOAD_FORMATS],
       default: "auto",
     }),
-    queryParam("provider", "bifrost-benchmarking: which provider's run to take."),
-    queryParam("branch", "Git branch."),
-    queryParam("commit", "Git commit id (hexadecimal)."),
-    queryParam("ciUrl", "Link to the CI job."),
+    queryParam("provider", "bifrost-benchmarking: which provider's run to take.", nonBlank(100)),
+    queryParam("branch", "Git branch.", fieldSchema(upload.branch.unwrap())),
+    queryParam("commit", "Git commit id (hexadecimal).", fieldSchema(upload.commit.unwrap())),
+    queryParam("ciUrl", "Link to the CI job.", fieldSchema(upload.ciUrl.unwrap())),
     {
-      ...queryParam("tag", "A tag; repeat for several (or `tags=a,b`).", { type: "array", items: { type: "string" } }),
+      ...queryParam("tag", "A tag; repeat for several (or `tags=a,b`).", {
+        type: "array",
+        maxItems: 20,
+        items: fieldSchema(upload.tags.unwrap().element),
+      }),
       style: "form",
       explode: true,
     },
-    queryParam("notes", "Free text shown on the run."),
-    queryParam(
-      "instanceConfig",
-      "Where the target ran, as JSON: instanceType, vcpu, memoryMb, cpuLimit, replicas, knobs. Stored as the run's config snapshot.",
-    ),
+    queryParam("notes", "Free text shown on the run.", fieldSchema(upload.notes.unwrap())),
+    {
+      name: "instanceConfig",
+      in: "query",
+      required: false,
+      description:
+        "Where the target ran, as JSON: instanceType, vcpu, memoryMb, cpuLimit, replicas, knobs. Stored as the run's config snapshot.",
+      content: { "application/json": { schema: { $ref: `${REF("UploadEnvelope")}/properties/instanceConfig` } } },
+    },
   ];
   return {
     openapi: "3.1.0",
@@ -133,7 +167,8 @@ export function openApiDocument(): JsonObject {
       description:
         "Upload load-test results from CI, launch stored scenarios, read runs and gate builds on comparisons. " +
         "Authenticate with an API token (Settings → API tokens) as `Authorization: Bearer <token>`. " +
-        "Errors are `{ error: { message, field?, line? } }`; the message names the field, or the line of a text upload.",
+        "Errors are `{ error: { message, field?, line? } }`; the message names the field, or the line of a text upload. " +
+        "No text may hold a NUL character (U+0000, `%00` in a query): PostgreSQL cannot store one, so such a request is refused with 400.",
     },
     servers: [{ url: "/api/v1" }],
     security: [{ bearerToken: [] }],
@@ -165,7 +200,7 @@ export function openApiDocument(): JsonObject {
               required: false,
               description:
                 "Makes retries safe: an upload with a key used before in the organization returns the run stored then (200) instead of storing another.",
-              schema: { type: "string", maxLength: 255 },
+              schema: idempotencyKeySchema,
             },
             orgHeader,
             ...uploadQuery,
@@ -226,7 +261,7 @@ export function openApiDocument(): JsonObject {
               required: false,
               description:
                 "Makes retries safe: a launch with a key used before in the organization returns that launch's runs (200) instead of launching again.",
-              schema: { type: "string", maxLength: 255 },
+              schema: idempotencyKeySchema,
             },
             orgHeader,
           ],
@@ -286,9 +321,9 @@ export function openApiDocument(): JsonObject {
               required: true,
               description:
                 "A run id, or `branch:<name>`: the latest succeeded, non-excluded run of that branch for head's scenario.",
-              schema: { type: "string" },
+              schema: nonBlank(),
             },
-            { name: "head", in: "query", required: true, description: "A run id.", schema: { type: "string" } },
+            { name: "head", in: "query", required: true, description: "A run id.", schema: nonBlank() },
             queryParam("tolerance", "Percent a metric may worsen before it counts as a regression.", {
               type: "number",
               minimum: 0,
@@ -353,23 +388,28 @@ export function openApiDocument(): JsonObject {
               in: "query",
               required: true,
               description: "The project's id or slug.",
-              schema: { type: "string" },
+              schema: nonBlank(200),
             },
             {
               name: "scenario",
               in: "query",
               required: true,
               description: "The scenario's name.",
-              schema: { type: "string" },
+              schema: nonBlank(200),
             },
             {
               name: "metric",
               in: "query",
               required: true,
-              description: "A metric key, e.g. latency_p99.",
-              schema: { type: "string" },
+              description: "A metric key, e.g. latency_p99; or `stage.<name>.<stat>` or `custom.<name>`.",
+              schema: {
+                anyOf: [
+                  { type: "string", enum: METRICS.map((m) => m.key) },
+                  { type: "string", maxLength: 200, pattern: "^(stage|custom)\\.\\S" },
+                ],
+              },
             },
-            queryParam("branch", "Only this branch."),
+            queryParam("branch", "Only this branch.", nonBlank(200)),
             orgHeader,
           ],
           responses: {
@@ -622,6 +662,12 @@ function configPaths(): JsonObject {
           "400": errorResponse("Bad input, naming the field."),
           ...COMMON_ERRORS,
           "404": errorResponse("No such project."),
+          "405": {
+            ...errorResponse(
+              "Only `thresholds` is replaced as a whole: PUT one item at `/projects/{project}/{kind}/{name}`, or the document at `/projects/{project}/config`.",
+            ),
+            headers: { Allow: { description: "The methods this path answers.", schema: { type: "string" } } },
+          },
         },
       },
     },

@@ -1,5 +1,6 @@
 import { getRunHandler, toFetchResponse } from "@benchboard/api/rest/index";
 import { restDeps } from "../../_lib/deps";
+import { otherMethods } from "../../_lib/methods";
 
 export const dynamic = "force-dynamic";
 
@@ -7,3 +8,10 @@ export async function GET(req: Request, { params }: { params: Promise<{ id: stri
   const { id } = await params;
   return toFetchResponse(await getRunHandler(req, restDeps(), id));
 }
+
+const other = otherMethods("GET");
+export const POST = other.POST;
+export const PUT = other.PUT;
+export const PATCH = other.PATCH;
+export const DELETE = other.DELETE;
+export const OPTIONS = other.OPTIONS;

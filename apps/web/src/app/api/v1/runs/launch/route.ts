@@ -1,8 +1,17 @@
 import { launchRunHandler, toFetchResponse } from "@benchboard/api/rest/index";
 import { restDeps } from "../../_lib/deps";
+import { otherMethods } from "../../_lib/methods";
 
 export const dynamic = "force-dynamic";
 
 export async function POST(req: Request) {
   return toFetchResponse(await launchRunHandler(req, restDeps()));
 }
+
+const other = otherMethods("POST");
+export const GET = other.GET;
+export const HEAD = other.HEAD;
+export const PUT = other.PUT;
+export const PATCH = other.PATCH;
+export const DELETE = other.DELETE;
+export const OPTIONS = other.OPTIONS;

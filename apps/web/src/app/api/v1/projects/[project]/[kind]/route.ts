@@ -1,5 +1,6 @@
 import { listConfigHandler, putThresholdsHandler, toFetchResponse } from "@benchboard/api/rest/index";
 import { restDeps } from "../../../_lib/deps";
+import { otherMethods } from "../../../_lib/methods";
 
 export const dynamic = "force-dynamic";
 
@@ -21,8 +22,14 @@ export async function PUT(req: Request, { params }: Params) {
           message: `PUT a single item at /projects/${project}/${kind}/{name}, or the whole document at /projects/${project}/config`,
         },
       },
-      { status: 405, headers: { allow: "GET" } },
+      { status: 405, headers: { allow: "GET, HEAD, OPTIONS" } },
     );
   }
   return toFetchResponse(await putThresholdsHandler(req, restDeps(), project));
 }
+
+const other = otherMethods("GET", "PUT");
+export const POST = other.POST;
+export const PATCH = other.PATCH;
+export const DELETE = other.DELETE;
+export const OPTIONS = other.OPTIONS;

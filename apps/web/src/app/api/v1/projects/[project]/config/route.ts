@@ -1,5 +1,6 @@
 import { getConfigHandler, putConfigHandler, toFetchResponse } from "@benchboard/api/rest/index";
 import { restDeps } from "../../../_lib/deps";
+import { otherMethods } from "../../../_lib/methods";
 
 export const dynamic = "force-dynamic";
 
@@ -14,3 +15,9 @@ export async function GET(req: Request, { params }: Params) {
 export async function PUT(req: Request, { params }: Params) {
   return toFetchResponse(await putConfigHandler(req, restDeps(), (await params).project));
 }
+
+const other = otherMethods("GET", "PUT");
+export const POST = other.POST;
+export const PATCH = other.PATCH;
+export const DELETE = other.DELETE;
+export const OPTIONS = other.OPTIONS;

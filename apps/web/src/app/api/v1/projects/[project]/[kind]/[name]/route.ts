@@ -1,5 +1,6 @@
 import { deleteConfigItemHandler, putConfigItemHandler, toFetchResponse } from "@benchboard/api/rest/index";
 import { restDeps } from "../../../../_lib/deps";
+import { otherMethods } from "../../../../_lib/methods";
 
 export const dynamic = "force-dynamic";
 
@@ -24,3 +25,10 @@ export async function DELETE(req: Request, { params }: Params) {
   const { project, kind, name } = await params;
   return toFetchResponse(await deleteConfigItemHandler(req, restDeps(), project, kind, safeDecode(name)));
 }
+
+const other = otherMethods("PUT", "DELETE");
+export const GET = other.GET;
+export const HEAD = other.HEAD;
+export const POST = other.POST;
+export const PATCH = other.PATCH;
+export const OPTIONS = other.OPTIONS;
