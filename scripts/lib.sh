@@ -78,3 +78,16 @@ ensure_vegeta() {
   GOBIN="$tools" go install github.com/tsenart/vegeta/v12@latest >"$ROOT/.data/vegeta-build.log" 2>&1 ||
     { tail -20 "$ROOT/.data/vegeta-build.log"; die "building vegeta failed (log: .data/vegeta-build.log)"; }
 }
+
+# schemathesis, which the OpenAPI contract test (apps/web/e2e/schemathesis.e2e.test.ts) runs against
+# the built app: installed once with pip into a virtualenv in the state directory.
+SCHEMATHESIS_VERSION=4.32.5
+ensure_schemathesis() {
+  local venv="$ROOT/.data/st-venv"
+  [ -x "$venv/bin/schemathesis" ] && return
+  command -v python3 >/dev/null || die "Python 3 is required for the OpenAPI contract test (schemathesis)"
+  step "installing schemathesis $SCHEMATHESIS_VERSION into .data/st-venv (pip)"
+  { python3 -m venv "$venv" && "$venv/bin/pip" install -q "schemathesis==$SCHEMATHESIS_VERSION"; } \
+    >"$ROOT/.data/schemathesis-install.log" 2>&1 ||
+    { tail -20 "$ROOT/.data/schemathesis-install.log"; die "installing schemathesis failed (log: .data/schemathesis-install.log)"; }
+}
