@@ -84,6 +84,13 @@ describe("configure and launch in the browser", () => {
 
     await page.getByLabel("Target name").fill("gateway");
     await page.getByLabel("Base URL").fill(targetUrl);
+    await page.getByLabel("Overhead stages (optional)").fill("queue_wait, Key Selection");
+    await page.getByRole("button", { name: "Create target" }).click();
+    expect(await textOf(page.locator("#target-overhead-stages-error"))).toMatch(
+      /^"Key Selection": each overhead stage is 1–64 characters/,
+    );
+    expect(await db.db.target.count()).toBe(0);
+    await page.getByLabel("Overhead stages (optional)").fill("queue_wait, key_selection");
     await page.getByRole("button", { name: "Add header" }).click();
     await page.getByLabel("Header 1 name").fill("Authorization");
     await page.getByLabel("Header 1 value").fill(SECRET);
@@ -106,10 +113,12 @@ describe("configure and launch in the browser", () => {
     expect(JSON.stringify(stored.headers)).not.toContain("sk-e2e");
     expect(stored.secrets).toMatch(/^v1\./);
     expect(stored.secrets).not.toContain("sk-e2e");
+    expect(stored.overheadStages).toEqual(["queue_wait", "key_selection"]);
 
     // The edit form shows the secret as set, never its value.
     await page.getByRole("link", { name: "Edit gateway" }).click();
     await page.getByText("•••• (set)").waitFor();
+    expect(await page.getByLabel("Overhead stages (optional)").inputValue()).toBe("queue_wait, key_selection");
     expect(await page.content()).not.toContain(SECRET.slice(7));
     await page.getByRole("button", { name: "Test connection" }).click();
     await page.getByRole("status", { name: "Monitor 1 reading" }).getByText("Connected").waitFor();

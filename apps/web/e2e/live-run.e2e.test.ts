@@ -20,6 +20,19 @@ beforeAll(async () => {
       res.end(`process_resident_memory_bytes ${memory}\nwork_queue ${served % 50}\n`);
       return;
     }
+    if (req.url === "/v1/chat/completions") {
+      // A streaming chat model: first token after 40 ms, then four more 25 ms apart.
+      req.resume();
+      res.setHeader("content-type", "text/event-stream");
+      let sent = 0;
+      const token = () => {
+        res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: `tok${sent} ` } }] })}\n\n`);
+        if (++sent < 5) setTimeout(token, 25);
+        else res.end("data: [DONE]\n\n");
+      };
+      setTimeout(token, 40);
+      return;
+    }
     served++;
     setTimeout(() => res.end("ok"), 20);
   });
@@ -117,6 +130,57 @@ describe("live run page", () => {
     await page.screenshot({ path: path.join(screenshotsDir, "run-after-live.png"), fullPage: true });
     const run = await stack.db.db.run.findUniqueOrThrow({ where: { id: runId }, include: { result: true } });
     expect((run.result?.metrics as Record<string, number>).mem_peak_bytes).toBeGreaterThan(200_000_000);
+  });
+
+  it("shows a streaming LLM run's time to first token, inter-token latency and output rate live", async () => {
+    const { page, baseUrl } = stack;
+    const db = stack.db.db;
+    const org = await db.organization.findUniqueOrThrow({ where: { slug: "local" } });
+    const project = await db.project.create({ data: { orgId: org.id, name: "Live LLM", slug: "live-llm" } });
+    const t = await db.target.create({
+      data: { orgId: org.id, projectId: project.id, name: "model", kind: "http", baseUrl: targetUrl },
+    });
+    const scenario = await db.scenario.create({
+      data: {
+        orgId: org.id,
+        projectId: project.id,
+        name: "chat, streaming",
+        engine: "llm",
+        spec: {
+          engine: "llm",
+          path: "/v1/chat/completions",
+          model: "m",
+          promptTemplate: "#{{index}} hi",
+          maxTokens: 16,
+          stream: true,
+          rate: 10,
+          durationS: 8,
+          maxConnections: 50,
+          timeoutMs: 5000,
+          warmupS: 0,
+          headers: {},
+        },
+      },
+    });
+    await page.goto(`${baseUrl}/projects/${project.id}/launch?targetId=${t.id}&scenarioId=${scenario.id}`);
+    await page.getByRole("button", { name: /^Launch/ }).click();
+    await page.waitForURL(/\/runs\/[a-z0-9]+$/);
+    await page.getByText("● live").waitFor({ timeout: 20_000 });
+
+    const llm = page.getByRole("region", { name: /^LLM/ });
+    const figures = llm.locator("dl[aria-label='Live LLM figures']");
+    const figure = (label: string) => figures.locator("div", { hasText: label }).getByRole("definition");
+    await figure("TTFT p50").filter({ hasText: /ms$/ }).waitFor({ timeout: 15_000 });
+    // Figures as the mock model serves them: ~40 ms to the first token, ~25 ms between tokens.
+    const ms = async (label: string) => Number((await figure(label).textContent())?.replace(/ ms$/, ""));
+    expect(await ms("TTFT p50")).toBeGreaterThan(39);
+    expect(await ms("TTFT p50")).toBeLessThan(150);
+    expect(await ms("TTFT p99")).toBeGreaterThanOrEqual(await ms("TTFT p50"));
+    expect(await ms("Inter-token p50")).toBeGreaterThan(23);
+    expect(await ms("Inter-token p50")).toBeLessThan(100);
+    expect(await ms("Inter-token p99")).toBeGreaterThanOrEqual(await ms("Inter-token p50"));
+    await expect(figure("Output tokens/s").textContent()).resolves.toMatch(/^\d+(\.\d+)? tokens\/s$/);
+    await page.screenshot({ path: path.join(screenshotsDir, "run-live-llm.png"), fullPage: true });
   });
 
   it("cancels from the browser within a second and keeps what was measured", async () => {

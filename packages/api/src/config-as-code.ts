@@ -1,4 +1,4 @@
-import { ZMonitorConfig } from "@benchboard/core";
+import { ZMonitorConfig, ZOverheadStages } from "@benchboard/core";
 import { storedSecretHeaderValues } from "@benchboard/db";
 import { z } from "zod";
 import type { createCaller } from "./root";
@@ -31,6 +31,8 @@ export const ZConfigTarget = z.strictObject({
   /** Monitor settings; a RabbitMQ password is set in the web app, never in the file. */
   monitors: z.array(ZMonitorConfig).max(10).default([]),
   configApplyUrl: z.string().nullish(),
+  /** Server-Timing stages that are the target's own work (its overhead). */
+  overheadStages: ZOverheadStages.default([]),
 });
 
 export const ZConfigInstanceConfig = ZCreateInstanceConfigInput.omit({ projectId: true }).strict();
@@ -112,6 +114,7 @@ function targetDoc(t: StoredTarget): z.input<typeof ZConfigTarget> {
     ...(headers.length ? { headers } : {}),
     ...(monitors.length ? { monitors: monitors as z.input<typeof ZConfigTarget>["monitors"] } : {}),
     ...(t.configApplyUrl ? { configApplyUrl: t.configApplyUrl } : {}),
+    ...(t.overheadStages.length ? { overheadStages: t.overheadStages } : {}),
   };
 }
 
@@ -191,6 +194,7 @@ export async function applyConfig(
       baseUrl: desired.baseUrl,
       headers: headers.map((h) => ({ ...h, from: h.secret ? h.name : null })),
       configApplyUrl: desired.configApplyUrl ?? null,
+      overheadStages: desired.overheadStages,
     };
     if (!stored) {
       changes.push({ kind: "target", name: desired.name, action: "create" });

@@ -11,6 +11,7 @@ export * from "./launch-overrides";
 export * from "./live-progress";
 export * from "./metrics";
 export * from "./monitor";
+export * from "./overhead-stages";
 export * from "./published";
 export * from "./regression";
 export * from "./run-result";

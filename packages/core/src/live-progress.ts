@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EngineProgress } from "./run-result";
+import type { EngineProgress, LlmProgress } from "./run-result";
 
 /**
  * A run's live progress (`Run.progress`): written by the worker about once a second while the
@@ -19,6 +19,23 @@ export const ZLiveSample = z.object({
 });
 export type TLiveSample = z.infer<typeof ZLiveSample>;
 
+/** Longest live latency figure kept (a day, in ms); anything larger is not a reading. */
+export const LIVE_MS_MAX = 86_400_000;
+/** Highest live output rate kept (tokens per second). */
+export const LIVE_TOKENS_PER_S_MAX = 10_000_000;
+
+const liveMs = z.number().finite().min(0).max(LIVE_MS_MAX).nullable();
+
+/** An LLM run's live figures; null where nothing was measured yet (or the run does not stream). */
+export const ZLiveLlm = z.object({
+  ttftP50Ms: liveMs,
+  ttftP99Ms: liveMs,
+  itlP50Ms: liveMs,
+  itlP99Ms: liveMs,
+  tokensPerS: z.number().finite().min(0).max(LIVE_TOKENS_PER_S_MAX).nullable(),
+});
+export type TLiveLlm = z.infer<typeof ZLiveLlm>;
+
 export const ZLiveProgress = z.object({
   elapsedMs: z.number(),
   /** 0..1 when the engine knows its end (requests or duration), else null. */
@@ -32,6 +49,8 @@ export const ZLiveProgress = z.object({
   samples: z.array(ZLiveSample).default([]),
   /** Latest reading of each monitor gauge (e.g. `mem_bytes`, `queue_depth`). */
   monitors: z.record(z.string(), z.number().nullable()).default({}),
+  /** LLM runs only; absent from other runs and from progress stored before it existed. */
+  llm: ZLiveLlm.optional(),
 });
 export type TLiveProgress = z.infer<typeof ZLiveProgress>;
 
@@ -69,7 +88,10 @@ export class LiveSamples {
   }
 }
 
-/** Live figures across shards: counts and rates add; the slowest shard's p99 is shown. */
+/**
+ * Live figures across shards: counts and rates add; the slowest shard's p99 is shown. LLM
+ * figures likewise: the first shard's medians, the slowest p99s, the mean per-client output rate.
+ */
 export function combineProgress(all: EngineProgress[]): EngineProgress {
   const fractions = all.map((p) => p.fraction).filter((f): f is number => f !== null);
   const p99s = all.map((p) => p.latencyP99Ms).filter((v): v is number => v !== null);
@@ -81,5 +103,26 @@ export function combineProgress(all: EngineProgress[]): EngineProgress {
     rps: all.reduce((n, p) => n + p.rps, 0),
     latencyP50Ms: all[0]?.latencyP50Ms ?? null,
     latencyP99Ms: p99s.length ? Math.max(...p99s) : null,
+    ...combineLlm(all.map((p) => p.llm).filter((l): l is LlmProgress => l !== undefined)),
+  };
+}
+
+function combineLlm(all: LlmProgress[]): { llm?: LlmProgress } {
+  if (all.length === 0) return {};
+  const present = (pick: (l: LlmProgress) => number | null) => all.map(pick).filter((v): v is number => v !== null);
+  const first = (pick: (l: LlmProgress) => number | null) => present(pick)[0] ?? null;
+  const max = (pick: (l: LlmProgress) => number | null) => {
+    const v = present(pick);
+    return v.length ? Math.max(...v) : null;
+  };
+  const rates = present((l) => l.tokensPerS);
+  return {
+    llm: {
+      ttftP50Ms: first((l) => l.ttftP50Ms),
+      ttftP99Ms: max((l) => l.ttftP99Ms),
+      itlP50Ms: first((l) => l.itlP50Ms),
+      itlP99Ms: max((l) => l.itlP99Ms),
+      tokensPerS: rates.length ? rates.reduce((a, b) => a + b, 0) / rates.length : null,
+    },
   };
 }

@@ -91,4 +91,18 @@ export interface EngineProgress {
   rps: number;
   latencyP50Ms: number | null;
   latencyP99Ms: number | null;
+  /** LLM runs only: streaming and output figures so far (see `ZLiveLlm`). */
+  llm?: LlmProgress;
+}
+
+/** An LLM run's live figures, from the run's histograms and counters so far. */
+export interface LlmProgress {
+  /** Time to first token, ms (streaming runs). */
+  ttftP50Ms: number | null;
+  ttftP99Ms: number | null;
+  /** Gap between content events, ms (streaming runs). */
+  itlP50Ms: number | null;
+  itlP99Ms: number | null;
+  /** Output tokens per second seen by one client, pooled over the requests so far. */
+  tokensPerS: number | null;
 }

@@ -105,9 +105,15 @@ describe("migrated database matches the Prisma schema", () => {
         monitors: [{ kind: "process", port: 1 }],
         configApplyUrl: "http://127.0.0.1:1/admin/config",
         baselineKnobs: { buffer_size: 1000 },
+        overheadStages: ["queue_wait", "key_selection"],
       },
     });
     await roundTrip("Target", target, () => db.target.findUnique({ where: { id: target.id } }));
+    expect(target.overheadStages).toEqual(["queue_wait", "key_selection"]);
+    // A target written without overhead stages (as every row before the column) has none.
+    await db.$executeRaw`INSERT INTO "Target" ("id", "orgId", "projectId", "name", "kind", "baseUrl", "updatedAt")
+      VALUES ('t-no-stages', ${org.id}, ${project.id}, 'plain', 'http', 'http://127.0.0.1:2', now())`;
+    expect((await db.target.findUniqueOrThrow({ where: { id: "t-no-stages" } })).overheadStages).toEqual([]);
     const base = await db.instanceConfig.create({ data: { orgId: org.id, projectId: project.id, name: "base" } });
     const config = await db.instanceConfig.create({
       data: {

@@ -3,6 +3,7 @@ import {
   type EngineProgress,
   encodeHistogram,
   type LatencyHistogram,
+  type LlmProgress,
   recordMicros,
   summarizeMergeable,
   type TErrorEntry,
@@ -179,6 +180,25 @@ export class Recorder {
     let n = 0;
     for (const k of this.extraHistograms.keys()) if (k.startsWith("stage.")) n++;
     return n;
+  }
+
+  /**
+   * An LLM run's figures so far: TTFT and inter-token percentiles from the running `ttft` and
+   * `itl` histograms (ms), and the pooled per-client output rate (`decode_tokens / decode_s`).
+   */
+  llmProgress(): LlmProgress {
+    const pct = (name: string, p: number) => {
+      const h = this.extraHistograms.get(name);
+      return h && h.totalCount > 0 ? h.getValueAtPercentile(p) / 1000 : null;
+    };
+    const decodeS = this.counters.decode_s ?? 0;
+    return {
+      ttftP50Ms: pct("ttft", 50),
+      ttftP99Ms: pct("ttft", 99),
+      itlP50Ms: pct("itl", 50),
+      itlP99Ms: pct("itl", 99),
+      tokensPerS: decodeS > 0 ? (this.counters.decode_tokens ?? 0) / decodeS : null,
+    };
   }
 
   /** Close every interval before the one containing `nowPerf` (call about once a second). */

@@ -76,6 +76,7 @@ const DOC = {
         { name: "x-env", value: "ci" },
         { name: "authorization", secret: true, value: "Bearer s3cret-value" },
       ],
+      overheadStages: ["auth", "routing"],
     },
   ],
   instanceConfigs: [{ name: "small", instanceType: "t3.small", vcpu: 2, memoryMb: 2048, knobs: { workers: 4 } }],
@@ -145,8 +146,26 @@ describe("configuration as code", () => {
           { name: "x-env", value: "ci" },
           { name: "authorization", secret: true },
         ],
+        overheadStages: ["auth", "routing"],
       },
     ]);
+
+    // Overhead stages are compared and applied like every other field.
+    const restaged = structuredClone(rotated);
+    restaged.targets[0]!.overheadStages = ["auth"];
+    expect(bodyOf(await put(slug, restaged)).changes).toContainEqual({
+      kind: "target",
+      name: "api",
+      action: "update",
+      fields: ["overheadStages"],
+    });
+    expect((bodyOf(await get(slug)).targets as { overheadStages?: string[] }[])[0]!.overheadStages).toEqual(["auth"]);
+    expect(bodyOf(await put(slug, rotated)).changes).toContainEqual({
+      kind: "target",
+      name: "api",
+      action: "update",
+      fields: ["overheadStages"],
+    });
   });
 
   it("recreates a project from its export, once the secret values are given", async () => {
@@ -180,6 +199,12 @@ describe("configuration as code", () => {
     const typo = await put(slug, { version: 1, targets: [{ name: "x", kind: "http", baseURL: "http://127.0.0.1/" }] });
     expect(typo.status).toBe(400);
     expect(bodyOf(typo).error!.field).toBe("targets.0.baseUrl");
+    const stages = await put(slug, {
+      version: 1,
+      targets: [{ name: "x", kind: "http", baseUrl: "http://127.0.0.1/", overheadStages: ["ok", "not ok"] }],
+    });
+    expect(stages.status).toBe(400);
+    expect(bodyOf(stages).error!.field).toBe("targets.0.overheadStages.1");
     const twice = await put(slug, { version: 1, scenarios: [DOC.scenarios[0], DOC.scenarios[0]] });
     expect(bodyOf(twice).error).toMatchObject({
       field: "scenarios.1.name",

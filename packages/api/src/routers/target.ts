@@ -5,6 +5,7 @@ import {
   VERIFICATION_PATH,
   verificationRecord,
   ZMonitorConfig,
+  ZOverheadStages,
 } from "@benchboard/core";
 import {
   ConflictError,
@@ -77,6 +78,8 @@ const ZTargetFields = z.object({
     }),
   monitors: z.array(ZTargetMonitorInput).max(10).default([]),
   configApplyUrl: ZHttpUrl.nullish().or(z.literal("").transform(() => null)),
+  /** Server-Timing stages that are the target's own work; left out on update keeps the stored list. */
+  overheadStages: ZOverheadStages.optional(),
 });
 
 export const ZCreateTargetInput = ZTargetFields.extend({ projectId: z.string().min(1, "project is required") });

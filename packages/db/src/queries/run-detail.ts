@@ -9,6 +9,7 @@ import {
   type TErrorEntry,
   type TScenarioSpec,
   type TStageStat,
+  targetOverheadStages,
   ZScenarioSpec,
 } from "@benchboard/core";
 import { decodeHistogramBounded } from "@benchboard/core/histogram-input";
@@ -182,7 +183,8 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
         : null,
     overrides: launchOverridesOf(row.scenarioSnapshot),
     shards: shardRows(row, options.revealWorkers ?? false),
-    overheadStages: facts.facts.context.overheadStages ?? null,
+    /** Stages ticked by default: the scenario snapshot's list, else what the target declared. */
+    overheadStages: facts.facts.context.overheadStages ?? targetOverheadStages(row.targetSnapshot),
     result: result
       ? {
           metrics: facts.facts.metrics,

@@ -93,8 +93,6 @@ export interface CreatedRun extends DispatchableRun {
 
 const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
 
-const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
-
 /**
  * Create the runs of one launch, queued, in one transaction: every reference belongs to the
  * organization and one project; each run's spec (overrides and sweep value applied) is within

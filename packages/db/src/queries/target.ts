@@ -38,6 +38,8 @@ export interface TargetInput {
   /** Monitor configs as sent by a form, or plain configs (a RabbitMQ password in them is kept secret). */
   monitors?: (TargetMonitorInput | TMonitorConfig)[];
   configApplyUrl?: string | null;
+  /** Server-Timing stages that are the target's own work; absent on update keeps the stored list. */
+  overheadStages?: string[];
 }
 
 export interface SecretOptions {
@@ -70,6 +72,7 @@ export const publicTargetSelect = {
   monitors: true,
   configApplyUrl: true,
   baselineKnobs: true,
+  overheadStages: true,
   createdAt: true,
   updatedAt: true,
 } as const;
@@ -226,6 +229,7 @@ export async function createTarget(db: Db, orgId: string, input: TargetInput, op
         monitors: stored.storedMonitors as Prisma.InputJsonValue,
         secrets: encryptOrExplain(options, orgId, stored.secrets, firstSecretField(input.headers ?? [], monitors)),
         configApplyUrl: input.configApplyUrl ?? null,
+        overheadStages: input.overheadStages ?? [],
       },
       select: publicTargetSelect,
     });
@@ -279,6 +283,7 @@ export async function updateTarget(
         monitors: stored.storedMonitors as Prisma.InputJsonValue,
         secrets: encryptOrExplain(options, orgId, stored.secrets, firstSecretField(input.headers ?? [], monitors)),
         configApplyUrl: input.configApplyUrl ?? null,
+        overheadStages: input.overheadStages,
       },
       select: publicTargetSelect,
     });

@@ -24,6 +24,7 @@ import {
   scenarioSnapshot,
   storedMetrics,
 } from "./published";
+import { BIFROST_OVERHEAD_STAGES } from "./published/bifrost";
 
 export const DEMO_ORG_SLUG = "demo";
 export const DEMO_ORG_NAME = "Published benchmarks";
@@ -31,6 +32,10 @@ export const PUBLISHED_SOURCE = "import:published";
 
 const TARGET_KIND = { gateway: "llm", examples: "http", chat: "ws-chat" } as const;
 const TARGET_NAME = { gateway: "Bifrost gateway", examples: "Shuttle example apps", chat: "Chat server" } as const;
+/** What each published target declares as its own overhead (ticked by default on its runs). */
+const TARGET_OVERHEAD_STAGES: Partial<Record<keyof typeof TARGET_NAME, readonly string[]>> = {
+  gateway: BIFROST_OVERHEAD_STAGES,
+};
 
 function json(value: unknown): Prisma.InputJsonValue {
   return JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
@@ -221,7 +226,11 @@ async function upsertRun(
     scenarioName: run.scenario.name,
     scenarioSnapshot: json(snapshots.scenario),
     configSnapshot: json(snapshots.config),
-    targetSnapshot: json({ name: TARGET_NAME[run.project], kind: TARGET_KIND[run.project] }),
+    targetSnapshot: json({
+      name: TARGET_NAME[run.project],
+      kind: TARGET_KIND[run.project],
+      ...(TARGET_OVERHEAD_STAGES[run.project] ? { overheadStages: TARGET_OVERHEAD_STAGES[run.project] } : {}),
+    }),
     tags: run.tags,
     notes: run.notes,
     excluded: run.excludedReason !== undefined,

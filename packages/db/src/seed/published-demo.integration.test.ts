@@ -5,6 +5,7 @@ import { getSweepView } from "../queries/sweep";
 import { createTestDatabase, type TestDatabase } from "../testing";
 import { DEMO_ORG_SLUG, PUBLISHED_SOURCE, seedPublishedDemo } from "./index";
 import { checkSeedTable, PUBLISHED_RUNS, PUBLISHED_TABLES } from "./published";
+import { BIFROST_OVERHEAD_STAGES } from "./published/bifrost";
 
 let t: TestDatabase;
 let orgId: string;
@@ -126,6 +127,21 @@ describe("seedPublishedDemo", () => {
     expect(overhead).toMatchObject({ status: "mismatch", computedText: "13.9 µs" });
     expect(view.result!.metrics.mem_utilization).toBeCloseTo(20.39, 2);
     expect(view.overheadStages).toHaveLength(7);
+  });
+
+  it("declares Bifrost's overhead stages on its target, so they are ticked without a scenario list", async () => {
+    const runs = await t.db.run.findMany({ where: { orgId }, select: { targetSnapshot: true, project: true } });
+    const gateway = runs.filter((r) => r.project.slug === "llm-gateway");
+    expect(gateway.length).toBeGreaterThan(0);
+    for (const r of gateway) expect(r.targetSnapshot).toMatchObject({ overheadStages: BIFROST_OVERHEAD_STAGES });
+    for (const r of runs.filter((r) => r.project.slug !== "llm-gateway"))
+      expect(r.targetSnapshot).not.toHaveProperty("overheadStages");
+    // Without the scenario's own list, the run page ticks what the target declared.
+    const run = await t.db.run.findFirstOrThrow({ where: { orgId, project: { slug: "llm-gateway" }, number: 2 } });
+    const { overheadStages: _s, ...scenario } = run.scenarioSnapshot as Record<string, unknown>;
+    await t.db.run.update({ where: { id: run.id }, data: { scenarioSnapshot: scenario as never } });
+    expect((await getRunView(t.db, orgId, run.id))!.overheadStages).toEqual(BIFROST_OVERHEAD_STAGES);
+    await t.db.run.update({ where: { id: run.id }, data: { scenarioSnapshot: run.scenarioSnapshot as never } });
   });
 });
 

@@ -2,7 +2,7 @@ import { ZMonitorConfig, ZScenarioSpec } from "@benchboard/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureLocalOrganization } from "../queries/org";
 import { createTestDatabase, type TestDatabase } from "../testing";
-import { referenceProjects, seedReferenceTargets } from "./reference-targets";
+import { GATEWAY_OVERHEAD_STAGES, referenceProjects, seedReferenceTargets } from "./reference-targets";
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -40,5 +40,10 @@ describe("reference target demo data", () => {
       expect(JSON.stringify(target.monitors)).not.toContain("password");
       expect(target.configApplyUrl).toBe(`${target.baseUrl}/admin/config`);
     }
+    // The gateway declares its own stages as overhead; the wait on the provider is not among them.
+    const gateway = await t.db.target.findFirstOrThrow({ where: { orgId: org.id, name: "gateway" } });
+    expect(gateway.overheadStages).toEqual(GATEWAY_OVERHEAD_STAGES);
+    expect(gateway.overheadStages).not.toContain("upstream_request");
+    expect((await t.db.target.findFirstOrThrow({ where: { orgId: org.id, name: "chat" } })).overheadStages).toEqual([]);
   });
 });

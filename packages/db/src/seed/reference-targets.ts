@@ -35,6 +35,8 @@ interface DemoProject {
     /** The service's default knobs: what a run without an instance config sets it to. */
     baselineKnobs: Record<string, string | number | boolean>;
     monitors: TMonitorConfigInput[];
+    /** Server-Timing stages that are the service's own work (its overhead). */
+    overheadStages?: string[];
   };
   configs: {
     name: string;
@@ -81,6 +83,18 @@ export const EXAMPLES_DEFAULTS = {
   png_compression_level: 6,
 };
 
+/**
+ * The gateway's Server-Timing stages (apps/targets gateway/config.ts `STAGES`) that are its own
+ * work: everything but `upstream_request`, the wait on the provider.
+ */
+export const GATEWAY_OVERHEAD_STAGES = [
+  "queue_wait",
+  "key_selection",
+  "request_preparation",
+  "json_marshaling",
+  "response_parsing",
+];
+
 export function referenceProjects(p: ReferenceTargetPorts = DEFAULT_PORTS): DemoProject[] {
   const url = (port: number) => `http://${p.host}:${port}`;
   return [
@@ -94,6 +108,7 @@ export function referenceProjects(p: ReferenceTargetPorts = DEFAULT_PORTS): Demo
         baseUrl: url(p.gateway),
         configApplyUrl: `${url(p.gateway)}/admin/config`,
         baselineKnobs: GATEWAY_DEFAULTS,
+        overheadStages: GATEWAY_OVERHEAD_STAGES,
         monitors: [
           {
             kind: "prometheus",
@@ -254,6 +269,7 @@ export async function seedReferenceTargets(
         configApplyUrl: demo.target.configApplyUrl,
         baselineKnobs: demo.target.baselineKnobs,
         monitors: JSON.parse(JSON.stringify(storedMonitors)),
+        overheadStages: demo.target.overheadStages ?? [],
       },
     });
     // Targets seeded before baselines existed get theirs; one set since is left as it is.

@@ -1,3 +1,4 @@
+import { type EngineProgress, LiveSamples, parseLiveProgress } from "@benchboard/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { readBody, startHttpServer, type TestServer } from "../../test/servers";
 import { runScenario } from "../index";
@@ -72,17 +73,53 @@ describe("llm engine", () => {
     expect(prompts.some((p) => p.startsWith("#39 "))).toBe(true);
   });
 
+  it("reports TTFT, inter-token latency and output rate in each second's progress", async () => {
+    server = await startMockLlm([]);
+    const progress: EngineProgress[] = [];
+    const result = await runScenario(
+      { engine: "llm", rate: 20, durationS: 3, stream: true },
+      { baseUrl: server.url, onProgress: (p) => progress.push(p) },
+    );
+    expect(result.metrics.failed).toBe(0);
+    // Reported while the run goes on, not only at its end.
+    const during = progress.filter((p) => p.fraction !== null && p.fraction < 1 && p.requests > 0);
+    expect(during.length).toBeGreaterThanOrEqual(1);
+    for (const p of during) {
+      expect(p.llm, JSON.stringify(p)).toBeDefined();
+      const llm = p.llm!;
+      expect(llm.ttftP50Ms).toBeGreaterThan(39);
+      expect(llm.ttftP50Ms).toBeLessThan(65);
+      expect(llm.ttftP99Ms).toBeGreaterThanOrEqual(llm.ttftP50Ms!);
+      expect(llm.itlP50Ms).toBeGreaterThan(23);
+      expect(llm.itlP50Ms).toBeLessThan(40);
+      expect(llm.itlP99Ms).toBeGreaterThanOrEqual(llm.itlP50Ms!);
+      expect(llm.tokensPerS).toBeGreaterThan(25);
+      expect(llm.tokensPerS).toBeLessThan(42);
+    }
+    // What the worker stores from it passes the live schema with the LLM figures intact.
+    const stored = parseLiveProgress(JSON.parse(JSON.stringify(new LiveSamples().add(during.at(-1)!, {}))));
+    expect(stored?.llm).toEqual(during.at(-1)!.llm);
+  });
+
   it("reads usage from non-streaming responses", async () => {
     const prompts: string[] = [];
     server = await startMockLlm(prompts);
-    const result = await runScenario({ engine: "llm", rate: 20, durationS: 1, stream: false }, { baseUrl: server.url });
-    expect(result.metrics.requests).toBe(20);
+    const progress: EngineProgress[] = [];
+    const result = await runScenario(
+      { engine: "llm", rate: 20, durationS: 2, stream: false },
+      { baseUrl: server.url, onProgress: (p) => progress.push(p) },
+    );
+    expect(result.metrics.requests).toBe(40);
     expect(result.metrics.failed).toBe(0);
     expect(result.metrics.latency_p50).toBeGreaterThan(59);
     expect(result.metrics.ttft_p50).toBeUndefined();
     expect(result.metrics.tokens_per_s).toBeGreaterThan(150);
     expect(result.metrics.tokens_per_s).toBeLessThan(205);
-    expect(result.stages.provider?.count).toBe(20);
+    expect(result.stages.provider?.count).toBe(40);
+    // Without a stream there is no first token to time, but the output rate is live all the same.
+    const live = progress.filter((p) => p.requests > 0).at(-1)?.llm;
+    expect(live).toMatchObject({ ttftP50Ms: null, ttftP99Ms: null, itlP50Ms: null, itlP99Ms: null });
+    expect(live?.tokensPerS).toBeGreaterThan(150);
   });
 
   it("flags the run invalid when completed responses fall behind the send rate", async () => {

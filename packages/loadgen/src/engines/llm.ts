@@ -144,6 +144,8 @@ export async function runLlm(spec: LlmSpec, ctx: EngineContext): Promise<EngineR
         reqBytes.delete(call);
         recordLlmCall(rec, call as LlmCall, error, now, bytes, spec.stream);
       },
+      // Each second's progress carries TTFT, inter-token latency and output rate so far.
+      progress: (rec, progress) => ({ ...progress, llm: rec.llmProgress() }),
     },
     ctx,
   );

@@ -1,4 +1,4 @@
-import { createHistogram, recordMicros } from "@benchboard/core";
+import { createHistogram, type EngineProgress, recordMicros } from "@benchboard/core";
 import type { Pool } from "undici";
 import { type CallDone, CallTimeoutError, createPool, type HttpCall } from "../http/call";
 import { runOpenLoop } from "../open-loop";
@@ -35,6 +35,8 @@ export interface OpenModelOptions {
   record: (rec: Recorder, call: HttpCall, error: Error | null, nowPerf: number) => void;
   /** Extra count series beyond `rps`, `errors`, `target_rps`. */
   seriesKeys?: string[];
+  /** Engine-specific figures added to each second's progress (e.g. an LLM run's TTFT). */
+  progress?: (rec: Recorder, progress: EngineProgress) => EngineProgress;
 }
 
 /**
@@ -111,7 +113,9 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
       const now = performance.now();
       rec.tick(now);
       checkpoint(now);
-      ctx.onProgress?.(rec.progress(now, (now - measureStart) / (spec.durationS * 1000)));
+      if (!ctx.onProgress) return;
+      const progress = rec.progress(now, (now - measureStart) / (spec.durationS * 1000));
+      ctx.onProgress(spec.progress ? spec.progress(rec, progress) : progress);
     });
     let loop: { fired: number; stoppedEarly: boolean };
     try {

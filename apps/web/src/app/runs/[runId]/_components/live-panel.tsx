@@ -1,6 +1,6 @@
 "use client";
 
-import { formatBytes, formatMetric, type TLiveProgress } from "@benchboard/core";
+import { formatBytes, formatMetric, type TLiveLlm, type TLiveProgress } from "@benchboard/core";
 import { Card, ProgressBar } from "@benchboard/ui";
 import { formatElapsed } from "@benchboard/ui/charts/palette";
 import { TimeSeriesChart } from "@benchboard/ui/charts/time-series-chart";
@@ -58,6 +58,7 @@ export function LivePanel({
           {queue !== null && <Live label="Queue depth" value={queue.toLocaleString("en-US")} />}
         </dl>
       )}
+      {progress?.llm && <LiveLlm llm={progress.llm} />}
       {points.length > 1 && (
         <section className="mt-6 grid gap-6 lg:grid-cols-2" aria-label="Live charts">
           <TimeSeriesChart
@@ -106,6 +107,24 @@ export function LivePanel({
         </section>
       )}
     </Card>
+  );
+}
+
+/** An LLM run's streaming figures so far: the same measures as the report's LLM card. */
+function LiveLlm({ llm }: { llm: TLiveLlm }) {
+  return (
+    <section className="mt-4 border-t border-slate-100 pt-3" aria-labelledby="live-llm-heading">
+      <h3 id="live-llm-heading" className="text-xs font-semibold uppercase tracking-wide text-slate-600">
+        LLM <span className="font-normal normal-case text-slate-500">(so far)</span>
+      </h3>
+      <dl className="mt-2 grid grid-cols-2 gap-4 text-sm sm:grid-cols-5" aria-label="Live LLM figures">
+        <Live label="TTFT p50" value={formatMetric("ttft_p50", llm.ttftP50Ms)} />
+        <Live label="TTFT p99" value={formatMetric("ttft_p99", llm.ttftP99Ms)} />
+        <Live label="Inter-token p50" value={formatMetric("itl_p50", llm.itlP50Ms)} />
+        <Live label="Inter-token p99" value={formatMetric("itl_p99", llm.itlP99Ms)} />
+        <Live label="Output tokens/s" value={formatMetric("tokens_per_s", llm.tokensPerS)} />
+      </dl>
+    </section>
   );
 }
 

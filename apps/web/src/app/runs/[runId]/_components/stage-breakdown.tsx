@@ -14,7 +14,8 @@ function title(name: string): string {
 
 /**
  * Server-timing stages of a run. The gateway overhead is the sum of the stages ticked: the
- * snapshot's choice to start with, changeable here to see what a different choice gives.
+ * stages the run's scenario snapshot names, else those its target declares, to start with;
+ * changeable here to see what a different choice gives.
  */
 export function StageBreakdown({
   stages,

@@ -11,8 +11,9 @@ const MAX_STREAM_MS = 10 * 60_000;
 /**
  * Server-Sent Events with a run's state about once a second while it is queued or running:
  * status, progress (elapsed, fraction, rate, latency, errors, recent per-second samples,
- * target memory, queue depth) and the end state. One `run` event per change; the stream closes
- * after the run ends. Each tick reads the run's live columns only (see getRunLive).
+ * target memory, queue depth, an LLM run's TTFT, inter-token latency and output rate) and
+ * the end state. One `run` event per change; the stream closes after the run ends. Each tick
+ * reads the run's live columns only (see getRunLive).
  */
 export async function GET(req: Request, { params }: { params: Promise<{ runId: string }> }) {
   const { runId } = await params;

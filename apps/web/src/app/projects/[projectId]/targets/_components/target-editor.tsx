@@ -27,6 +27,8 @@ import {
   type MonitorKind,
   type MonitorRow,
   monitorInputs,
+  overheadStagesInput,
+  overheadStagesText,
   rowsFromTarget,
   type Target,
   type TargetInput,
@@ -54,6 +56,7 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
   const [kind, setKind] = useState<TargetInput["kind"]>(target?.kind ?? "http");
   const [baseUrl, setBaseUrl] = useState(target?.baseUrl ?? "http://127.0.0.1:");
   const [configApplyUrl, setConfigApplyUrl] = useState(target?.configApplyUrl ?? "");
+  const [overheadStages, setOverheadStages] = useState(overheadStagesText(target));
   const [headers, setHeaders] = useState<HeaderRow[]>(initial.headers);
   const [monitors, setMonitors] = useState<MonitorRow[]>(initial.monitors);
   const [clientErrors, setClientErrors] = useState<Record<string, string>>({});
@@ -82,6 +85,7 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
 
   const submit = () => {
     const { found, monitorList, headerList } = collect();
+    const stageList = overheadStagesInput(overheadStages, found);
     setClientErrors(found);
     if (Object.keys(found).length > 0) return;
     const fields = {
@@ -89,6 +93,7 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
       kind,
       baseUrl,
       configApplyUrl: configApplyUrl.trim() || null,
+      overheadStages: stageList,
       headers: headerList,
       monitors: monitorList,
     };
@@ -106,9 +111,14 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
 
   const shown = (path: string) =>
     ["name", "kind", "baseUrl", "configApplyUrl"].includes(path) ||
+    /^overheadStages(\.\d+)?$/.test(path) ||
     /^headers\.\d+\.(name|value)$/.test(path) ||
     /^monitors\.\d+\.(password|config\.(url|queues|pid|port|gauges|memoryMetric|cpuMetric|vhost|username))/.test(path);
   const unshown = unshownErrors(errors, shown);
+  const stageError =
+    errors.overheadStages ??
+    Object.entries(errors).find(([path]) => /^overheadStages\.\d+$/.test(path))?.[1] ??
+    undefined;
 
   return (
     <form
@@ -179,6 +189,21 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
                 onChange={(e) => setConfigApplyUrl(e.target.value)}
                 aria-invalid={!!errors.configApplyUrl}
                 placeholder="http://127.0.0.1:4100/admin/config"
+              />
+            </Field>
+            <Field
+              label="Overhead stages (optional)"
+              htmlFor="target-overhead-stages"
+              error={stageError}
+              hint="Server-Timing stages that are this target's own work, comma-separated; ticked “in overhead” on its runs"
+            >
+              <input
+                id="target-overhead-stages"
+                className={`${inputClass} font-mono`}
+                value={overheadStages}
+                onChange={(e) => setOverheadStages(e.target.value)}
+                aria-invalid={!!stageError}
+                placeholder="queue_wait, key_selection"
               />
             </Field>
           </div>

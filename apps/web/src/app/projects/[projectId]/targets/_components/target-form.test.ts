@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { emptyMonitor, headerInputs, monitorInputs, rowsFromTarget, type Target } from "./target-form";
+import {
+  emptyMonitor,
+  headerInputs,
+  monitorInputs,
+  overheadStagesInput,
+  overheadStagesText,
+  rowsFromTarget,
+  type Target,
+} from "./target-form";
 
 /** A target as `target.byId` returns it: secrets by name only, a monitor password as a flag. */
 const target = {
@@ -87,5 +95,28 @@ describe("target ↔ form rows", () => {
       "monitors.0.config.gauges": "one gauge per line: name=metric",
       "monitors.1.config.port": "must be a whole number",
     });
+  });
+
+  it("shows overhead stages as comma-separated text and sends them back as a list", () => {
+    const text = overheadStagesText({ overheadStages: ["queue_wait", "key_selection"] });
+    expect(text).toBe("queue_wait, key_selection");
+    const errors: Record<string, string> = {};
+    expect(overheadStagesInput(text, errors)).toEqual(["queue_wait", "key_selection"]);
+    expect(overheadStagesInput(" queue_wait ,, json.marshal-1 ,", errors)).toEqual(["queue_wait", "json.marshal-1"]);
+    expect(overheadStagesInput("   ", errors)).toEqual([]);
+    expect(errors).toEqual({});
+    expect(overheadStagesText(null)).toBe("");
+  });
+
+  it("names the overhead stages field for a malformed, repeated or too long list", () => {
+    const bad: Record<string, string> = {};
+    overheadStagesInput("queue_wait, Key Selection", bad);
+    expect(bad.overheadStages).toMatch(/^"Key Selection": each overhead stage is 1–64 characters/);
+    const twice: Record<string, string> = {};
+    overheadStagesInput("queue_wait, queue_wait", twice);
+    expect(twice.overheadStages).toBe('overhead stage "queue_wait" appears twice');
+    const many: Record<string, string> = {};
+    overheadStagesInput(Array.from({ length: 33 }, (_, i) => `s${i}`).join(","), many);
+    expect(many.overheadStages).toBe("overhead stages: at most 32 names");
   });
 });

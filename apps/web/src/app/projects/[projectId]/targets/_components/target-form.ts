@@ -1,4 +1,5 @@
 import type { RouterInputs, RouterOutputs } from "@benchboard/api";
+import { parseStageList, ZOverheadStages } from "@benchboard/core";
 import { nextRowKey, numberOrEmpty, numText } from "~/app/_components/form-kit/values";
 
 /**
@@ -149,4 +150,25 @@ export function headerInputs(rows: readonly HeaderRow[]) {
     value: h.secret && h.storedAs && !h.replacing ? null : h.value,
     from: h.storedAs,
   }));
+}
+
+/** The target's overhead stages as the form's comma-separated text. */
+export function overheadStagesText(target?: Pick<Target, "overheadStages"> | null): string {
+  return (target?.overheadStages ?? []).join(", ");
+}
+
+/**
+ * The "Overhead stages" text as the API takes it: names split on commas, blanks dropped. A list
+ * the API would refuse is reported at `overheadStages` in plain words.
+ */
+export function overheadStagesInput(text: string, errors: Record<string, string>): string[] {
+  const names = parseStageList(text);
+  const parsed = ZOverheadStages.safeParse(names);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const at = typeof issue.path[0] === "number" ? names[issue.path[0]] : undefined;
+    errors.overheadStages =
+      at !== undefined && !issue.message.includes(`"${at}"`) ? `"${at}": ${issue.message}` : issue.message;
+  }
+  return names;
 }

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../testing";
+import { getRunView } from "./run-detail";
+import { launchRuns } from "./run-lifecycle";
+import { createTarget, getTarget, updateTarget } from "./target";
+
+// A target's declared overhead stages against real PostgreSQL: stored and edited with the target,
+// copied into each run's target snapshot, and ticked by default on the run page.
+let t: TestDatabase;
+let orgId: string;
+let projectId: string;
+let plainScenarioId: string;
+const dispatch = async () => {};
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  const org = await t.db.organization.create({ data: { name: "O", slug: "o" } });
+  orgId = org.id;
+  await t.db.verifiedOrigin.create({ data: { orgId, origin: "http://127.0.0.1:9", method: "http" } });
+  const project = await t.db.project.create({ data: { orgId, name: "P", slug: "p" } });
+  projectId = project.id;
+  const spec = { engine: "http-open", rate: 10, durationS: 1, maxConnections: 1 };
+  plainScenarioId = (
+    await t.db.scenario.create({ data: { orgId, projectId, name: "plain", engine: "http-open", spec } })
+  ).id;
+});
+
+afterAll(async () => {
+  await t?.drop();
+});
+
+async function endAll() {
+  await t.db.run.updateMany({
+    where: { orgId, status: { in: ["queued", "running"] } },
+    data: { status: "canceled", endedAt: new Date() },
+  });
+}
+
+describe("a target's overhead stages", () => {
+  it("are stored on create, kept by an update that leaves them out, replaced and cleared by one that gives them", async () => {
+    const base = { name: "gw", kind: "llm" as const, baseUrl: "http://127.0.0.1:9" };
+    const created = await createTarget(t.db, orgId, {
+      ...base,
+      projectId,
+      overheadStages: ["queue_wait", "key_selection"],
+    });
+    expect(created.overheadStages).toEqual(["queue_wait", "key_selection"]);
+
+    await updateTarget(t.db, orgId, created.id, { ...base, name: "gw2" });
+    expect((await getTarget(t.db, orgId, created.id))?.overheadStages).toEqual(["queue_wait", "key_selection"]);
+
+    const replaced = await updateTarget(t.db, orgId, created.id, { ...base, overheadStages: ["json_marshaling"] });
+    expect(replaced.overheadStages).toEqual(["json_marshaling"]);
+    const cleared = await updateTarget(t.db, orgId, created.id, { ...base, overheadStages: [] });
+    expect(cleared.overheadStages).toEqual([]);
+
+    const plain = await createTarget(t.db, orgId, { ...base, name: "plain", projectId });
+    expect(plain.overheadStages).toEqual([]);
+  });
+
+  it("are copied into the run's target snapshot and ticked by default, unless the scenario names its own", async () => {
+    const target = await createTarget(t.db, orgId, {
+      projectId,
+      name: "gateway",
+      kind: "llm",
+      baseUrl: "http://127.0.0.1:9",
+      overheadStages: ["queue_wait", "response_parsing"],
+    });
+    const { runs } = await launchRuns(t.db, orgId, { targetId: target.id, scenarioId: plainScenarioId }, dispatch);
+    await endAll();
+    const run = await t.db.run.findUniqueOrThrow({ where: { id: runs[0]!.id } });
+    expect(run.targetSnapshot).toMatchObject({ overheadStages: ["queue_wait", "response_parsing"] });
+
+    // Editing the target later changes new runs, not this one.
+    await updateTarget(t.db, orgId, target.id, {
+      name: "gateway",
+      kind: "llm",
+      baseUrl: "http://127.0.0.1:9",
+      overheadStages: ["queue_wait"],
+    });
+    expect((await getRunView(t.db, orgId, run.id))?.overheadStages).toEqual(["queue_wait", "response_parsing"]);
+
+    // A scenario snapshot that names its own stages (as imported published runs do) wins.
+    const snapshot = run.scenarioSnapshot as Record<string, unknown>;
+    await t.db.run.update({
+      where: { id: run.id },
+      data: { scenarioSnapshot: { ...snapshot, overheadStages: ["request_setup"] } as never },
+    });
+    expect((await getRunView(t.db, orgId, run.id))?.overheadStages).toEqual(["request_setup"]);
+  });
+
+  it("leave nothing ticked when neither the target nor the scenario declares any", async () => {
+    const target = await createTarget(t.db, orgId, {
+      projectId,
+      name: "bare",
+      kind: "http",
+      baseUrl: "http://127.0.0.1:9",
+    });
+    const { runs } = await launchRuns(t.db, orgId, { targetId: target.id, scenarioId: plainScenarioId }, dispatch);
+    await endAll();
+    expect((await getRunView(t.db, orgId, runs[0]!.id))?.overheadStages).toBeNull();
+  });
+});

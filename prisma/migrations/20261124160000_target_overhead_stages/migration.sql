@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Target" ADD COLUMN     "overheadStages" TEXT[] DEFAULT ARRAY[]::TEXT[];
