@@ -9,6 +9,13 @@ const ZEnv = z.object({
   BENCHBOARD_QUEUE_PREFIX: z.string().default("bull"),
   /** A running run whose worker wrote no heartbeat for this long is ended as failed (as in the worker). */
   BENCHBOARD_RUN_STALE_AFTER_MS: z.coerce.number().int().min(3_000).max(3_600_000).default(20_000),
+  /** A run the job queue (Redis) could not take for this long ends failed; until then it stays queued. */
+  BENCHBOARD_QUEUE_GIVE_UP_S: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(7 * 86_400)
+    .default(900),
   /** 32 bytes, base64: encrypts target secrets at rest. Without it, secrets cannot be stored. */
   BENCHBOARD_SECRET_KEY: z
     .string()

@@ -2,7 +2,13 @@ import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "./root";
 
 export { runLifecycleDeps } from "./lifecycle";
-export { createRedisRateLimiter, noRateLimit, type RateLimiter } from "./rate-limit";
+export {
+  createFallbackRateLimiter,
+  createMemoryRateLimiter,
+  createRedisRateLimiter,
+  noRateLimit,
+  type RateLimiter,
+} from "./rate-limit";
 export { type AppRouter, appRouter, createCaller } from "./root";
 export type { Context, ProcedureMeta, Role, SessionControl } from "./trpc";
 

@@ -1,6 +1,6 @@
 import type { InstallSettings } from "@benchboard/core";
 import type { Dispatch } from "@benchboard/db";
-import { ConflictError, type Db, NotFoundError } from "@benchboard/db";
+import { ConflictError, type Db, isDatabaseUnavailable, NotFoundError } from "@benchboard/db";
 import { dispatchRun, EnqueueError, type QueueFor } from "@benchboard/jobs";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { Queue } from "bullmq";
@@ -35,6 +35,9 @@ export interface Context {
 }
 
 /** Puts a run on the queue its worker label names, for the run lifecycle. */
+/** Where a launch says that its run waits for the queue (the watchdog dispatches it later). */
+export const queueLog = (line: string) => console.warn(`[queue] ${line}`);
+
 export function dispatcher(ctx: Pick<Context, "queue" | "queueFor">): Dispatch {
   const queueFor = ctx.queueFor ?? (() => ctx.queue);
   return (run) => dispatchRun(queueFor, run);
@@ -95,6 +98,13 @@ const mapErrors = t.middleware(async ({ next }) => {
     }
     if (cause instanceof EnqueueError) {
       throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: cause.message, cause });
+    }
+    if (isDatabaseUnavailable(cause)) {
+      throw new TRPCError({
+        code: "SERVICE_UNAVAILABLE",
+        message: "the database is unavailable; nothing was stored, try again shortly",
+        cause,
+      });
     }
   }
   return result;

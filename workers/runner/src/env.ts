@@ -11,6 +11,13 @@ const ZEnv = z.object({
   BENCHBOARD_WORKER_ID: z.string().optional(),
   /** A running run whose worker wrote no heartbeat for this long is ended as failed. */
   BENCHBOARD_RUN_STALE_AFTER_MS: z.coerce.number().int().min(3_000).max(3_600_000).default(20_000),
+  /** A run the job queue (Redis) could not take for this long ends failed; until then it stays queued. */
+  BENCHBOARD_QUEUE_GIVE_UP_S: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(7 * 86_400)
+    .default(900),
   /** How long a ready shard waits for the run's other shards to be ready before starting anyway. */
   BENCHBOARD_SHARD_START_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
   /** On SIGTERM, how long in-flight runs get to stop and store what they measured. */

@@ -13,6 +13,7 @@ const runner = await startRunner({
   labels: env.BENCHBOARD_WORKER_LABELS.split(",").filter(Boolean),
   healthPort: env.BENCHBOARD_WORKER_HEALTH_PORT,
   staleRunAfterMs: env.BENCHBOARD_RUN_STALE_AFTER_MS,
+  queueGiveUpS: env.BENCHBOARD_QUEUE_GIVE_UP_S,
   shardStartWaitMs: env.BENCHBOARD_SHARD_START_WAIT_MS,
   shutdownS: env.BENCHBOARD_WORKER_SHUTDOWN_S,
   secretKey: env.BENCHBOARD_SECRET_KEY ? Buffer.from(env.BENCHBOARD_SECRET_KEY, "base64") : null,

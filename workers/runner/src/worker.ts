@@ -25,6 +25,8 @@ export interface RunnerOptions {
   labels: string[];
   healthPort: number;
   staleRunAfterMs?: number;
+  /** A run the job queue could not take for this long ends failed (default 15 min). */
+  queueGiveUpS?: number;
   /** How long a ready shard waits for the run's other shards before starting anyway. */
   shardStartWaitMs?: number;
   log?: (line: string) => void;
@@ -108,6 +110,7 @@ export async function startRunner(options: RunnerOptions) {
   const stopWatchdog = startRunWatchdog(db, {
     ...lifecycle,
     staleAfterMs: options.staleRunAfterMs ?? RUN_HEARTBEAT_TIMEOUT_MS,
+    ...(options.queueGiveUpS ? { queueGiveUpMs: options.queueGiveUpS * 1000 } : {}),
     everyMs: WATCHDOG_MS,
   });
 

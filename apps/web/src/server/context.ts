@@ -1,5 +1,11 @@
 import "server-only";
-import { type Context, createRedisRateLimiter, type RateLimiter, runLifecycleDeps } from "@benchboard/api";
+import {
+  type Context,
+  createFallbackRateLimiter,
+  createRedisRateLimiter,
+  type RateLimiter,
+  runLifecycleDeps,
+} from "@benchboard/api";
 import { type Db, getDb, getSessionUser, startRunWatchdog } from "@benchboard/db";
 import { createQueueFor, createRunsQueue, type QueueFor } from "@benchboard/jobs";
 import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
@@ -28,6 +34,7 @@ function ensureWatchdog(db: Db) {
   globals.benchboardWatchdog ??= startRunWatchdog(db, {
     ...runLifecycleDeps(getQueueFor(), (line) => console.log(`[watchdog] ${line}`)),
     staleAfterMs: env.BENCHBOARD_RUN_STALE_AFTER_MS,
+    queueGiveUpMs: env.BENCHBOARD_QUEUE_GIVE_UP_S * 1000,
   });
 }
 
@@ -45,7 +52,9 @@ export function getRateLimiter(): RateLimiter {
   if (!globals.benchboardRateLimiter) {
     const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 3_000 });
     redis.on("error", () => {});
-    globals.benchboardRateLimiter = createRedisRateLimiter(redis, `${env.BENCHBOARD_QUEUE_PREFIX}:rl:`);
+    globals.benchboardRateLimiter = createFallbackRateLimiter(
+      createRedisRateLimiter(redis, `${env.BENCHBOARD_QUEUE_PREFIX}:rl:`),
+    );
   }
   return globals.benchboardRateLimiter;
 }

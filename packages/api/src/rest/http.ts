@@ -1,5 +1,5 @@
 import { ImportError, jsonTooDeep, MAX_JSON_DEPTH } from "@benchboard/core/importers";
-import { ConflictError, NotFoundError } from "@benchboard/db";
+import { ConflictError, isDatabaseUnavailable, NotFoundError } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 
@@ -75,6 +75,12 @@ const TRPC_STATUS: Partial<Record<TRPCError["code"], number>> = {
  * anything unexpected becomes a 500 whose message reveals nothing (it is logged without input).
  */
 export function restErrorResponse(err: unknown, route: string): RestResponse {
+  // PostgreSQL restarting: nothing was stored, and the same request will work in a moment.
+  if (isDatabaseUnavailable(err)) {
+    return json(503, errorBody("the database is unavailable; nothing was stored, try again shortly", {}), {
+      "retry-after": "5",
+    });
+  }
   if (err instanceof RestError) return json(err.status, errorBody(err.message, err.location), err.headers);
   if (err instanceof ImportError) {
     return json(400, errorBody(err.message, { field: err.field, line: err.line }));
@@ -87,6 +93,7 @@ export function restErrorResponse(err: unknown, route: string): RestResponse {
     if (cause instanceof ZodError) return restErrorResponse(zodFailure(cause), route);
     if (cause instanceof ImportError) return restErrorResponse(cause, route);
     const status = TRPC_STATUS[err.code];
+    if (status === 503) return json(503, errorBody(err.message, {}), { "retry-after": "5" });
     if (status !== undefined) {
       const field = cause instanceof NotFoundError || cause instanceof ConflictError ? cause.field : undefined;
       return json(status, errorBody(err.message, { field }));

@@ -52,6 +52,12 @@ const COMMON_ERRORS = {
     ...errorResponse("Too many requests with this token; retry after the number of seconds in `Retry-After`."),
     headers: { "Retry-After": { description: "Seconds until the window resets.", schema: { type: "integer" } } },
   },
+  "503": {
+    ...errorResponse(
+      "The database is unavailable (restarting); nothing was stored. Retry after `Retry-After` seconds.",
+    ),
+    headers: { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } } },
+  },
 };
 
 const orgHeader = {
@@ -271,7 +277,8 @@ export function openApiDocument(): JsonObject {
           },
           responses: {
             "201": {
-              description: "Queued.",
+              description:
+                "Queued: the runs are stored. If the job queue (Redis) is briefly unreachable they stay `queued` and start once it answers (or end `failed` after `BENCHBOARD_QUEUE_GIVE_UP_S`).",
               content: { "application/json": { schema: { $ref: REF("LaunchResult") } } },
             },
             "200": {
@@ -284,7 +291,6 @@ export function openApiDocument(): JsonObject {
             "409": errorResponse(
               "Over the organization's caps (rate, connections, duration, concurrent runs, worker slots), the target's origin not verified for the organization, a split the scenario cannot take, an override its engine has no use for, or a label no online worker offers.",
             ),
-            "503": errorResponse("The job queue is unavailable; the run was marked failed."),
           },
         },
       },

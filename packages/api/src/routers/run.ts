@@ -13,7 +13,15 @@ import {
 } from "@benchboard/db";
 import { ZWorkerLabel } from "@benchboard/jobs";
 import { z } from "zod";
-import { dispatcher, enforceRateLimit, LAUNCHES_PER_MINUTE, memberProcedure, orgProcedure, router } from "../trpc";
+import {
+  dispatcher,
+  enforceRateLimit,
+  LAUNCHES_PER_MINUTE,
+  memberProcedure,
+  orgProcedure,
+  queueLog,
+  router,
+} from "../trpc";
 
 export const ZLaunchRunInput = z.object({
   targetId: z.string().min(1, "target is required"),
@@ -110,6 +118,7 @@ export const runRouter = router({
       ctx.orgId,
       { ...launch, overrides: { rate, concurrency, durationS }, createdById: ctx.userId },
       dispatcher(ctx),
+      queueLog,
     );
     return { ...runs[0]!, groupRunIds: runs.map((r) => r.id) };
   }),

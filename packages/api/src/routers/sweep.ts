@@ -10,7 +10,15 @@ import {
 } from "@benchboard/db";
 import { ZWorkerLabel } from "@benchboard/jobs";
 import { z } from "zod";
-import { dispatcher, enforceRateLimit, LAUNCHES_PER_MINUTE, memberProcedure, orgProcedure, router } from "../trpc";
+import {
+  dispatcher,
+  enforceRateLimit,
+  LAUNCHES_PER_MINUTE,
+  memberProcedure,
+  orgProcedure,
+  queueLog,
+  router,
+} from "../trpc";
 
 const ZSweepValue = z.union([z.number().finite(), z.string().trim().min(1).max(200), z.boolean()]);
 
@@ -75,6 +83,7 @@ export const sweepRouter = router({
       ctx.orgId,
       { ...launch, sweep: { name, parameter, values, metric }, createdById: ctx.userId },
       dispatcher(ctx),
+      queueLog,
     );
     return { id: sweep!.id, name: sweep!.name, runIds: runs.map((r) => r.id) };
   }),

@@ -143,7 +143,9 @@ export async function finishExecRun(
   if (run.status !== "running") {
     throw new ConflictError("id", `run ${id} has already ended (${run.status})`);
   }
-  await finishRun(db, id, outcome);
+  if (!(await finishRun(db, id, outcome))) {
+    throw new ConflictError("id", `run ${id} has already ended`);
+  }
   return { id, projectId: run.projectId };
 }
 

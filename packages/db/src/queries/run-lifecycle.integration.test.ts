@@ -139,21 +139,76 @@ describe("creating runs", () => {
     await endAll();
   });
 
-  it("fails every run of a launch the queue refused, and frees the slot", async () => {
+  it("keeps a launch the queue refused queued, and the watchdog dispatches it once the queue answers", async () => {
+    let redisUp = false;
+    const flaky = async (run: DispatchableRun) => {
+      if (!redisUp) throw new Error("the job queue (Redis) did not answer within 5 s");
+      dispatched.push(run);
+    };
+    const logged: string[] = [];
+    const { runs } = await launchRuns(t.db, orgId, { targetId, scenarioId, repetitions: 3 }, flaky, (l) =>
+      logged.push(l),
+    );
+    expect(logged).toEqual([
+      `run ${runs[0]!.id} stays queued until the job queue answers: the job queue (Redis) did not answer within 5 s`,
+    ]);
+    const stored = await t.db.run.findMany({ where: { groupId: runs[0]!.id }, orderBy: { groupIndex: "asc" } });
+    expect(stored.map((r) => [r.status, r.dispatchedAt])).toEqual(Array(3).fill(["queued", null]));
+
+    // Past the launch's own grace, while Redis is still away: nothing changes, nothing fails.
+    const later = new Date(Date.now() + 5_000);
+    const opts = { dispatch: flaky, mergeShards: noMerge, staleAfterMs: 10_000, now: later };
+    expect((await reapStaleRuns(t.db, opts)).continued).toEqual([]);
+    expect(await t.db.run.count({ where: { groupId: runs[0]!.id, status: "queued", dispatchedAt: null } })).toBe(3);
+
+    // Redis answers again: exactly the group's first run goes on the queue, once.
+    redisUp = true;
+    const before = dispatched.length;
+    expect((await reapStaleRuns(t.db, opts)).continued).toEqual([runs[0]!.id]);
+    expect((await reapStaleRuns(t.db, opts)).continued).toEqual([]);
+    expect(dispatched.slice(before).map((r) => r.id)).toEqual([runs[0]!.id]);
+    const first = await t.db.run.findUniqueOrThrow({ where: { id: runs[0]!.id } });
+    expect(first.dispatchedAt).not.toBeNull();
+    await endAll();
+  });
+
+  it("re-creates the job of a dispatched run that is still waiting (Redis restarted empty)", async () => {
+    const { runs } = await launchRuns(t.db, orgId, { targetId, scenarioId }, dispatch);
+    const run = runs[0]!;
+    const before = dispatched.length;
+    // Dispatched a moment ago: left alone.
+    const soon = await reapStaleRuns(t.db, { dispatch, mergeShards: noMerge, staleAfterMs: 10_000 });
+    expect(soon.redispatched).toEqual([]);
+    // Still queued well after its dispatch: its job is put on the queue again (same job id).
+    const later = new Date(Date.now() + 30_000);
+    const reaped = await reapStaleRuns(t.db, { dispatch, mergeShards: noMerge, staleAfterMs: 10_000, now: later });
+    expect(reaped.redispatched).toEqual([run.id]);
+    expect(dispatched.slice(before).map((r) => r.id)).toEqual([run.id]);
+    // Once a worker claimed it, it is not dispatched again.
+    await t.db.run.update({ where: { id: run.id }, data: { status: "running", heartbeatAt: later, startedAt: later } });
+    expect(
+      (await reapStaleRuns(t.db, { dispatch, mergeShards: noMerge, staleAfterMs: 60_000, now: later })).redispatched,
+    ).toEqual([]);
+    await endAll();
+  });
+
+  it("fails a launch the queue never took after the give-up time, naming the reason", async () => {
     const down = async () => {
       throw new Error("the job queue (Redis) did not answer within 5 s");
     };
-    await expect(launchRuns(t.db, orgId, { targetId, scenarioId, repetitions: 3 }, down)).rejects.toThrow(/Redis/);
-    const failed = await t.db.run.findMany({
-      where: { orgId, status: "failed" },
-      orderBy: { number: "desc" },
-      take: 3,
-    });
-    expect(failed.map((r) => r.error)).toEqual(
-      Array(3).fill("could not queue the run: the job queue (Redis) did not answer within 5 s"),
+    const { runs } = await launchRuns(t.db, orgId, { targetId, scenarioId, repetitions: 2 }, down);
+    const opts = { dispatch: down, mergeShards: noMerge, staleAfterMs: 10_000, queueGiveUpMs: 60_000 };
+    // Before the give-up time: still queued.
+    expect((await reapStaleRuns(t.db, { ...opts, now: new Date(Date.now() + 30_000) })).gaveUp).toEqual([]);
+    const reaped = await reapStaleRuns(t.db, { ...opts, now: new Date(Date.now() + 61_000) });
+    expect(reaped.gaveUp.sort()).toEqual(runs.map((r) => r.id).sort());
+    const failed = await t.db.run.findMany({ where: { id: { in: runs.map((r) => r.id) } } });
+    expect(failed.map((r) => [r.status, r.error])).toEqual(
+      Array(2).fill(["failed", "could not queue the run: the job queue (Redis) did not take it for 1 min"]),
     );
-    const { runs } = await launchRuns(t.db, orgId, { targetId, scenarioId }, dispatch);
-    expect(runs).toHaveLength(1);
+    // The slot is free again.
+    const next = await launchRuns(t.db, orgId, { targetId, scenarioId }, dispatch);
+    expect(next.runs).toHaveLength(1);
     await endAll();
   });
 });

@@ -19,7 +19,7 @@ import {
   ZScenarioSpec,
 } from "@benchboard/core";
 import type { Db } from "../client";
-import { ConflictError, NotFoundError } from "../errors";
+import { ConflictError, isDatabaseUnavailable, NotFoundError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
 import { countActiveLoad, failStaleRuns, findLaunchByIdempotencyKey, finishRun, launchKey } from "./run";
 import { failStaleShards, prepareShards, shardsIfAllEnded } from "./shards";
@@ -332,26 +332,31 @@ async function takeLaunchSlot(
 }
 
 /**
- * Create and start a launch: its first run is put on the queue (a group's others follow as each
- * ends). If the queue cannot take it, every run of the launch ends `failed` with the reason
- * instead of waiting for a job that was never queued, and the error is thrown on.
+ * Create and start a launch: its runs are stored `queued` (PostgreSQL holds the intent) and the
+ * first is put on the queue (a group's others follow as each ends). A queue that cannot take it
+ * now loses nothing: the run stays `queued` with no `dispatchedAt`, and the watchdog dispatches
+ * it once the queue answers (see reapStaleRuns). Only a launch that could not be stored fails.
  */
-export async function launchRuns(db: Db, orgId: string, input: CreateRunsInput, dispatch: Dispatch) {
+export async function launchRuns(db: Db, orgId: string, input: CreateRunsInput, dispatch: Dispatch, log?: Logger) {
   const created = await createRuns(db, orgId, input);
   const first = created.runs[0]!;
   try {
     await dispatchQueuedRun(db, first, dispatch);
   } catch (err) {
-    await failQueued(db, { id: { in: created.runs.map((r) => r.id) } }, `could not queue the run: ${describe(err)}`);
-    throw err;
+    log?.(`run ${first.id} stays queued until the job queue answers: ${describe(err)}`);
   }
   return created;
 }
 
+type Logger = (line: string) => void;
+
 async function dispatchQueuedRun(db: Db, run: DispatchableRun, dispatch: Dispatch): Promise<void> {
   await prepareShards(db, run.id, run.shardCount);
   await dispatch(run);
-  await db.run.updateMany({ where: { id: run.id, status: "queued" }, data: { dispatchedAt: new Date() } });
+  await db.run.updateMany({
+    where: { id: run.id, status: "queued", dispatchedAt: null },
+    data: { dispatchedAt: new Date() },
+  });
 }
 
 async function failQueued(db: Db, where: Prisma.RunWhereInput, reason: string): Promise<number> {
@@ -366,8 +371,8 @@ const describe = (err: unknown) => (err instanceof Error ? err.message : String(
 
 /**
  * A run of a group has ended (or was skipped): put the group's next queued run on the queue.
- * If that cannot be queued, the rest of the group fails with the reason. Returns the id of the
- * run started, if any. Safe to call twice: a run already dispatched is not dispatched again.
+ * If the queue cannot take it, it stays queued (undispatched) for the watchdog. Returns the id
+ * of the run started, if any. Safe to call twice: a run already dispatched is not dispatched again.
  */
 export async function continueGroup(db: Db, runId: string, deps: Pick<LifecycleDeps, "dispatch" | "log">) {
   const run = await db.run.findUnique({ where: { id: runId }, select: { groupId: true, status: true } });
@@ -377,27 +382,30 @@ export async function continueGroup(db: Db, runId: string, deps: Pick<LifecycleD
 }
 
 async function continueGroupById(db: Db, groupId: string, deps: Pick<LifecycleDeps, "dispatch" | "log">) {
-  // One run of a group at a time: another live or dispatched run means the group is moving.
-  const moving = await db.run.count({
-    where: { groupId, OR: [{ status: "running" }, { status: "queued", dispatchedAt: { not: null } }] },
-  });
-  if (moving) return null;
-  const next = await db.run.findFirst({
-    where: { groupId, status: "queued" },
-    orderBy: { groupIndex: "asc" },
-    select: { id: true, shardCount: true, workerLabel: true },
-  });
+  const next = await nextOfGroup(db, groupId);
   if (!next) return null;
   try {
     await dispatchQueuedRun(db, next, deps.dispatch);
     deps.log?.(`run ${next.id} queued (next of its group)`);
     return next.id;
   } catch (err) {
-    const reason = `could not queue the run: ${describe(err)}`;
-    deps.log?.(`run ${next.id}: ${reason}`);
-    await failQueued(db, { groupId }, reason).catch(() => 0);
+    deps.log?.(`run ${next.id} stays queued until the job queue answers: ${describe(err)}`);
     return null;
   }
+}
+
+/** The group's next run to start, or null while one of its runs is live or dispatched. */
+async function nextOfGroup(db: Db, groupId: string) {
+  // One run of a group at a time: another live or dispatched run means the group is moving.
+  const moving = await db.run.count({
+    where: { groupId, OR: [{ status: "running" }, { status: "queued", dispatchedAt: { not: null } }] },
+  });
+  if (moving) return null;
+  return db.run.findFirst({
+    where: { groupId, status: "queued" },
+    orderBy: { groupIndex: "asc" },
+    select: { id: true, shardCount: true, workerLabel: true },
+  });
 }
 
 /**
@@ -437,37 +445,148 @@ export async function finalizeShardedRun(db: Db, runId: string, deps: LifecycleD
 export interface ReapOptions extends LifecycleDeps {
   /** A run or shard whose worker wrote no heartbeat for this long is ended. */
   staleAfterMs: number;
+  /** A run that could not be put on the queue for this long ends `failed` (default 15 min). */
+  queueGiveUpMs?: number;
+  /** A dispatched run still waiting after this long has its job put on the queue again (default 10 s). */
+  redispatchAfterMs?: number;
+  /**
+   * Leave running runs alone this pass: PostgreSQL was just unreachable, so a missing heartbeat
+   * says nothing about the worker (it could not write either).
+   */
+  skipStale?: boolean;
   now?: Date;
 }
 
+export const DEFAULT_QUEUE_GIVE_UP_MS = 15 * 60_000;
+const DEFAULT_REDISPATCH_AFTER_MS = 10_000;
+/** A launch dispatches its own first run; the watchdog leaves it this long to do so. */
+const LAUNCH_GRACE_MS = 2_000;
+/** Re-dispatches per watchdog pass, so a long backlog never makes one pass slow. */
+const REDISPATCH_BATCH = 100;
+
 /**
- * End what died with its worker and keep groups moving: stale shards fail (their run merges
- * when its last shard ended), stale runs fail keeping their last checkpoint, and every group
- * with queued runs but nothing running or dispatched starts its next run. Safe from any number
- * of processes at once (conditional updates), so workers and the web app all call it.
+ * End what died with its worker and keep every launch moving. PostgreSQL holds what should run;
+ * the queue in Redis is only a cache of that intent, so each pass:
+ * - fails stale shards (their run merges when its last shard ended) and stale runs (keeping
+ *   their last checkpoint), and continues their groups;
+ * - dispatches every run that should be on the queue but never got there (the queue did not
+ *   answer at launch, or when the previous run of its group ended);
+ * - puts dispatched runs still waiting back on the queue: job ids come from the run, so a job
+ *   that is still there is not doubled, and one lost with a Redis that restarted empty is
+ *   re-created;
+ * - fails runs that could not be queued for `queueGiveUpMs`, with that reason.
+ * Safe from any number of processes at once (conditional updates, deterministic job ids), so
+ * workers and the web app all call it.
  */
 export async function reapStaleRuns(db: Db, options: ReapOptions) {
   const now = options.now ?? new Date();
-  const shardRuns = await failStaleShards(db, options.staleAfterMs, now);
+  const shardRuns = options.skipStale ? [] : await failStaleShards(db, options.staleAfterMs, now);
   for (const runId of shardRuns) await finalizeShardedRun(db, runId, options);
-  const ended = await failStaleRuns(db, now, options.staleAfterMs);
+  const ended = options.skipStale ? [] : await failStaleRuns(db, now, options.staleAfterMs);
   if (ended.length) options.log?.(`ended ${ended.length} run(s) whose worker stopped responding`);
   for (const runId of ended) await continueGroup(db, runId, options);
-  // A group whose worker died between ending one run and queuing the next.
-  const cutoff = new Date(now.getTime() - options.staleAfterMs);
-  const stalled = await db.$queryRaw<{ groupId: string }[]>`
-    SELECT DISTINCT q."groupId" FROM "Run" q
-    WHERE q.status = 'queued' AND q."groupId" IS NOT NULL AND q."dispatchedAt" IS NULL AND q."queuedAt" < ${cutoff}
+
+  const gaveUp = await failUnqueuable(db, now, options.queueGiveUpMs ?? DEFAULT_QUEUE_GIVE_UP_MS);
+  if (gaveUp.length) options.log?.(`gave up on ${gaveUp.length} run(s) the job queue never took`);
+
+  // Runs that should be on the queue and never got there: single runs and the head of each
+  // group with nothing live or dispatched.
+  const graceCutoff = new Date(now.getTime() - LAUNCH_GRACE_MS);
+  const undispatched = await db.$queryRaw<{ id: string; groupId: string | null }[]>`
+    SELECT DISTINCT ON (COALESCE(q."groupId", q.id)) q.id, q."groupId" FROM "Run" q
+    WHERE q.status = 'queued' AND q."dispatchedAt" IS NULL AND q."queuedAt" < ${graceCutoff}
+      AND NOT EXISTS (
+        SELECT 1 FROM "Run" o WHERE o."groupId" = q."groupId"
+          AND (o.status = 'running' OR (o.status = 'queued' AND o."dispatchedAt" IS NOT NULL)))
+    ORDER BY COALESCE(q."groupId", q.id), q."groupIndex" NULLS FIRST, q."queuedAt"
+    LIMIT ${REDISPATCH_BATCH}`;
+  const continued: string[] = [];
+  for (const run of undispatched) {
+    const id = run.groupId
+      ? await continueGroupById(db, run.groupId, options)
+      : await dispatchById(db, run.id, options);
+    // The queue did not answer: the rest waits for the next pass rather than for more timeouts.
+    if (!id) break;
+    continued.push(id);
+  }
+
+  const redispatched = await redispatchWaiting(
+    db,
+    new Date(now.getTime() - (options.redispatchAfterMs ?? DEFAULT_REDISPATCH_AFTER_MS)),
+    options,
+  );
+  return { endedRuns: ended, shardRuns, continued, redispatched, gaveUp };
+}
+
+async function dispatchById(db: Db, runId: string, deps: Pick<LifecycleDeps, "dispatch" | "log">) {
+  const run = await db.run.findFirst({
+    where: { id: runId, status: "queued", dispatchedAt: null },
+    select: { id: true, shardCount: true, workerLabel: true },
+  });
+  if (!run) return null;
+  try {
+    await dispatchQueuedRun(db, run, deps.dispatch);
+    deps.log?.(`run ${run.id} queued (the job queue answers again)`);
+    return run.id;
+  } catch (err) {
+    deps.log?.(`run ${run.id} stays queued until the job queue answers: ${describe(err)}`);
+    return null;
+  }
+}
+
+/**
+ * Put the jobs of dispatched runs that are still waiting (and of sharded runs with shards not
+ * yet taken) on the queue again. Adding a job whose id is already on the queue changes nothing;
+ * a job lost with Redis's data is created again. Returns the ids of the runs re-dispatched.
+ */
+async function redispatchWaiting(db: Db, dispatchedBefore: Date, deps: Pick<LifecycleDeps, "dispatch" | "log">) {
+  const waiting = await db.$queryRaw<{ id: string; shardCount: number; workerLabel: string | null }[]>`
+    SELECT r.id, r."shardCount", r."workerLabel" FROM "Run" r
+    WHERE r."dispatchedAt" IS NOT NULL AND r."dispatchedAt" < ${dispatchedBefore}
+      AND (r.status = 'queued'
+        OR (r.status = 'running' AND r."shardCount" > 1
+            AND EXISTS (SELECT 1 FROM "RunShard" s WHERE s."runId" = r.id AND s.status = 'queued')))
+    ORDER BY r."dispatchedAt"
+    LIMIT ${REDISPATCH_BATCH}`;
+  const done: string[] = [];
+  for (const run of waiting) {
+    try {
+      await deps.dispatch(run);
+      done.push(run.id);
+    } catch {
+      // Redis is still away; the next pass tries again.
+      break;
+    }
+  }
+  return done;
+}
+
+/**
+ * Fail the runs the queue never took for `giveUpMs` (counted from when each could first start:
+ * its launch, or the end of the previous run of its group); a group's other queued runs fail
+ * with it, since they would wait for the same queue.
+ */
+async function failUnqueuable(db: Db, now: Date, giveUpMs: number): Promise<string[]> {
+  const cutoff = new Date(now.getTime() - giveUpMs);
+  const stuck = await db.$queryRaw<{ id: string; groupId: string | null }[]>`
+    SELECT q.id, q."groupId" FROM "Run" q
+    WHERE q.status = 'queued' AND q."dispatchedAt" IS NULL AND q."queuedAt" < ${cutoff}
       AND NOT EXISTS (
         SELECT 1 FROM "Run" o WHERE o."groupId" = q."groupId"
           AND (o.status = 'running' OR (o.status = 'queued' AND o."dispatchedAt" IS NOT NULL)
                OR (o."endedAt" IS NOT NULL AND o."endedAt" >= ${cutoff})))`;
-  const continued: string[] = [];
-  for (const { groupId } of stalled) {
-    const id = await continueGroupById(db, groupId, options);
-    if (id) continued.push(id);
-  }
-  return { endedRuns: ended, shardRuns, continued };
+  if (!stuck.length) return [];
+  const minutes = Math.round(giveUpMs / 6_000) / 10;
+  const reason = `could not queue the run: the job queue (Redis) did not take it for ${minutes} min`;
+  const groups = [...new Set(stuck.map((r) => r.groupId).filter((g): g is string => g !== null))];
+  const singles = stuck.filter((r) => r.groupId === null).map((r) => r.id);
+  const where: Prisma.RunWhereInput = {
+    dispatchedAt: null,
+    OR: [{ id: { in: singles } }, { groupId: { in: groups } }],
+  };
+  const failing = await db.run.findMany({ where: { ...where, status: "queued" }, select: { id: true } });
+  await failQueued(db, where, reason);
+  return failing.map((r) => r.id);
 }
 
 /**
@@ -476,11 +595,25 @@ export async function reapStaleRuns(db: Db, options: ReapOptions) {
  */
 export function startRunWatchdog(db: Db, options: ReapOptions & { everyMs?: number }): () => void {
   let busy = false;
+  // Since when this process has reached PostgreSQL without a failure: heartbeats missed while it
+  // was unreachable are no sign of a dead worker, so stale runs wait a full timeout past it.
+  let reachableSince = 0;
+  let unreachable = false;
   const timer = setInterval(() => {
     if (busy) return;
     busy = true;
-    reapStaleRuns(db, options)
-      .catch((err: unknown) => options.log?.(`watchdog: ${describe(err)}`))
+    const skipStale = unreachable || Date.now() - reachableSince < options.staleAfterMs;
+    reapStaleRuns(db, { ...options, skipStale })
+      .then(() => {
+        if (unreachable) {
+          unreachable = false;
+          reachableSince = Date.now();
+        }
+      })
+      .catch((err: unknown) => {
+        if (isDatabaseUnavailable(err)) unreachable = true;
+        options.log?.(`watchdog: ${describe(err)}`);
+      })
       .finally(() => {
         busy = false;
       });

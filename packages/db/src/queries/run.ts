@@ -285,16 +285,27 @@ export interface RunOutcome {
 
 /**
  * Store a result and end the run in one transaction. `status` is succeeded, canceled or failed
- * (failed keeps the partial result with the reason).
+ * (failed keeps the partial result with the reason). Only a run still queued or running ends:
+ * a run already ended (by the watchdog, a cancel, another delivery of its job) keeps its one
+ * end and its result, and this returns false.
  */
-export async function finishRun(db: Db, runId: string, outcome: RunOutcome) {
+export async function finishRun(db: Db, runId: string, outcome: RunOutcome): Promise<boolean> {
   const verdicts: ThresholdVerdict[] = outcome.result
     ? evaluateThresholds(
         await withRunDerivedMetrics(db, runId, outcome.result.metrics),
         await thresholdsForRun(db, runId),
       )
     : [];
-  await db.$transaction((tx) => writeRunOutcome(tx, runId, outcome, verdicts));
+  return db.$transaction(async (tx) => {
+    // The row lock taken here orders two enders: the second sees the run ended.
+    const live = await tx.run.updateMany({
+      where: { id: runId, status: { in: ["queued", "running"] } },
+      data: { heartbeatAt: new Date() },
+    });
+    if (live.count === 0) return false;
+    await writeRunOutcome(tx, runId, outcome, verdicts);
+    return true;
+  });
 }
 
 /**

@@ -24,6 +24,7 @@ import {
   runHeaders,
   touchRun,
   UNVERIFIED_REQUEST_MESSAGE,
+  whileDatabaseReturns,
 } from "@benchboard/db";
 import type { TRunExecutePayload } from "@benchboard/jobs";
 import {
@@ -79,7 +80,11 @@ export interface ConfigSnapshot {
  */
 export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecutePayload): Promise<void> {
   const { db, log } = deps;
-  const run = await claimRun(db, payload.runId, deps.workerId);
+  // A PostgreSQL restart must not fail the job: the queue would not offer it again.
+  const run = await whileDatabaseReturns(() => claimRun(db, payload.runId, deps.workerId), {
+    log,
+    what: `run ${payload.runId}: claim`,
+  });
   if (!run) {
     log(`run ${payload.runId} is no longer queued; skipped`);
     // A repetition canceled while queued must not stall the rest of its group.
@@ -130,12 +135,21 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
     Object.assign(result.metrics, watched.metrics);
     if (watched.errors.length) result.extra = { ...result.extra, monitorErrors: watched.errors };
     const outcome = stoppedByShutdown(deps, judge(result));
-    await finishRun(db, run.id, { ...outcome, result: toResultData(result) });
+    // What was measured is stored even if PostgreSQL is restarting as the load ends.
+    await whileDatabaseReturns(() => finishRun(db, run.id, { ...outcome, result: toResultData(result) }), {
+      log,
+      what: `run ${run.id}: store the result`,
+    });
     log(`run ${run.id} ${outcome.status}${outcome.error ? `: ${outcome.error}` : ""}`);
   } catch (err) {
     const reason = describeError(err);
     log(`run ${run.id} failed: ${reason}`);
-    await finishRun(db, run.id, { status: "failed", error: reason, result: null });
+    await whileDatabaseReturns(() => finishRun(db, run.id, { status: "failed", error: reason, result: null }), {
+      log,
+      what: `run ${run.id}: store the failure`,
+    }).catch((e: unknown) =>
+      log(`run ${run.id}: could not store the failure (${describeError(e)}); the watchdog ends it`),
+    );
   } finally {
     watch.stop();
   }

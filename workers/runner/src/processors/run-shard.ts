@@ -11,6 +11,7 @@ import {
   shardReadiness,
   storeShardProgress,
   touchShard,
+  whileDatabaseReturns,
 } from "@benchboard/db";
 import type { TRunShardPayload } from "@benchboard/jobs";
 import { EngineConfigError, type EngineResult, runScenario, startMonitors } from "@benchboard/loadgen";
@@ -24,7 +25,10 @@ import { describeError, type ProcessorDeps, prepareLoad, SHUTDOWN_REASON, watchR
 export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayload): Promise<void> {
   const { db, log } = deps;
   const { runId, index } = payload;
-  const run = await claimShard(db, runId, index, deps.workerId);
+  const run = await whileDatabaseReturns(() => claimShard(db, runId, index, deps.workerId), {
+    log: deps.log,
+    what: `run ${runId} shard ${index}: claim`,
+  });
   if (!run) {
     log(`shard ${index} of run ${runId} is no longer queued; skipped`);
     await finalizeShardedRun(db, runId, deps.lifecycle);
@@ -92,11 +96,16 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
           "so the combined rate understates it",
       );
     }
-    await finishShard(db, runId, index, {
-      status: result.canceled ? "canceled" : "succeeded",
-      error: result.canceled && deps.shutdown?.aborted ? SHUTDOWN_REASON : null,
-      result: JSON.parse(JSON.stringify(result)),
-    });
+    const stored = JSON.parse(JSON.stringify(result));
+    await whileDatabaseReturns(
+      () =>
+        finishShard(db, runId, index, {
+          status: result.canceled ? "canceled" : "succeeded",
+          error: result.canceled && deps.shutdown?.aborted ? SHUTDOWN_REASON : null,
+          result: stored,
+        }),
+      { log, what: `run ${runId} shard ${index}: store the result` },
+    );
     log(`run ${runId} shard ${index} ended`);
   } catch (err) {
     const reason = describeError(err);

@@ -1,5 +1,5 @@
 import "server-only";
-import { createRedisRateLimiter, type RateLimiter } from "@benchboard/api";
+import { createFallbackRateLimiter, createRedisRateLimiter, type RateLimiter } from "@benchboard/api";
 import type { RestDeps } from "@benchboard/api/rest/index";
 import { getDb } from "@benchboard/db";
 import { createRunsQueue } from "@benchboard/jobs";
@@ -16,7 +16,9 @@ export function restDeps(): RestDeps {
   if (!globals.benchboardRateLimiter) {
     const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 3_000 });
     redis.on("error", () => {});
-    globals.benchboardRateLimiter = createRedisRateLimiter(redis, `${env.BENCHBOARD_QUEUE_PREFIX}:rl:`);
+    globals.benchboardRateLimiter = createFallbackRateLimiter(
+      createRedisRateLimiter(redis, `${env.BENCHBOARD_QUEUE_PREFIX}:rl:`),
+    );
   }
   return {
     db: getDb(env.DATABASE_URL),
