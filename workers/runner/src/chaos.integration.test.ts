@@ -1,0 +1,223 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createCaller } from "@benchboard/api";
+import { ensureLocalOrganization } from "@benchboard/db";
+import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { type PrivatePostgres, startPrivatePostgres } from "@benchboard/db/testing-server";
+import { createQueueFor, createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
+import { type PrivateRedis, startPrivateRedis } from "@benchboard/jobs/testing";
+import type { Queue } from "bullmq";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor as waitForIn } from "../test/wait";
+
+// Infrastructure failing under real processes: a worker process, a Redis and a PostgreSQL of
+// the test's own (stopped and started again here; the shared services are never touched), and an
+// HTTP target. Each case asserts exact end states and counts.
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+let server: http.Server;
+let targetUrl: string;
+const workers = new Map<string, ChildProcess>();
+const logs: string[] = [];
+
+const waitFor = <T>(check: () => Promise<T | false | null | undefined>, timeoutMs: number, what: string) =>
+  waitForIn(check, timeoutMs, what, () => logs.join(""));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const isEnded = (status: string) => ["succeeded", "failed", "canceled"].includes(status);
+
+function startWorker(id: string, env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(here, "index.ts")], {
+    env: { ...process.env, BENCHBOARD_WORKER_ID: id, BENCHBOARD_WORKER_CONCURRENCY: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (d) => logs.push(`[${id}] ${d}`));
+  child.stderr?.on("data", (d) => logs.push(`[${id}] ${d}`));
+  workers.set(id, child);
+  return child;
+}
+
+const exited = (child: ChildProcess) =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => child.once("exit", () => resolve()));
+
+async function stopWorkers() {
+  for (const w of workers.values()) if (w.exitCode === null && w.signalCode === null) w.kill("SIGKILL");
+  await Promise.all([...workers.values()].map(exited));
+  workers.clear();
+}
+
+async function setUp(t: TestDatabase, queue: Queue, queueFor?: ReturnType<typeof createQueueFor>) {
+  await allowLoopbackTargets(t.db);
+  const org = await ensureLocalOrganization(t.db);
+  const caller = createCaller({
+    db: t.db,
+    queue,
+    ...(queueFor ? { queueFor } : {}),
+    orgId: org.id,
+    userId: null,
+    role: "owner",
+  });
+  const project = await caller.project.create({ name: `p-${randomBytes(3).toString("hex")}` });
+  const target = await caller.target.create({ projectId: project.id, name: "svc", kind: "http", baseUrl: targetUrl });
+  const launch = async (spec: object, repetitions = 1) => {
+    const scenario = await caller.scenario.create({
+      projectId: project.id,
+      name: `s-${randomBytes(3).toString("hex")}`,
+      spec: spec as never,
+    });
+    return caller.run.launch({ targetId: target.id, scenarioId: scenario.id, repetitions });
+  };
+  return { caller, launch };
+}
+
+beforeAll(async () => {
+  server = http.createServer((_req, res) => setTimeout(() => res.end("ok"), 10));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  targetUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await stopWorkers();
+  server?.closeAllConnections();
+  server?.close();
+});
+
+describe("chaos: Redis stopped mid-group and started again empty", () => {
+  let redis: PrivateRedis;
+  let t: TestDatabase;
+  let queue: Queue;
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+    t = await createTestDatabase();
+    queue = createRunsQueue(redis.url, "chaos");
+  });
+  afterAll(async () => {
+    await stopWorkers();
+    await queue?.close().catch(() => {});
+    await redis?.stop().catch(() => {});
+    await t?.drop();
+  });
+
+  it("ends every run of the group succeeded, each run once, and a launch made while Redis was down runs too", async () => {
+    const queueFor = createQueueFor(redis.url, "chaos", queue);
+    const { caller, launch } = await setUp(t, queue, queueFor);
+    startWorker("w-redis", { DATABASE_URL: t.url, REDIS_URL: redis.url, BENCHBOARD_QUEUE_PREFIX: "chaos" });
+    await waitFor(async () => (await t.db.worker.count()) === 1, 30_000, "the worker to announce itself");
+
+    const group = await launch({ engine: "http-closed", concurrency: 2, durationS: 3 }, 3);
+    const [first, second, third] = group.groupRunIds as [string, string, string];
+    await waitFor(
+      async () => (await t.db.run.findUnique({ where: { id: first } }))?.status === "running",
+      20_000,
+      "the first run to start",
+    );
+
+    // Redis goes away (SIGKILL, no persistence) while the first run is measuring.
+    await redis.stop();
+    // A launch while Redis is away is stored and answered; its run waits for the queue.
+    const during = await launch({ engine: "http-closed", concurrency: 1, requests: 20 });
+    expect(during.status).toBe("queued");
+
+    // The first run ends on its worker; the next of the group cannot be queued and waits.
+    await waitFor(
+      async () => logs.join("").includes(`run ${second} stays queued until the job queue answers`),
+      30_000,
+      "the worker to leave the second run queued",
+    );
+    const waiting = await t.db.run.findMany({ where: { groupId: first }, orderBy: { groupIndex: "asc" } });
+    expect(waiting.map((r) => r.status)).toEqual(["succeeded", "queued", "queued"]);
+    expect(waiting[1]!.dispatchedAt).toBeNull();
+    expect((await t.db.run.findUniqueOrThrow({ where: { id: during.id } })).status).toBe("queued");
+
+    // Redis comes back empty: every job it held is gone.
+    await sleep(2_000);
+    await redis.start();
+
+    const ids = [first, second, third, during.id];
+    const runs = await waitFor(
+      async () => {
+        const found = await t.db.run.findMany({ where: { id: { in: ids } } });
+        return found.length === 4 && found.every((r) => isEnded(r.status)) ? found : null;
+      },
+      90_000,
+      "every run to end",
+    );
+    const byId = new Map(runs.map((r) => [r.id, r]));
+    expect(ids.map((id) => [byId.get(id)!.status, byId.get(id)!.error])).toEqual(Array(4).fill(["succeeded", null]));
+    // Each run was taken by a worker exactly once, and the group ran back to back.
+    expect(ids.map((id) => byId.get(id)!.workerIds)).toEqual(Array(4).fill(["w-redis"]));
+    expect(byId.get(second)!.startedAt!.getTime()).toBeGreaterThanOrEqual(byId.get(first)!.endedAt!.getTime());
+    expect(byId.get(third)!.startedAt!.getTime()).toBeGreaterThanOrEqual(byId.get(second)!.endedAt!.getTime());
+    expect(await t.db.runResult.count({ where: { runId: { in: ids } } })).toBe(4);
+    // Nothing else was created or left behind.
+    expect(await t.db.run.count({ where: { status: { in: ["queued", "running"] } } })).toBe(0);
+    const view = await caller.run.byId({ id: third });
+    expect(view.status).toBe("succeeded");
+    await stopWorkers();
+  });
+});
+
+describe("chaos: PostgreSQL restarted mid-run", () => {
+  let pg: PrivatePostgres;
+  let t: TestDatabase;
+  let queue: Queue;
+  const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+  const prefix = `bbchaos-${randomBytes(4).toString("hex")}`;
+
+  beforeAll(async () => {
+    pg = await startPrivatePostgres();
+    t = await createTestDatabase(pg.url);
+    queue = createRunsQueue(redisUrl, prefix);
+  });
+  afterAll(async () => {
+    await stopWorkers();
+    await queue?.close().catch(() => {});
+    await t?.drop().catch(() => {});
+    await pg?.destroy();
+  });
+
+  it("the run ends succeeded with its full per-second series when PostgreSQL is down as the load ends", async () => {
+    const { launch } = await setUp(t, queue);
+    startWorker("w-pg", { DATABASE_URL: t.url, REDIS_URL: redisUrl, BENCHBOARD_QUEUE_PREFIX: prefix });
+    await waitFor(async () => (await t.db.worker.count()) === 1, 30_000, "the worker to announce itself");
+    const launched = await launch({ engine: "http-closed", concurrency: 2, durationS: 6 });
+    const started = await waitFor(
+      async () => {
+        const run = await t.db.run.findUnique({ where: { id: launched.id } });
+        return run?.status === "running" && run.startedAt ? run.startedAt : null;
+      },
+      20_000,
+      "the run to start",
+    );
+    // Down from 3 s into the load until 4 s after it ended: progress, heartbeats and the final
+    // write all meet a database that does not answer.
+    await sleep(Math.max(0, started.getTime() + 3_000 - Date.now()));
+    await pg.stop();
+    await sleep(7_000);
+    await pg.start();
+
+    const run = await waitFor(
+      async () => {
+        const r = await t.db.run.findUnique({ where: { id: launched.id } }).catch(() => null);
+        return r && isEnded(r.status) ? r : null;
+      },
+      60_000,
+      "the run to end",
+    );
+    expect([run.status, run.error]).toEqual(["succeeded", null]);
+    expect(run.workerIds).toEqual(["w-pg"]);
+    const rps = await t.db.series.findFirstOrThrow({ where: { runId: run.id, metric: "rps" } });
+    // One point per second of load: nothing measured while the database was away is lost.
+    expect(rps.values.length).toBeGreaterThanOrEqual(6);
+    expect(rps.values.slice(0, 6).every((v) => v > 0)).toBe(true);
+    const result = await t.db.runResult.findUniqueOrThrow({ where: { runId: run.id } });
+    expect((result.metrics as Record<string, number>).requests).toBeGreaterThan(100);
+    await stopWorkers();
+  });
+});
