@@ -58,17 +58,27 @@ describe("server commands", () => {
     expect(badUrl.stderr).toContain("must be an http:// or https:// address");
   });
 
-  it("report an unreachable server without printing the token", async () => {
+  it("report an unreachable server without printing the token, after retrying for --retry-for", async () => {
     const port = await closedPort();
-    const result = await benchboard(["run", "checkout", "--project", "gw", "--target", "api"], {
-      BENCHBOARD_URL: `http://127.0.0.1:${port}/`,
-      BENCHBOARD_TOKEN: TOKEN,
-    });
-    expect(result.code).toBe(2);
-    // A launch carries an Idempotency-Key, so it is resent after a network error.
-    expect(result.stderr).toBe(
-      `benchboard: launch: cannot reach http://127.0.0.1:${port}: ECONNREFUSED (4 attempts)\n`,
+    const started = Date.now();
+    const result = await benchboard(
+      ["run", "checkout", "--project", "gw", "--target", "api", "--retry-for", "4"],
+      { BENCHBOARD_URL: `http://127.0.0.1:${port}/`, BENCHBOARD_TOKEN: TOKEN },
     );
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trimEnd().split("\n");
+    const waits = lines.slice(0, -1);
+    // One line per wait, then the error with the attempts made; never the token.
+    expect(waits.length).toBeGreaterThanOrEqual(2);
+    for (const line of waits) {
+      expect(line).toMatch(
+        /^benchboard: launch: cannot reach the server \(ECONNREFUSED\); retrying in \d+\.\d s \(attempt \d+, giving up \d+ s from now\)$/,
+      );
+    }
+    expect(lines.at(-1)).toMatch(
+      new RegExp(`^benchboard: launch: cannot reach http://127\\.0\\.0\\.1:${port}: ECONNREFUSED \\(${waits.length + 1} attempts over \\d+ s\\)$`),
+    );
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
   });
 

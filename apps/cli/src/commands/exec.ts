@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -155,6 +156,8 @@ export function registerExec(program: Command, io: CliIo): void {
         }),
         ...(options.tag.length ? { tags: options.tag } : {}),
       },
+      // The key makes a start sent again (its answer lost) find the run the first one started.
+      headers: { "idempotency-key": randomUUID() },
       schema: ZStarted,
       what: "start the run",
     });
@@ -324,6 +327,8 @@ async function runTool(
         method: "POST",
         path: `/runs/${encodeURIComponent(runId)}/progress`,
         body: { ...aggregator.progress(), samples },
+        // Not retried here: unsent samples go with the next second's report.
+        retryPolicy: { forMs: 0 },
         schema: ZProgressState,
         what: "progress",
       });

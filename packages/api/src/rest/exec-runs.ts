@@ -1,5 +1,6 @@
-import { findProjectByRef } from "@benchboard/db";
+import { findExecRunByIdempotencyKey, findProjectByRef } from "@benchboard/db";
 import { ZExecFinishInput, ZExecProgressInput, ZExecStartInput } from "../routers/exec-run";
+import { ZUploadRunInput } from "../routers/upload";
 import { assertProjectAllowed, authorize, type RestDeps, restLimits } from "./auth";
 import {
   json,
@@ -26,8 +27,26 @@ const MAX_PROGRESS_BODY_BYTES = 64_000;
 export async function startExecRunHandler(req: RestRequest, deps: RestDeps): Promise<RestResponse> {
   try {
     const api = await authorize(req, deps, "runs:write");
+    const key = ZUploadRunInput.shape.idempotencyKey.safeParse(req.headers.get("idempotency-key") ?? undefined);
+    if (!key.success) {
+      throw new RestError(400, `Idempotency-Key: ${key.error.issues[0]?.message ?? "invalid"}`, {
+        field: "Idempotency-Key",
+      });
+    }
+    const idempotencyKey = key.data;
     const parsed = ZExecStartInput.safeParse(parseJsonBody(await readBodyText(req, MAX_START_BODY_BYTES)));
     if (!parsed.success) throw zodFailure(parsed.error);
+    // A start sent again (its answer was lost) answers with the run the first one started.
+    const replay = async () => {
+      const earlier = idempotencyKey
+        ? await findExecRunByIdempotencyKey(deps.db, api.token.orgId, idempotencyKey)
+        : null;
+      if (!earlier) return null;
+      const run = presentRun(await loadRun(api, earlier.id), requestOrigin(req));
+      return json(200, { run, created: false }, { location: run.url });
+    };
+    const replayed = await replay();
+    if (replayed) return replayed;
     const project = await findProjectByRef(deps.db, api.token.orgId, parsed.data.project);
     if (!project) {
       throw new RestError(404, `project: no project "${parsed.data.project}" in this organization`, {
@@ -39,9 +58,17 @@ export async function startExecRunHandler(req: RestRequest, deps: RestDeps): Pro
       field: "project",
       message: "this API token is limited to another project",
     });
-    const started = await api.caller.execRun.start({ ...parsed.data, project: project.id });
+    let started: { id: string };
+    try {
+      started = await api.caller.execRun.start({ ...parsed.data, project: project.id, idempotencyKey });
+    } catch (err) {
+      // Two copies of one start at once: the other stored the run; answer with it.
+      const raced = idempotencyKey ? await replay() : null;
+      if (raced) return raced;
+      throw err;
+    }
     const run = presentRun(await loadRun(api, started.id), requestOrigin(req));
-    return json(201, { run }, { location: run.url });
+    return json(201, { run, created: true }, { location: run.url });
   } catch (err) {
     return restErrorResponse(err, "POST /runs/exec");
   }

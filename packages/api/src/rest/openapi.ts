@@ -500,10 +500,21 @@ function execPaths(): JsonObject {
           "Creates a running run with source `exec:<tool>` for a load tool the client runs itself (k6, vegeta). " +
           "The client then reports progress about once a second and finishes it with the result. A run that gets no " +
           "progress for 20 s is ended failed, like one whose worker was lost. Needs scope `runs:write`.",
-        parameters: [orgHeader],
+        parameters: [
+          {
+            name: "Idempotency-Key",
+            in: "header",
+            required: false,
+            description:
+              "Makes retries safe: a start with a key used before in the organization answers with the run started then (200) instead of starting another.",
+            schema: idempotencyKeySchema,
+          },
+          orgHeader,
+        ],
         requestBody: jsonBody("ExecStartInput"),
         responses: {
           "201": runAnswer("Started; `run.url` is its live page."),
+          "200": runAnswer("The Idempotency-Key was used before: the run started then."),
           "400": errorResponse("Bad input, naming the field."),
           ...COMMON_ERRORS,
           "404": errorResponse("No such project in the token's organization."),

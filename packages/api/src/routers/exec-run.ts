@@ -28,6 +28,9 @@ export const ZExecStartInput = z.object({
 });
 export type TExecStartInput = z.infer<typeof ZExecStartInput>;
 
+/** The start with its Idempotency-Key (a header over REST): sent again, it finds the run the first started. */
+const ZExecStartCall = ZExecStartInput.extend({ idempotencyKey: ZUploadRunInput.shape.idempotencyKey });
+
 export const ZExecLiveSample = z.object({
   /** Epoch ms at the end of the second. */
   t: z.number().int().min(0).max(8.64e15),
@@ -63,7 +66,7 @@ export type TExecFinishInput = z.infer<typeof ZExecFinishInput>;
 const ZRunId = z.string().min(1).max(64);
 
 export const execRunRouter = router({
-  start: memberProcedure.input(ZExecStartInput).mutation(async ({ ctx, input }) => {
+  start: memberProcedure.input(ZExecStartCall).mutation(async ({ ctx, input }) => {
     const project = await findProjectByRef(ctx.db, ctx.orgId, input.project);
     if (!project) throw new NotFoundError("project", `no project "${input.project}" in this organization`);
     return createExecRun(ctx.db, ctx.orgId, {
@@ -76,6 +79,7 @@ export const execRunRouter = router({
       tags: input.tags,
       notes: input.notes,
       createdById: ctx.userId,
+      idempotencyKey: input.idempotencyKey ?? null,
     });
   }),
   progress: memberProcedure.input(ZExecProgressInput.extend({ id: ZRunId })).mutation(({ ctx, input }) => {

@@ -43,6 +43,19 @@ export interface CreateExecRunInput {
   tags?: string[];
   notes?: string;
   createdById?: string | null;
+  /** A start sent again with the same key finds this run instead of starting another. */
+  idempotencyKey?: string | null;
+}
+
+/** Exec start keys are stored apart from upload and launch keys (keys themselves have no spaces). */
+export const execKey = (key: string) => `exec ${key}`;
+
+/** The client-driven run an earlier start with this key created, or null. */
+export async function findExecRunByIdempotencyKey(db: Db, orgId: string, idempotencyKey: string) {
+  return db.run.findUnique({
+    where: { orgId_idempotencyKey: { orgId, idempotencyKey: execKey(idempotencyKey) } },
+    select: { id: true, number: true, projectId: true },
+  });
 }
 
 const json = (value: unknown) => value as Prisma.InputJsonValue;
@@ -85,6 +98,7 @@ export async function createExecRun(db: Db, orgId: string, input: CreateExecRunI
         createdById: input.createdById ?? null,
         startedAt: now,
         heartbeatAt: now,
+        idempotencyKey: input.idempotencyKey ? execKey(input.idempotencyKey) : null,
         progress: json({ elapsedMs: 0, fraction: null, requests: 0, errors: 0, rps: 0, samples: [] }),
       },
       select: { id: true, number: true, projectId: true },
