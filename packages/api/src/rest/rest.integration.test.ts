@@ -14,11 +14,12 @@ import {
 } from "@benchboard/db";
 import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
+import { startPrivateRedis } from "@benchboard/jobs/testing";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRedisRateLimiter } from "../rate-limit";
+import { createFallbackRateLimiter, createRedisRateLimiter } from "../rate-limit";
 import type { RestDeps, RestLimits } from "./auth";
 import { compareHandler } from "./compare";
 import type { RestResponse } from "./http";
@@ -659,26 +660,39 @@ describe("tokens", () => {
     expect((await compare(`?base=${outside.id}&head=${ownRun.id}`, { token: projectScoped })).status).toBe(404);
   });
 
-  it("refuses with 503 while the rate limiter's Redis is down, storing nothing", async () => {
-    const down = new Redis("redis://127.0.0.1:1", {
-      maxRetriesPerRequest: 0,
-      enableOfflineQueue: false,
-      lazyConnect: true,
-    });
-    down.on("error", () => {});
+  it("keeps serving while the rate limiter's Redis is down, still limiting in the process, and logs the outage once", async () => {
+    const own = await startPrivateRedis();
+    const shared = new Redis(own.url, { maxRetriesPerRequest: 1, connectTimeout: 500 });
+    shared.on("error", () => {});
+    const logged: string[] = [];
+    const limited: RestDeps = {
+      ...base,
+      rateLimit: createFallbackRateLimiter(createRedisRateLimiter(shared, `${prefix}:fb:`), (l) => logged.push(l)),
+      limits: { requestsPerWindow: 4, windowS: 60 },
+    };
     try {
+      expect((await getRun("missing", { deps: limited })).status).toBe(404);
+      // Counted in Redis while it answers.
+      expect(await shared.keys(`${prefix}:fb:*`)).toHaveLength(1);
+      await own.stop();
+      // Reads and writes go on; an upload is stored.
       const before = await counts();
-      const res = await upload(`?project=${project.slug}`, {
+      const stored = await upload(`?project=${project.slug}`, {
         body: nativeRun({ rps: 1 }),
         contentType: "application/json",
-        deps: { ...base, rateLimit: createRedisRateLimiter(down) },
+        deps: limited,
       });
-      expect(res.status).toBe(503);
-      expect(res.headers?.["retry-after"]).toBe("5");
-      expect(errorOf(res).message).toMatch(/rate limiter \(Redis\) is unavailable/);
-      expect(await counts()).toEqual(before);
+      expect(stored.status).toBe(201);
+      expect((await counts()).runs).toBe(before.runs + 1);
+      // Counted in this process while Redis is away: the limit still holds.
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await getRun("missing", { deps: limited })).status);
+      expect(statuses).toEqual([404, 404, 404, 404, 429]);
+      expect(logged).toHaveLength(1);
+      expect(logged[0]).toMatch(/^Redis is unreachable \(.+\); counting limits in this process until it answers$/);
     } finally {
-      down.disconnect();
+      shared.disconnect();
+      await own.stop().catch(() => {});
     }
   });
 
