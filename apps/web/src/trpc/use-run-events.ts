@@ -19,9 +19,15 @@ export interface RunEvent {
 
 const TERMINAL = new Set(["succeeded", "failed", "canceled"]);
 
+/** Waits before the page reopens a stream the browser gave up on (doubling, at most 10 s). */
+const REOPEN_MS = [1_000, 2_000, 4_000, 8_000, 10_000];
+
 /**
  * Follow a run through its event stream while it is live: each event updates the cached
- * `run.byId` data in place, and the end of the run refetches the full result once.
+ * `run.byId` data in place, and the end of the run refetches the full result once. The stream
+ * survives a web app restart: the browser reconnects with the last event id it got, and when it
+ * gives up (an error answer while the app starts), the page reopens the stream itself with that
+ * id. `connected` is false while reconnecting, so the page can say so instead of freezing.
  */
 export function useRunEvents(runId: string, enabled: boolean): { connected: boolean; last: RunEvent | null } {
   const trpc = useTRPC();
@@ -31,34 +37,65 @@ export function useRunEvents(runId: string, enabled: boolean): { connected: bool
 
   useEffect(() => {
     if (!enabled) return;
-    const source = new EventSource(`/api/runs/${encodeURIComponent(runId)}/events`);
     const key = trpc.run.byId.queryKey({ id: runId });
-    source.onopen = () => setConnected(true);
-    source.onerror = () => setConnected(false);
-    source.addEventListener("run", (e) => {
-      const event = JSON.parse((e as MessageEvent<string>).data) as RunEvent;
-      setLast(event);
-      queryClient.setQueryData(key, (old) =>
-        old
-          ? {
-              ...old,
-              status: event.status as typeof old.status,
-              progress: event.progress as typeof old.progress,
-              error: event.error,
-              cancelRequested: event.cancelRequested,
-              startedAt: event.startedAt ? new Date(event.startedAt) : null,
-              endedAt: event.endedAt ? new Date(event.endedAt) : null,
-            }
-          : old,
-      );
-      if (TERMINAL.has(event.status)) {
-        source.close();
+    let source: EventSource | null = null;
+    let lastEventId = "";
+    let reopenTimer: ReturnType<typeof setTimeout> | undefined;
+    let failures = 0;
+    let stopped = false;
+
+    const open = () => {
+      const query = lastEventId ? `?lastEventId=${encodeURIComponent(lastEventId)}` : "";
+      const current = new EventSource(`/api/runs/${encodeURIComponent(runId)}/events${query}`);
+      source = current;
+      current.onopen = () => {
+        failures = 0;
+        setConnected(true);
+      };
+      current.onerror = () => {
         setConnected(false);
-        void queryClient.invalidateQueries({ queryKey: trpc.run.pathKey() });
-      }
-    });
+        // CONNECTING: the browser retries by itself. CLOSED: it gave up; reopen after a pause.
+        if (current.readyState === EventSource.CLOSED && !stopped) {
+          current.close();
+          const wait = REOPEN_MS[Math.min(failures, REOPEN_MS.length - 1)]!;
+          failures++;
+          reopenTimer = setTimeout(open, wait);
+          // The cached run may have moved on meanwhile (ended, even): read it once.
+          void queryClient.invalidateQueries({ queryKey: key });
+        }
+      };
+      current.addEventListener("run", (e) => {
+        const message = e as MessageEvent<string>;
+        if (message.lastEventId) lastEventId = message.lastEventId;
+        const event = JSON.parse(message.data) as RunEvent;
+        setLast(event);
+        setConnected(true);
+        queryClient.setQueryData(key, (old) =>
+          old
+            ? {
+                ...old,
+                status: event.status as typeof old.status,
+                progress: event.progress as typeof old.progress,
+                error: event.error,
+                cancelRequested: event.cancelRequested,
+                startedAt: event.startedAt ? new Date(event.startedAt) : null,
+                endedAt: event.endedAt ? new Date(event.endedAt) : null,
+              }
+            : old,
+        );
+        if (TERMINAL.has(event.status)) {
+          stopped = true;
+          current.close();
+          setConnected(false);
+          void queryClient.invalidateQueries({ queryKey: trpc.run.pathKey() });
+        }
+      });
+    };
+    open();
     return () => {
-      source.close();
+      stopped = true;
+      clearTimeout(reopenTimer);
+      source?.close();
       setConnected(false);
     };
   }, [enabled, runId, queryClient, trpc]);

@@ -480,8 +480,20 @@ export async function onlineWorkerLabels(
  * result (histogram and series stay unread), so watching a run costs one narrow row read.
  */
 export async function getRunLive(db: Db, orgId: string, runId: string) {
+  return readRunLive(db, { orgId, id: runId });
+}
+
+/**
+ * The same by id alone, for the web process's shared live feed: the caller checked once, when a
+ * viewer connected, that the run is in the viewer's organization.
+ */
+export async function getRunLiveById(db: Db, runId: string) {
+  return readRunLive(db, { id: runId });
+}
+
+async function readRunLive(db: Db, where: Prisma.RunWhereInput) {
   const run = await db.run.findFirst({
-    where: { orgId, id: runId },
+    where,
     select: {
       id: true,
       status: true,

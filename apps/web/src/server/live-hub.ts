@@ -1,0 +1,116 @@
+import { createHash } from "node:crypto";
+
+/**
+ * One read per second per live run in this process, whatever the number of viewers: every
+ * event stream of a run subscribes here, and the run's state is read once a tick and handed to
+ * all of them as the same encoded frame. Each state carries an event id derived from its
+ * content, so a stream that reconnects (to this process or another, e.g. after a restart) with
+ * `Last-Event-ID` is sent the state only if it changed since.
+ */
+export interface LiveState {
+  status: string;
+}
+
+export interface LiveFrame {
+  /** The SSE event id: a digest of the state, the same in every process. */
+  id: string;
+  status: string;
+  /** `id:`, `event: run` and `data:` lines, encoded once for every viewer. */
+  bytes: Uint8Array;
+}
+
+/** A state (null: the run is gone) or a tick where nothing changed (keep the stream open). */
+export type LiveListener = (frame: LiveFrame | null, changed: boolean) => void;
+
+interface Channel {
+  listeners: Set<LiveListener>;
+  last: LiveFrame | null;
+  timer: ReturnType<typeof setInterval> | null;
+  reading: boolean;
+}
+
+const TERMINAL = new Set(["succeeded", "failed", "canceled"]);
+const encoder = new TextEncoder();
+
+export function liveEventId(payload: string): string {
+  return createHash("sha256").update(payload).digest("base64url").slice(0, 16);
+}
+
+export function liveFrame(state: LiveState): LiveFrame {
+  const payload = JSON.stringify(state);
+  const id = liveEventId(payload);
+  return { id, status: state.status, bytes: encoder.encode(`id: ${id}\nevent: run\ndata: ${payload}\n\n`) };
+}
+
+export class LiveHub {
+  private readonly channels = new Map<string, Channel>();
+  /** Reads of run state made (for benchmarks and tests). */
+  reads = 0;
+
+  constructor(
+    private readonly read: (runId: string) => Promise<LiveState | null>,
+    private readonly tickMs = 1_000,
+  ) {}
+
+  /** Viewers currently subscribed, over all runs. */
+  get viewers(): number {
+    let n = 0;
+    for (const c of this.channels.values()) n += c.listeners.size;
+    return n;
+  }
+
+  /** Follow a run; the listener gets the latest state at once if there is one. Returns unsubscribe. */
+  subscribe(runId: string, listener: LiveListener): () => void {
+    let channel = this.channels.get(runId);
+    if (!channel) {
+      channel = { listeners: new Set(), last: null, timer: null, reading: false };
+      this.channels.set(runId, channel);
+      const c = channel;
+      c.timer = setInterval(() => void this.tick(runId, c), this.tickMs);
+      c.timer.unref?.();
+      void this.tick(runId, c);
+    } else if (channel.last) {
+      listener(channel.last, true);
+    }
+    channel.listeners.add(listener);
+    return () => {
+      const c = this.channels.get(runId);
+      if (!c) return;
+      c.listeners.delete(listener);
+      if (c.listeners.size === 0) this.close(runId, c);
+    };
+  }
+
+  private close(runId: string, channel: Channel) {
+    if (channel.timer) clearInterval(channel.timer);
+    channel.timer = null;
+    if (this.channels.get(runId) === channel) this.channels.delete(runId);
+  }
+
+  private async tick(runId: string, channel: Channel) {
+    // A slow read is not stacked on: the next tick waits for it.
+    if (channel.reading) return;
+    channel.reading = true;
+    let state: LiveState | null;
+    try {
+      this.reads++;
+      state = await this.read(runId);
+    } catch {
+      // The database is away: viewers keep their stream (ticks) and get the state when it is back.
+      channel.reading = false;
+      for (const listener of channel.listeners) listener(channel.last, false);
+      return;
+    }
+    channel.reading = false;
+    if (!state) {
+      for (const listener of channel.listeners) listener(null, true);
+      this.close(runId, channel);
+      return;
+    }
+    const frame = liveFrame(state);
+    const changed = frame.id !== channel.last?.id;
+    if (changed) channel.last = frame;
+    for (const listener of channel.listeners) listener(channel.last, changed);
+    if (TERMINAL.has(state.status)) this.close(runId, channel);
+  }
+}
