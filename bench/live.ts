@@ -7,8 +7,11 @@
 //
 // Part 1 (in-process): one stream tick's read — the live columns only (getRunLive), against the
 // whole run with its result (the read the stream did before), as a ratio.
-// Part 2 (the built app, `next start`): 1 and 50 concurrent viewers for BENCH_LIVE_S seconds;
-// the server's CPU time (its processes' utime + stime) divided by viewer-seconds.
+// Part 2 (the built app, `next start`): 1, 50 and 500 concurrent viewers for BENCH_LIVE_S
+// seconds; the server's CPU time (its processes' utime + stime) divided by viewer-seconds, and
+// the transactions the run's database committed per second (pg_stat_database) minus the ones
+// this script wrote itself, i.e. the server's reads. Goal: 500 viewers cost at most 2x the CPU
+// of 50 in total, and the reads per second do not grow with viewers.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -102,7 +105,9 @@ try {
     },
   });
   // The worker's heartbeat, so no watchdog (the web app runs one) ends the run while it is watched.
+  const heartbeats: number[] = [];
   const heartbeat = setInterval(() => {
+    heartbeats.push(Date.now());
     void db.run.update({ where: { id: run.id }, data: { heartbeatAt: new Date() } }).catch(() => {});
   }, 1_000);
   const stored = await db.$queryRaw<{ progress: number; histogram: number }[]>`
@@ -158,38 +163,104 @@ try {
       await new Promise((r) => setTimeout(r, 300));
     }
     const cookie = `bb_session=${session.token}`;
+    // Transactions committed on the run's database so far (every statement outside a
+    // transaction is one). PostgreSQL publishes these counters about once a second.
+    const committed = async () => {
+      await new Promise((r) => setTimeout(r, 1_200));
+      const rows = await db.$queryRaw<{ n: bigint }[]>`
+        SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`;
+      return Number(rows[0]?.n ?? 0);
+    };
     const watch = async (viewers: number) => {
       // Warm the route (compilation caches, connection pool) before measuring.
       await streamFor(baseUrl, run.id, cookie, 2, 1_500);
       let second = RUN_S;
+      let ownWrites = 0;
       const worker = setInterval(() => {
         progress = tick(++second);
+        ownWrites++;
         void db.run
           .update({ where: { id: run.id }, data: { progress: progress as object, heartbeatAt: new Date() } })
           .catch(() => {});
       }, 1_000);
+      // Every viewer connects first (a session read and an access check each); the steady state
+      // of watching is what is measured.
+      const streams = openStreams(baseUrl, run.id, cookie, viewers);
+      await streams.connected;
+      const x0 = await committed();
+      heartbeats.splice(0);
+      ownWrites = 0;
       const cpu0 = processTreeCpuMs(server!.pid!);
       const t0 = performance.now();
-      const events = await streamFor(baseUrl, run.id, cookie, viewers, WATCH_S * 1000);
+      const events0 = streams.events();
+      await new Promise((r) => setTimeout(r, WATCH_S * 1000));
       const wallS = (performance.now() - t0) / 1000;
       const cpuMs = processTreeCpuMs(server!.pid!) - cpu0;
+      const events = streams.events() - events0;
       clearInterval(worker);
-      return { viewers, events, cpuMs, perViewerSecond: cpuMs / (viewers * wallS), wallS };
+      await streams.close();
+      // The script's own statements in the window: progress writes, heartbeats, and the stats query.
+      const x1 = await committed();
+      const own = ownWrites + heartbeats.splice(0).length + 1;
+      const readsPerS = Math.max(0, x1 - x0 - own) / wallS;
+      return { viewers, events, cpuMs, perViewerSecond: cpuMs / (viewers * wallS), wallS, readsPerS };
     };
     console.log(`\nPart 2 — the event stream of the built app, ${WATCH_S} s per measurement`);
-    for (const viewers of [1, 50]) {
+    const results: Awaited<ReturnType<typeof watch>>[] = [];
+    for (const viewers of [1, 50, 500]) {
+      heartbeats.splice(0);
       const r = await watch(viewers);
+      results.push(r);
       console.log(
-        `  ${String(viewers).padStart(2)} viewer(s): ${fmt(r.events, 0)} events received, server CPU ${fmt(r.cpuMs, 0)} ms ` +
-          `in ${fmt(r.wallS, 1)} s → ${fmt(r.perViewerSecond, 2)} ms per viewer-second`,
+        `  ${String(viewers).padStart(3)} viewer(s): ${fmt(r.events, 0)} events received, server CPU ${fmt(r.cpuMs, 0)} ms ` +
+          `in ${fmt(r.wallS, 1)} s → ${fmt(r.perViewerSecond, 3)} ms per viewer-second; ` +
+          `database reads ${fmt(r.readsPerS, 1)}/s`,
       );
     }
+    const [one, fifty, fiveHundred] = results as [typeof results[0], typeof results[0], typeof results[0]];
+    console.log(
+      `  CPU of 500 viewers / CPU of 50: ${fmt(fiveHundred.cpuMs / fifty.cpuMs, 2)}× (goal ≤ 2×); ` +
+        `reads/s with 500 / with 1: ${fmt(fiveHundred.readsPerS / Math.max(one.readsPerS, 0.01), 2)}× (goal: flat)`,
+    );
   }
   clearInterval(heartbeat);
 } finally {
   if (server?.pid) server.kill("SIGTERM");
   await t.drop();
   console.log(`\nload average after: ${loadAverage()}`);
+}
+
+/** Open `viewers` streams and keep them open, counting the `run` events they receive. */
+function openStreams(baseUrl: string, runId: string, cookie: string, viewers: number) {
+  const abort = new AbortController();
+  let events = 0;
+  let opened = 0;
+  let markConnected: () => void = () => {};
+  const connected = new Promise<void>((resolve) => {
+    markConnected = resolve;
+  });
+  const done = Promise.all(
+    Array.from({ length: viewers }, async () => {
+      try {
+        const res = await fetch(`${baseUrl}/api/runs/${runId}/events`, { headers: { cookie }, signal: abort.signal });
+        if (!res.ok || !res.body) throw new Error(`stream answered ${res.status}`);
+        if (++opened === viewers) markConnected();
+        const decoder = new TextDecoder();
+        for await (const chunk of res.body)
+          events += (decoder.decode(chunk as Uint8Array).match(/^event: run$/gm) ?? []).length;
+      } catch (err) {
+        if ((err as Error).name !== "AbortError") throw err;
+      }
+    }),
+  );
+  return {
+    connected,
+    events: () => events,
+    async close() {
+      abort.abort();
+      await done;
+    },
+  };
 }
 
 /** Open `viewers` streams for `ms`, counting the `run` events they receive. */

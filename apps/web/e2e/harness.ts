@@ -48,6 +48,8 @@ export interface Stack {
   browser: Browser;
   page: Page;
   logs: string[];
+  /** Kill the web app (SIGKILL) and start it again on the same port; resolves once it answers. */
+  restartWeb(options?: { downMs?: number }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -81,8 +83,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     child.stdout?.on("data", (d) => logs.push(`[${name}] ${d}`));
     child.stderr?.on("data", (d) => logs.push(`[${name}] ${d}`));
     children.push(child);
+    return child;
   };
-  launch(process.execPath, ["server.mjs", "-p", String(port), "-H", "127.0.0.1"], webDir, "web");
+  const startWeb = () => launch(process.execPath, ["server.mjs", "-p", String(port), "-H", "127.0.0.1"], webDir, "web");
+  let web = startWeb();
   (options.workers ?? [{}]).forEach((w, i) => {
     const name = i === 0 ? "worker" : `worker-${i + 1}`;
     launch(process.execPath, ["--import", "tsx", "src/index.ts"], path.join(repoRoot, "workers/runner"), name, {
@@ -124,6 +128,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     browser,
     page,
     logs,
+    async restartWeb({ downMs = 0 } = {}) {
+      const old = web;
+      const exited = old.exitCode === null ? new Promise((r) => old.once("exit", r)) : null;
+      old.kill("SIGKILL");
+      await exited;
+      if (downMs) await new Promise((r) => setTimeout(r, downMs));
+      web = startWeb();
+      await waitForHttp(`${baseUrl}/`, 60_000, logs);
+    },
     async close() {
       await browser.close().catch(() => {});
       for (const c of children) c.kill("SIGTERM");
