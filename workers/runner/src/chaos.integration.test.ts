@@ -139,6 +139,7 @@ describe("chaos: Redis stopped mid-group and started again empty", () => {
     await sleep(2_000);
     await redis.start();
 
+
     const ids = [first, second, third, during.id];
     const runs = await waitFor(
       async () => {
@@ -220,4 +221,178 @@ describe("chaos: PostgreSQL restarted mid-run", () => {
     expect((result.metrics as Record<string, number>).requests).toBeGreaterThan(100);
     await stopWorkers();
   });
+});
+
+/**
+ * Catch a worker inside the transaction that stores a run's result: the per-second series are
+ * the last thing it writes, so their table is held until the worker waits for it, then `act`
+ * runs (kill or freeze the worker) and the table is released.
+ */
+async function whileStoring(t: TestDatabase, act: () => Promise<void>) {
+  const released = new Error("released");
+  await t.db
+    .$transaction(
+      async (tx) => {
+        await tx.$executeRaw`LOCK TABLE "Series" IN EXCLUSIVE MODE`;
+        await waitFor(
+          async () => {
+            const waiting = await t.db.$queryRaw<{ n: bigint }[]>`
+              SELECT count(*) AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%"Series"%'`;
+            return Number(waiting[0]?.n ?? 0) > 0;
+          },
+          20_000,
+          "the worker to be storing the result",
+        );
+        await act();
+        throw released;
+      },
+      { timeout: 60_000, maxWait: 10_000 },
+    )
+    .catch((err: unknown) => {
+      if (err !== released) throw err;
+    });
+}
+
+describe("chaos: a worker SIGKILLed while storing a result", () => {
+  let t: TestDatabase;
+  let queue: Queue;
+  const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+  const prefix = `bbkill-${randomBytes(4).toString("hex")}`;
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    queue = createRunsQueue(redisUrl, prefix);
+  });
+  afterAll(async () => {
+    await stopWorkers();
+    await queue?.close().catch(() => {});
+    await t?.drop();
+  });
+
+  it("the run ends once, failed with the reason, and its job delivered again does not run it twice", async () => {
+    const { launch } = await setUp(t, queue);
+    const env = {
+      DATABASE_URL: t.url,
+      REDIS_URL: redisUrl,
+      BENCHBOARD_QUEUE_PREFIX: prefix,
+      BENCHBOARD_RUN_STALE_AFTER_MS: "3000",
+    };
+    const first = startWorker("w-killed", env);
+    await waitFor(async () => (await t.db.worker.count()) === 1, 30_000, "the worker to announce itself");
+
+    const launched = await launch({ engine: "http-closed", concurrency: 2, durationS: 3 });
+    await waitFor(
+      async () => (await t.db.run.findUnique({ where: { id: launched.id } }))?.status === "running",
+      20_000,
+      "the run to start",
+    );
+    await whileStoring(t, async () => {
+      first.kill("SIGKILL");
+      await exited(first);
+    });
+
+    // Nothing of the interrupted write was kept: the run is still running, with no result.
+    const interrupted = await t.db.run.findMany({ where: {}, include: { result: true } });
+    expect(interrupted.map((r) => [r.status, r.result])).toEqual([["running", null]]);
+    const runId = interrupted[0]!.id;
+
+    // Another worker: its watchdog ends the run; the queue delivers the dead worker's job to it again.
+    startWorker("w-other", env);
+    const ended = await waitFor(
+      async () => {
+        const r = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
+        return isEnded(r.status) ? r : null;
+      },
+      30_000,
+      "the watchdog to end the run",
+    );
+    expect(ended.status).toBe("failed");
+    expect(ended.error).toMatch(
+      /^worker w-killed stopped responding \(no heartbeat for \d+ s\); results measured until its last checkpoint are kept$/,
+    );
+    await waitFor(
+      async () => logs.join("").includes(`run ${runId} is no longer queued; skipped`),
+      90_000,
+      "the stalled job to be delivered again",
+    );
+    const after = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
+    // Ended once: the same end state and time, taken by one worker only.
+    expect([after.status, after.error, after.endedAt?.getTime()]).toEqual([
+      ended.status,
+      ended.error,
+      ended.endedAt?.getTime(),
+    ]);
+    expect(after.workerIds).toEqual(["w-killed"]);
+    expect(await t.db.run.count()).toBe(1);
+    await stopWorkers();
+  }, 180_000);
+});
+
+describe("chaos: a worker frozen while storing a result, then declared dead", () => {
+  let t: TestDatabase;
+  let queue: Queue;
+  const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+  const prefix = `bbfreeze-${randomBytes(4).toString("hex")}`;
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    queue = createRunsQueue(redisUrl, prefix);
+  });
+  afterAll(async () => {
+    await stopWorkers();
+    await queue?.close().catch(() => {});
+    await t?.drop();
+  });
+
+  it("ends the run once: the watchdog and the thawed worker never both end it", async () => {
+    const { launch } = await setUp(t, queue);
+    const env = {
+      DATABASE_URL: t.url,
+      REDIS_URL: redisUrl,
+      BENCHBOARD_QUEUE_PREFIX: prefix,
+      BENCHBOARD_RUN_STALE_AFTER_MS: "3000",
+    };
+    const frozen = startWorker("w-frozen", env);
+    await waitFor(async () => (await t.db.worker.count()) === 1, 30_000, "the worker to announce itself");
+    const launched = await launch({ engine: "http-closed", concurrency: 2, durationS: 3 });
+    await waitFor(
+      async () => (await t.db.run.findUnique({ where: { id: launched.id } }))?.status === "running",
+      20_000,
+      "the run to start",
+    );
+    // Every end state the run passes through, as a reader polling it would see them.
+    const ends: string[] = [];
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const r = await t.db.run.findUnique({ where: { id: launched.id } });
+        const end = r && isEnded(r.status) ? `${r.status}@${r.endedAt?.getTime()}` : null;
+        if (end && ends.at(-1) !== end) ends.push(end);
+        await sleep(50);
+      }
+    })();
+    // Frozen (SIGSTOP) inside the transaction storing the result; another worker's watchdog
+    // then finds the run's heartbeat stale; the frozen worker thaws after that.
+    await whileStoring(t, async () => {
+      frozen.kill("SIGSTOP");
+    });
+    startWorker("w-watchdog", env);
+    await waitFor(
+      async () => logs.join("").includes("[w-watchdog] ") && (await t.db.worker.count()) >= 1,
+      30_000,
+      "the second worker",
+    );
+    await sleep(12_000);
+    frozen.kill("SIGCONT");
+    await waitFor(async () => ends.length > 0, 30_000, "the run to end");
+    await sleep(8_000);
+    watching = false;
+    await watcher;
+    expect(ends).toHaveLength(1);
+    const run = await t.db.run.findUniqueOrThrow({ where: { id: launched.id }, include: { result: true } });
+    expect(`${run.status}@${run.endedAt?.getTime()}`).toBe(ends[0]);
+    expect(run.workerIds).toEqual(["w-frozen"]);
+    await stopWorkers();
+  }, 180_000);
 });
