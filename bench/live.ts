@@ -217,7 +217,7 @@ try {
           `database reads ${fmt(r.readsPerS, 1)}/s`,
       );
     }
-    const [one, fifty, fiveHundred] = results as [typeof results[0], typeof results[0], typeof results[0]];
+    const [one, fifty, fiveHundred] = results as [(typeof results)[0], (typeof results)[0], (typeof results)[0]];
     console.log(
       `  CPU of 500 viewers / CPU of 50: ${fmt(fiveHundred.cpuMs / fifty.cpuMs, 2)}× (goal ≤ 2×); ` +
         `reads/s with 500 / with 1: ${fmt(fiveHundred.readsPerS / Math.max(one.readsPerS, 0.01), 2)}× (goal: flat)`,

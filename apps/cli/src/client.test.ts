@@ -72,7 +72,9 @@ describe("ApiClient retries", () => {
       /^benchboard: run status: HTTP 503: the database is unavailable; retrying in 1\.\d s \(attempt 2, giving up \d+ s from now\)\n$/,
     );
     expect(lines[1]).toMatch(/^benchboard: run status: HTTP 429: status 429; retrying in 0\.\d s \(attempt 3,/);
-    expect(lines[2]).toMatch(/^benchboard: run status: cannot reach the server \(.+\); retrying in 0\.\d s \(attempt 4,/);
+    expect(lines[2]).toMatch(
+      /^benchboard: run status: cannot reach the server \(.+\); retrying in 0\.\d s \(attempt 4,/,
+    );
   });
 
   it("resends a POST with an Idempotency-Key after a 502 and a reset, with the same key and body", async () => {
@@ -99,7 +101,10 @@ describe("ApiClient retries", () => {
     await closeServer();
 
     // A 503 (and a 429) says the server did nothing: safe to send again.
-    const busy = await serve([{ status: 503, headers: { "retry-after": "0" } }, { status: 200, body: { ok: true } }]);
+    const busy = await serve([
+      { status: 503, headers: { "retry-after": "0" } },
+      { status: 200, body: { ok: true } },
+    ]);
     const again = client(busy.url);
     await again.c.request({ method: "POST", path: "/runs/1/progress", body: {}, schema: ok, what: "progress" });
     expect(busy.received).toHaveLength(2);

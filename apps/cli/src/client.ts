@@ -177,7 +177,8 @@ export class ApiClient {
     /** Wait before the next attempt, or return false when the budget does not allow it. */
     const waitBefore = async (reason: string, retryAfterS: number | null): Promise<boolean> => {
       const left = policy.forMs - (Date.now() - started);
-      const delay = retryAfterS !== null ? retryAfterS * 1000 + Math.round(Math.random() * 250) : backoffMs(waits, policy);
+      const delay =
+        retryAfterS !== null ? retryAfterS * 1000 + Math.round(Math.random() * 250) : backoffMs(waits, policy);
       if (left <= 0 || delay > left) return false;
       waits++;
       this.log(

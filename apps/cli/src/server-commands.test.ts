@@ -61,10 +61,10 @@ describe("server commands", () => {
   it("report an unreachable server without printing the token, after retrying for --retry-for", async () => {
     const port = await closedPort();
     const started = Date.now();
-    const result = await benchboard(
-      ["run", "checkout", "--project", "gw", "--target", "api", "--retry-for", "4"],
-      { BENCHBOARD_URL: `http://127.0.0.1:${port}/`, BENCHBOARD_TOKEN: TOKEN },
-    );
+    const result = await benchboard(["run", "checkout", "--project", "gw", "--target", "api", "--retry-for", "4"], {
+      BENCHBOARD_URL: `http://127.0.0.1:${port}/`,
+      BENCHBOARD_TOKEN: TOKEN,
+    });
     expect(result.code).toBe(2);
     const lines = result.stderr.trimEnd().split("\n");
     const waits = lines.slice(0, -1);
@@ -76,7 +76,9 @@ describe("server commands", () => {
       );
     }
     expect(lines.at(-1)).toMatch(
-      new RegExp(`^benchboard: launch: cannot reach http://127\\.0\\.0\\.1:${port}: ECONNREFUSED \\(${waits.length + 1} attempts over \\d+ s\\)$`),
+      new RegExp(
+        `^benchboard: launch: cannot reach http://127\\.0\\.0\\.1:${port}: ECONNREFUSED \\(${waits.length + 1} attempts over \\d+ s\\)$`,
+      ),
     );
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(result.stdout + result.stderr).not.toContain(TOKEN);

@@ -118,7 +118,8 @@ describe("live run page", () => {
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const reader = res.body!.getReader();
     let chunk = "";
-    while (!chunk.includes("\n\nid: ") || !chunk.endsWith("\n\n")) chunk += new TextDecoder().decode((await reader.read()).value);
+    while (!chunk.includes("\n\nid: ") || !chunk.endsWith("\n\n"))
+      chunk += new TextDecoder().decode((await reader.read()).value);
     // The reconnect delay, then each state with an id a reconnecting browser sends back.
     expect(chunk).toMatch(
       /^retry: 1000\n\nid: [\w-]{16}\nevent: run\ndata: \{"id":"[a-z0-9]+","status":"(running|succeeded)"/,

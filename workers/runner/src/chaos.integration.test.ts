@@ -139,7 +139,6 @@ describe("chaos: Redis stopped mid-group and started again empty", () => {
     await sleep(2_000);
     await redis.start();
 
-
     const ids = [first, second, third, during.id];
     const runs = await waitFor(
       async () => {
