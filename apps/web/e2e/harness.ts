@@ -130,9 +130,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     logs,
     async restartWeb({ downMs = 0 } = {}) {
       const old = web;
-      const exited = old.exitCode === null ? new Promise((r) => old.once("exit", r)) : null;
+      const exited = old.exitCode === null && old.signalCode === null ? new Promise((r) => old.once("exit", r)) : null;
       old.kill("SIGKILL");
       await exited;
+      children.splice(children.indexOf(old), 1);
       if (downMs) await new Promise((r) => setTimeout(r, downMs));
       web = startWeb();
       await waitForHttp(`${baseUrl}/`, 60_000, logs);
