@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
+import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -56,6 +57,43 @@ export interface Stack {
 export interface StackOptions {
   /** Worker processes to start (default: one, with the worker's default settings). */
   workers?: { labels?: string; concurrency?: number }[];
+  /**
+   * Put a reverse proxy in front of the web app, as deployments do: the browser talks to it, and
+   * it answers 502 while the app is down (a restart) instead of refusing the connection.
+   */
+  proxy?: boolean;
+}
+
+/** A minimal reverse proxy on 127.0.0.1: streams both ways, 502 when the upstream is down. */
+async function startProxy(upstreamPort: number): Promise<{ port: number; close(): void }> {
+  const server = http.createServer((req, res) => {
+    const upstream = http.request(
+      { host: "127.0.0.1", port: upstreamPort, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+        // The upstream died mid-answer (a killed app): cut the client's connection too.
+        answer.on("close", () => {
+          if (!answer.complete) res.destroy();
+        });
+      },
+    );
+    upstream.on("error", () => {
+      if (res.headersSent) res.destroy();
+      else res.writeHead(502, { "content-type": "text/plain" }).end("bad gateway");
+    });
+    res.on("close", () => upstream.destroy());
+    req.pipe(upstream);
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return {
+    port,
+    close() {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -95,8 +133,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ...(w.concurrency !== undefined ? { BENCHBOARD_WORKER_CONCURRENCY: String(w.concurrency) } : {}),
     });
   });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${baseUrl}/`, 60_000, logs);
+  const appUrl = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${appUrl}/`, 60_000, logs);
+  const proxy = options.proxy ? await startProxy(port) : null;
+  const baseUrl = proxy ? `http://127.0.0.1:${proxy.port}` : appUrl;
 
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
@@ -136,10 +176,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       children.splice(children.indexOf(old), 1);
       if (downMs) await new Promise((r) => setTimeout(r, downMs));
       web = startWeb();
-      await waitForHttp(`${baseUrl}/`, 60_000, logs);
+      await waitForHttp(`${appUrl}/`, 60_000, logs);
     },
     async close() {
       await browser.close().catch(() => {});
+      proxy?.close();
       for (const c of children) c.kill("SIGTERM");
       await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once("exit", r)) : null)));
       await db.drop();

@@ -42,8 +42,12 @@ export function RunView({ runId }: { runId: string }) {
       </div>
     );
   }
-  if (run.isError)
-    return <ErrorState title="Run not available" message={run.error.message} onRetry={() => run.refetch()} />;
+  // A failed refresh (the app restarting) keeps showing the run it has; only a run never loaded is an error.
+  if (!run.data) {
+    return (
+      <ErrorState title="Run not available" message={run.error?.message ?? "not found"} onRetry={() => run.refetch()} />
+    );
+  }
 
   const r = run.data;
   const progress = parseLiveProgress(r.progress);
