@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ApiClient, ApiError, backoffMs, parseRetryAfter } from "./client";
+import { ApiClient, ApiError, backoffMs, parseRetryAfter, type RetryPolicy } from "./client";
 
 // The client against a real HTTP server on 127.0.0.1 that misbehaves on purpose: each test's
 // server answers from a script of responses, one per request, and records what it received.
@@ -46,7 +46,7 @@ afterEach(closeServer);
 const ok = z.object({ ok: z.literal(true) });
 const fast = { forMs: 10_000, baseDelayMs: 50, maxDelayMs: 200 };
 
-function client(url: string, retry = fast) {
+function client(url: string, retry: RetryPolicy = fast) {
   const lines: string[] = [];
   const c = new ApiClient({ url, token: "bb_t" }, { retry, log: (l) => lines.push(l) });
   return { c, lines };
