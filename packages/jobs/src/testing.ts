@@ -41,15 +41,21 @@ async function waitForPort(port: number, up: boolean, timeoutMs = 10_000): Promi
 }
 
 export async function startPrivateRedis(binary = "redis-server"): Promise<PrivateRedis> {
-  const port = await freePort();
+  let port = 0;
   let child: ChildProcess | null = null;
   const start = async () => {
-    child = spawn(
+    const spawned = spawn(
       binary,
       ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"],
       { stdio: "ignore" },
     );
-    await waitForPort(port, true);
+    child = spawned;
+    // A server that exits at once (the port was taken meanwhile) fails the start instead of a long wait.
+    const exited = new Promise<never>((_, reject) =>
+      spawned.once("exit", (code) => reject(new Error(`redis-server on port ${port} exited (${code})`))),
+    );
+    exited.catch(() => {});
+    await Promise.race([waitForPort(port, true, 30_000), exited]);
   };
   const stop = async () => {
     const running = child;
@@ -61,6 +67,15 @@ export async function startPrivateRedis(binary = "redis-server"): Promise<Privat
     }
     await waitForPort(port, false);
   };
-  await start();
+  // The first start takes a free port; a port another process grabbed in between is given up.
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    try {
+      await start();
+      break;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+  }
   return { url: `redis://127.0.0.1:${port}`, port, stop, start };
 }
