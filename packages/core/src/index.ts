@@ -27,3 +27,4 @@ export * from "./thresholds";
 export * from "./ticks";
 export * from "./words";
 export { plainZodMessage } from "./zod-messages";
+export * from "./notifications";

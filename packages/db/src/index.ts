@@ -8,6 +8,8 @@ export * from "./queries/auth";
 export * from "./queries/comparison";
 export * from "./queries/exec-run";
 export * from "./queries/instance-config";
+export * from "./queries/notification";
+export * from "./queries/notification-planner";
 export * from "./queries/org";
 export * from "./queries/project";
 export * from "./queries/run";
