@@ -165,3 +165,19 @@ export function createQueueFor(
   };
   return queueFor;
 }
+
+const notificationQueues = new WeakMap<Queue, Queue>();
+
+/**
+ * The notifications queue on the same Redis connection and prefix as a runs queue the caller
+ * already holds (the web app's), made once.
+ */
+export function notificationsQueueBeside(runsQueue: Queue): Queue {
+  let queue = notificationQueues.get(runsQueue);
+  if (!queue) {
+    queue = new Queue(NOTIFICATIONS_QUEUE, { connection: runsQueue.opts.connection, prefix: runsQueue.opts.prefix });
+    queue.on("error", () => {});
+    notificationQueues.set(runsQueue, queue);
+  }
+  return queue;
+}

@@ -3,7 +3,7 @@ import {
   deliveriesToRequeue,
   planRunNotifications,
   planWorkerOffline,
-  WORKER_OFFLINE_AFTER_MS,
+  WORKER_OFFLINE_NOTIFY_AFTER_MS,
 } from "@benchboard/db";
 import {
   createNotificationsQueue,
@@ -75,7 +75,7 @@ export async function startNotifier(options: NotifierOptions) {
     const planned = await planRunNotifications(options.db, { publicUrl: options.publicUrl });
     await queueThem(planned.map((id) => ({ id })));
     const offline = await planWorkerOffline(options.db, {
-      offlineAfterMs: options.workerOfflineAfterMs ?? WORKER_OFFLINE_AFTER_MS,
+      offlineAfterMs: options.workerOfflineAfterMs ?? WORKER_OFFLINE_NOTIFY_AFTER_MS,
     });
     await queueThem(offline.map((id) => ({ id })));
     await queueThem(await deliveriesToRequeue(options.db, new Date(Date.now() - graceMs)));

@@ -129,7 +129,7 @@ export async function planRun(db: Db, runId: string, options: PlanOptions): Prom
           ...base,
           title: `${titleOf(run)} failed ${figures.length} threshold${figures.length === 1 ? "" : "s"}`,
           verdict: "failed",
-          summary: figures.map((f) => f.text).join("; "),
+          summary: `outside the limit: ${figures.map((f) => f.label).join(", ")}`,
           figures,
         },
       });
@@ -316,7 +316,7 @@ async function planChangePoints(
 // ---- workers and agents --------------------------------------------------------------------
 
 /** A worker that wrote no heartbeat for this long is offline. */
-export const WORKER_OFFLINE_AFTER_MS = 60_000;
+export const WORKER_OFFLINE_NOTIFY_AFTER_MS = 60_000;
 
 /**
  * Workers that stopped heartbeating: told once per silence (the key includes the last
@@ -327,7 +327,7 @@ export async function planWorkerOffline(
   options: { now?: Date; offlineAfterMs?: number } = {},
 ): Promise<string[]> {
   const now = options.now ?? new Date();
-  const cutoff = new Date(now.getTime() - (options.offlineAfterMs ?? WORKER_OFFLINE_AFTER_MS));
+  const cutoff = new Date(now.getTime() - (options.offlineAfterMs ?? WORKER_OFFLINE_NOTIFY_AFTER_MS));
   const silent = await db.worker.findMany({ where: { heartbeatAt: { lt: cutoff } }, take: 50 });
   if (!silent.length) return [];
   const org = await db.organization.findUnique({ where: { slug: LOCAL_ORG_SLUG }, select: { id: true, name: true } });

@@ -489,3 +489,8 @@ export async function listOrgNotices(db: Db, orgId: string) {
 export async function dismissOrgNotice(db: Db, orgId: string, id: string) {
   await db.orgNotice.updateMany({ where: { orgId, id }, data: { readAt: new Date() } });
 }
+
+export async function organizationName(db: Db, orgId: string): Promise<string> {
+  const org = await db.organization.findUnique({ where: { id: orgId }, select: { name: true } });
+  return org?.name ?? "";
+}
