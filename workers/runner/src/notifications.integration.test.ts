@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createCaller } from "@benchboard/api";
+import type { TThreshold } from "@benchboard/core";
 import { ensureLocalOrganization, setProjectThresholds, updateInstallSettings } from "@benchboard/db";
 import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
@@ -101,7 +102,7 @@ afterAll(async () => {
   for (const s of servers) s.close();
 });
 
-async function project(thresholds = [{ metric: "latency_p99", op: "<=" as const, value: 50 }]) {
+async function project(thresholds: TThreshold[] = [{ metric: "latency_p99", op: "<=", value: 50 }]) {
   const p = await caller.project.create({ name: `p-${randomBytes(3).toString("hex")}` });
   await setProjectThresholds(t.db, orgId, p.id, thresholds);
   return p;
@@ -156,13 +157,17 @@ describe("signed webhooks", () => {
     const verified = mine[0]!.verified as { type: string; data: { run: { id: string }; figures: { text: string }[] } };
     expect(verified.type).toBe("thresholds.failed");
     expect(verified.data.run.id).toBe(run.id);
-    expect(verified.data.figures[0]!.text).toMatch(/^Latency p99 <= 50 ms failed: 73 ms \(\+46\.0% against the limit\)$/);
+    expect(verified.data.figures[0]!.text).toMatch(
+      /^Latency p99 <= 50 ms failed: 73 ms \(\+46\.0% against the limit\)$/,
+    );
     const [delivery] = await deliveriesOf(endpoint.id);
     expect(mine[0]!.headers["webhook-id"]).toBe(delivery!.eventId);
     expect(delivery).toMatchObject({ status: "delivered", attempts: 1, lastStatus: 200 });
 
     // A signature made with another secret does not verify: the check above could fail.
-    expect(() => new Webhook(`whsec_${randomBytes(32).toString("base64")}`).verify(mine[0]!.body, mine[0]!.headers as never)).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${randomBytes(32).toString("base64")}`).verify(mine[0]!.body, mine[0]!.headers as never),
+    ).toThrow();
 
     // The log shows time, event, status and attempts — and never the receiver's body.
     const log = await caller.notification.deliveries();
@@ -183,7 +188,12 @@ describe("signed webhooks", () => {
       url: `${rx.url}/flaky`,
     });
     rx.secrets.set("/flaky", secret!);
-    await caller.notification.createRule({ name: "r", events: ["thresholds.failed"], projectId: p.id, endpointIds: [endpoint.id] });
+    await caller.notification.createRule({
+      name: "r",
+      events: ["thresholds.failed"],
+      projectId: p.id,
+      endpointIds: [endpoint.id],
+    });
     await upload(p.id, { latency_p99: 80 });
     await waitFor(
       async () => (await deliveriesOf(endpoint.id)).some((d) => d.status === "delivered"),
@@ -206,8 +216,17 @@ describe("signed webhooks", () => {
   it("an endpoint failing every delivery is disabled and the owners are told in the app", async () => {
     const rx = await receiver(() => 503);
     const p = await project();
-    const { endpoint } = await caller.notification.createEndpoint({ name: "down", channel: "webhook", url: `${rx.url}/down` });
-    await caller.notification.createRule({ name: "r", events: ["thresholds.failed"], projectId: p.id, endpointIds: [endpoint.id] });
+    const { endpoint } = await caller.notification.createEndpoint({
+      name: "down",
+      channel: "webhook",
+      url: `${rx.url}/down`,
+    });
+    await caller.notification.createRule({
+      name: "r",
+      events: ["thresholds.failed"],
+      projectId: p.id,
+      endpointIds: [endpoint.id],
+    });
     // Two failing runs: each delivery gives up after its attempts, the second disables the endpoint.
     await upload(p.id, { latency_p99: 90 });
     await upload(p.id, { latency_p99: 91 });
@@ -314,10 +333,19 @@ describe("addresses the operator did not allow", () => {
 
     // Saved while the operator allowed it, then the operator took it back: refused at delivery.
     await updateInstallSettings(t.db, { allowedTargets: ["127.0.0.1", "127.0.0.2"] });
-    const { endpoint } = await caller.notification.createEndpoint({ name: "internal", channel: "webhook", url: internalUrl });
+    const { endpoint } = await caller.notification.createEndpoint({
+      name: "internal",
+      channel: "webhook",
+      url: internalUrl,
+    });
     await updateInstallSettings(t.db, { allowedTargets: ["127.0.0.1"] });
     const p = await project();
-    await caller.notification.createRule({ name: "r", events: ["thresholds.failed"], projectId: p.id, endpointIds: [endpoint.id] });
+    await caller.notification.createRule({
+      name: "r",
+      events: ["thresholds.failed"],
+      projectId: p.id,
+      endpointIds: [endpoint.id],
+    });
     await upload(p.id, { latency_p99: 99 });
     await waitFor(
       async () => (await deliveriesOf(endpoint.id)).find((d) => d.status === "failed"),
@@ -336,9 +364,18 @@ describe("PostgreSQL is the truth", () => {
   it("a delivery recorded while the queue lost it is requeued from PostgreSQL and sent once", async () => {
     const rx = await receiver();
     const p = await project();
-    const { endpoint, secret } = await caller.notification.createEndpoint({ name: "q", channel: "webhook", url: `${rx.url}/q` });
+    const { endpoint, secret } = await caller.notification.createEndpoint({
+      name: "q",
+      channel: "webhook",
+      url: `${rx.url}/q`,
+    });
     rx.secrets.set("/q", secret!);
-    await caller.notification.createRule({ name: "r", events: ["thresholds.failed"], projectId: p.id, endpointIds: [endpoint.id] });
+    await caller.notification.createRule({
+      name: "r",
+      events: ["thresholds.failed"],
+      projectId: p.id,
+      endpointIds: [endpoint.id],
+    });
     // Pause the consumer and drop whatever the queue holds: as if Redis restarted empty.
     await runner.notifier!.consumer.pause();
     await upload(p.id, { latency_p99: 70 });
@@ -357,7 +394,11 @@ describe("PostgreSQL is the truth", () => {
 
   it("send test delivers a signed test event to the endpoint", async () => {
     const rx = await receiver();
-    const { endpoint, secret } = await caller.notification.createEndpoint({ name: "t", channel: "webhook", url: `${rx.url}/t` });
+    const { endpoint, secret } = await caller.notification.createEndpoint({
+      name: "t",
+      channel: "webhook",
+      url: `${rx.url}/t`,
+    });
     rx.secrets.set("/t", secret!);
     await caller.notification.sendTest({ id: endpoint.id });
     await waitFor(async () => rx.received.find((r) => r.path === "/t"), 15_000, "the test delivery");
@@ -368,7 +409,11 @@ describe("PostgreSQL is the truth", () => {
 
   it("rotating the secret signs with the new and the old secret during the overlap", async () => {
     const rx = await receiver();
-    const { endpoint, secret: oldSecret } = await caller.notification.createEndpoint({ name: "rot", channel: "webhook", url: `${rx.url}/rot` });
+    const { endpoint, secret: oldSecret } = await caller.notification.createEndpoint({
+      name: "rot",
+      channel: "webhook",
+      url: `${rx.url}/rot`,
+    });
     const { secret: newSecret } = await caller.notification.rotateSecret({ id: endpoint.id });
     expect(newSecret).not.toBe(oldSecret);
     await caller.notification.sendTest({ id: endpoint.id });

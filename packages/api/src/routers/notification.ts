@@ -43,12 +43,7 @@ export const ZCreateRuleInput = z.object({
   projectId: z.string().nullish(),
   scenarioId: z.string().nullish(),
   endpointIds: z.array(z.string()).min(1, "choose at least one endpoint").max(20),
-  baselineBranch: z
-    .string()
-    .trim()
-    .min(1, "name the baseline branch")
-    .max(200)
-    .default("main"),
+  baselineBranch: z.string().trim().min(1, "name the baseline branch").max(200).default("main"),
   tolerancePct: z.number().min(0).max(1000).default(5),
 });
 
