@@ -1,3 +1,4 @@
+export * from "./badge";
 export * from "./caps";
 export * from "./change-point";
 export * from "./compare";
@@ -11,6 +12,7 @@ export * from "./launch-overrides";
 export * from "./live-progress";
 export * from "./metrics";
 export * from "./monitor";
+export * from "./notifications";
 export * from "./overhead-stages";
 export * from "./published";
 export * from "./regression";
@@ -27,4 +29,3 @@ export * from "./thresholds";
 export * from "./ticks";
 export * from "./words";
 export { plainZodMessage } from "./zod-messages";
-export * from "./notifications";

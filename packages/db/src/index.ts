@@ -5,6 +5,7 @@ export type * from "./generated/prisma/client";
 export { Prisma } from "./generated/prisma/client";
 export * from "./generated/prisma/enums";
 export * from "./queries/auth";
+export * from "./queries/badge";
 export * from "./queries/comparison";
 export * from "./queries/exec-run";
 export * from "./queries/instance-config";
