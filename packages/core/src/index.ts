@@ -1,4 +1,5 @@
 export * from "./badge";
+export * from "./block-kit-html";
 export * from "./caps";
 export * from "./change-point";
 export * from "./compare";
