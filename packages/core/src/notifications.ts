@@ -182,7 +182,7 @@ export function slackMessage(event: NotificationEnvelope) {
       action_id: `link-${i}`,
     }));
   if (buttons.length) blocks.push({ type: "actions", elements: buttons });
-  return { text: clip(`${data.title}: ${data.summary}`, 3000), blocks };
+  return { text: clip(slackEscape(`${data.title}: ${data.summary}`), 3000), blocks };
 }
 
 /**

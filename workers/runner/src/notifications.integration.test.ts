@@ -311,6 +311,73 @@ function assertBlockKit(msg: { text?: unknown; blocks?: unknown }) {
   }
 }
 
+describe("regressions and offline workers", () => {
+  it("a run worse than the baseline branch beyond the rule's tolerance is announced with the Δ and a comparison link", async () => {
+    const rx = await receiver();
+    const p = await project([]);
+    const { endpoint, secret } = await caller.notification.createEndpoint({
+      name: "reg",
+      channel: "webhook",
+      url: `${rx.url}/reg`,
+    });
+    rx.secrets.set("/reg", secret!);
+    await caller.notification.createRule({
+      name: "regressions",
+      events: ["regression.detected"],
+      projectId: p.id,
+      endpointIds: [endpoint.id],
+      baselineBranch: "main",
+      tolerancePct: 10,
+    });
+    const base = await upload(p.id, { latency_p99: 40, rps: 500 }, { branch: "main", scenario: "s" });
+    // Within 10 %: nothing to tell.
+    await upload(p.id, { latency_p99: 43, rps: 490 }, { branch: "feature", scenario: "s" });
+    const worse = await upload(p.id, { latency_p99: 60, rps: 500 }, { branch: "feature", scenario: "s" });
+    await waitFor(async () => rx.received.find((r) => r.path === "/reg"), 15_000, "the regression event");
+    await new Promise((r) => setTimeout(r, 1_000));
+    const mine = rx.received.filter((r) => r.path === "/reg");
+    expect(mine).toHaveLength(1);
+    const event = mine[0]!.verified as {
+      type: string;
+      data: {
+        run: { id: string };
+        figures: { metric: string; text: string; delta: number }[];
+        links: { url: string }[];
+      };
+    };
+    expect(event.type).toBe("regression.detected");
+    expect(event.data.run.id).toBe(worse.id);
+    expect(event.data.figures.map((f) => f.metric)).toEqual(["latency_p99"]);
+    expect(event.data.figures[0]!.text).toBe("Latency p99: 60 ms vs 40 ms on main (+50.0%)");
+    expect(event.data.links.map((l) => l.url)).toContain(
+      `https://bench.example.test/compare?runs=${base.id},${worse.id}&baseline=${base.id}`,
+    );
+  });
+
+  it("a worker that stopped heartbeating is announced once to the install's organization", async () => {
+    const rx = await receiver();
+    const { endpoint } = await caller.notification.createEndpoint({
+      name: "ops",
+      channel: "slack",
+      url: `${rx.url}/ops`,
+    });
+    await caller.notification.createRule({ name: "workers", events: ["worker.offline"], endpointIds: [endpoint.id] });
+    const silentSince = new Date(Date.now() - 5 * 60_000);
+    await t.db.worker.create({
+      data: { id: "gone-1", host: "bench-host-7", pid: 4242, labels: [], heartbeatAt: silentSince },
+    });
+    await waitFor(async () => rx.received.find((r) => r.path === "/ops"), 15_000, "the offline message");
+    await new Promise((r) => setTimeout(r, 1_000));
+    const mine = rx.received.filter((r) => r.path === "/ops");
+    expect(mine).toHaveLength(1);
+    const msg = JSON.parse(mine[0]!.body);
+    assertBlockKit(msg);
+    expect(JSON.stringify(msg)).toContain("Worker gone-1 is offline");
+    expect(JSON.stringify(msg)).toContain("bench-host-7");
+    await t.db.worker.delete({ where: { id: "gone-1" } });
+  });
+});
+
 describe("addresses the operator did not allow", () => {
   it("a webhook to an internal address is refused at save and at delivery; the internal server is never reached", async () => {
     // The internal service: on loopback, an address the operator did not list.
