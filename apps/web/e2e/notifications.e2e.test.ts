@@ -46,7 +46,11 @@ afterAll(async () => {
   await stack?.close();
 });
 
-async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>, ms: number, what: string) {
+async function waitFor<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  ms: number,
+  what: string,
+) {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     const v = await check();
@@ -68,7 +72,10 @@ describe("notification settings", () => {
       await card.getByLabel("Channel").selectOption(channel);
       await card.getByLabel("Receiver URL").fill(url);
       await card.getByRole("button", { name: "Add endpoint" }).click();
-      await card.getByRole("table", { name: "Notification endpoints" }).getByRole("cell", { name, exact: true }).waitFor();
+      await card
+        .getByRole("table", { name: "Notification endpoints" })
+        .getByRole("cell", { name, exact: true })
+        .waitFor();
     };
     await add("ci-hook", "webhook", `${receiverUrl}/hook`);
     const secret = (await card.getByLabel("Signing secret").textContent()) ?? "";
@@ -91,7 +98,10 @@ describe("notification settings", () => {
     await card.getByRole("table", { name: "Notification rules" }).getByText("Thresholds everywhere").waitFor();
 
     const endpoints = card.getByRole("table", { name: "Notification endpoints" });
-    await endpoints.getByRole("row", { name: /ci-hook/ }).getByRole("button", { name: "Send test" }).click();
+    await endpoints
+      .getByRole("row", { name: /ci-hook/ })
+      .getByRole("button", { name: "Send test" })
+      .click();
     await waitFor(() => received.find((r) => r.path === "/hook"), 30_000, "the test delivery");
     const test = received.find((r) => r.path === "/hook")!;
     expect((new Webhook(secret).verify(test.body, test.headers as never) as { type: string }).type).toBe(
@@ -117,10 +127,16 @@ describe("notification settings", () => {
         schemaVersion: 1,
         startedAt: "2026-11-26T06:00:00Z",
         endedAt: "2026-11-26T06:01:00Z",
-        result: { metrics: { requests: 30000, success: 29990, failed: 10, rps: 430, latency_p50: 26, latency_p99: 71 } },
+        result: {
+          metrics: { requests: 30000, success: 29990, failed: 10, rps: 430, latency_p50: 26, latency_p99: 71 },
+        },
       }),
     });
-    const slack = await waitFor(() => received.find((r) => r.path.startsWith("/services/")), 30_000, "the Slack message");
+    const slack = await waitFor(
+      () => received.find((r) => r.path.startsWith("/services/")),
+      30_000,
+      "the Slack message",
+    );
     await waitFor(() => received.filter((r) => r.path === "/hook").length === 2, 30_000, "the threshold webhook");
     await waitFor(() => received.find((r) => r.path === "/broken"), 30_000, "the failing attempt");
 
@@ -136,7 +152,9 @@ describe("notification settings", () => {
     const preview = await stack.browser.newPage({ viewport: { width: 820, height: 420 } });
     await preview.setContent(blockKitHtml(JSON.parse(slack.body)));
     const message = preview.getByRole("article", { name: "Slack message" });
-    await expect(message.textContent()).resolves.toMatch(/Latency p99 <= 50 ms failed: 71 ms \(\+42\.0% against the limit\)/);
+    await expect(message.textContent()).resolves.toMatch(
+      /Latency p99 <= 50 ms failed: 71 ms \(\+42\.0% against the limit\)/,
+    );
     await expect(message.textContent()).resolves.toMatch(/Achieved rate >= 500 req\/s failed: 430 req\/s \(−14\.0%/);
     await message.screenshot({ path: path.join(screenshotsDir, "slack-message.png") });
     await preview.close();

@@ -44,8 +44,8 @@ function textHtml(t: TextObject | string | undefined): string {
   return t.type === "mrkdwn" ? mrkdwn(t.text) : escapeHtml(t.text);
 }
 
-export function blockKitHtml(message: { text?: string; blocks?: Block[] }, sender = "Benchboard"): string {
-  const blocks = (message.blocks ?? [])
+export function blockKitHtml(message: { text?: string; blocks?: readonly unknown[] }, sender = "Benchboard"): string {
+  const blocks = ((message.blocks ?? []) as Block[])
     .map((b) => {
       if (b.type === "header") return `<div class="h">${textHtml(b.text)}</div>`;
       if (b.type === "section") return `<div class="s">${textHtml(b.text)}</div>`;
