@@ -75,7 +75,10 @@ describe("notification settings", () => {
       await card
         .getByRole("table", { name: "Notification endpoints" })
         .getByRole("cell", { name, exact: true })
-        .waitFor();
+        .waitFor()
+        .catch(async (err: Error) => {
+          throw new Error(`${err.message}\ncard: ${await card.textContent()}\n${stack.logs.slice(-20).join("")}`);
+        });
     };
     await add("ci-hook", "webhook", `${receiverUrl}/hook`);
     const secret = (await card.getByLabel("Signing secret").textContent()) ?? "";
@@ -146,7 +149,11 @@ describe("notification settings", () => {
     await expect(log.textContent()).resolves.toMatch(/delivered/);
     await expect(log.textContent()).resolves.toMatch(/HTTP 500/);
     expect(await log.textContent()).not.toContain("receiver-private-answer");
+    // The whole card: taller than the window, so the window grows to hold it.
+    const box = await card.boundingBox();
+    await page.setViewportSize({ width: 1440, height: Math.ceil((box?.y ?? 0) + (box?.height ?? 1000)) + 40 });
     await card.screenshot({ path: path.join(screenshotsDir, "notifications-settings.png") });
+    await page.setViewportSize({ width: 1440, height: 1000 });
 
     // What the Slack channel shows, drawn from the payload the receiver got.
     const preview = await stack.browser.newPage({ viewport: { width: 820, height: 420 } });
