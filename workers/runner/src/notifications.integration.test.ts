@@ -354,6 +354,38 @@ describe("regressions and offline workers", () => {
     );
   });
 
+  it("a change point in a scenario's trend is announced once, at the run where the new level starts", async () => {
+    const rx = await receiver();
+    const p = await project([]);
+    const { endpoint } = await caller.notification.createEndpoint({
+      name: "cp",
+      channel: "slack",
+      url: `${rx.url}/cp`,
+    });
+    await caller.notification.createRule({
+      name: "trend",
+      events: ["change_point.detected"],
+      projectId: p.id,
+      endpointIds: [endpoint.id],
+    });
+    const p99 = [40, 41, 40, 39, 40, 41, 80, 81, 79, 80, 81, 80];
+    const runs = [];
+    for (const v of p99)
+      runs.push(await upload(p.id, { latency_p99: v, rps: 500 }, { branch: "main", scenario: "nightly" }));
+    await waitFor(async () => rx.received.find((r) => r.path === "/cp"), 20_000, "the change point");
+    await waitFor(
+      async () => (await t.db.run.count({ where: { projectId: p.id, notifiedAt: null } })) === 0,
+      20_000,
+      "every run looked at",
+    );
+    await new Promise((r) => setTimeout(r, 1_000));
+    const mine = rx.received.filter((r) => r.path === "/cp");
+    expect(mine).toHaveLength(1);
+    const text = JSON.stringify(JSON.parse(mine[0]!.body));
+    expect(text).toContain("Latency p99 moved from 40");
+    expect(text).toContain(`starting at run #${runs[6]!.number}`);
+  });
+
   it("a worker that stopped heartbeating is announced once to the install's organization", async () => {
     const rx = await receiver();
     const { endpoint } = await caller.notification.createEndpoint({
