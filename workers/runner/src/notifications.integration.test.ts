@@ -275,11 +275,21 @@ describe("Slack", () => {
   });
 });
 
+interface SlackText {
+  type: string;
+  text: string;
+}
+interface SlackBlock {
+  type: string;
+  text: SlackText;
+  elements: { type: string; text: SlackText; url: string; action_id: string }[];
+}
+
 /** The parts of Block Kit's rules a message must keep for Slack to accept it. */
 function assertBlockKit(msg: { text?: unknown; blocks?: unknown }) {
   expect(typeof msg.text).toBe("string");
   expect(Array.isArray(msg.blocks)).toBe(true);
-  const blocks = msg.blocks as Record<string, any>[];
+  const blocks = msg.blocks as SlackBlock[];
   expect(blocks.length).toBeGreaterThan(0);
   expect(blocks.length).toBeLessThanOrEqual(50);
   for (const b of blocks) {
