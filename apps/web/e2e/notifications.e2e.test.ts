@@ -21,6 +21,7 @@ let stack: Stack;
 let queue: Queue;
 const received: { path: string; body: string; headers: http.IncomingHttpHeaders }[] = [];
 let receiverUrl = "";
+let projectId = "";
 
 beforeAll(async () => {
   stack = await startStack();
@@ -116,6 +117,7 @@ describe("notification settings", () => {
     const org = await db.organization.findUniqueOrThrow({ where: { slug: "local" } });
     const caller = createCaller({ db, queue, orgId: org.id, userId: stack.user.id, role: "owner" });
     const project = await caller.project.create({ name: "Checkout API" });
+    projectId = project.id;
     await setProjectThresholds(db, org.id, project.id, [
       { metric: "latency_p99", op: "<=", value: 50 },
       { metric: "rps", op: ">=", value: 500 },
@@ -166,6 +168,24 @@ describe("notification settings", () => {
     await message.screenshot({ path: path.join(screenshotsDir, "slack-message.png") });
     await preview.close();
   }, 180_000);
+
+  it("a status badge answers 404 until an owner makes the project's badges public", async () => {
+    const { page, baseUrl } = stack;
+    const badgeUrl = `${baseUrl}/api/v1/badge/${projectId}/${encodeURIComponent("checkout 500 rps")}/latency_p99.svg`;
+    expect((await fetch(badgeUrl)).status).toBe(404);
+    await page.goto(`${baseUrl}/projects/${projectId}`);
+    const card = page.getByRole("region", { name: "Status badges" });
+    await card.getByRole("button", { name: "Make badges public" }).click();
+    await card.getByRole("button", { name: "Make badges private" }).waitFor();
+    const res = await fetch(badgeUrl);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
+    expect(res.headers.get("cache-control")).toMatch(/^public, max-age=300/);
+    const svg = await res.text();
+    expect(svg).toContain("71 ms · failing");
+    expect(svg).toContain('role="img"');
+    expect((await fetch(badgeUrl, { method: "POST" })).status).toBe(405);
+  });
 
   it("the pull-request comment reads as GitHub renders Markdown", async () => {
     // Written by the compare --github integration test (packages/api) from the real command.
