@@ -151,7 +151,9 @@ describe("notification settings", () => {
     await expect(log.textContent()).resolves.toMatch(/delivered/);
     await expect(log.textContent()).resolves.toMatch(/HTTP 500/);
     expect(await log.textContent()).not.toContain("receiver-private-answer");
-    // The whole card: taller than the window, so the window grows to hold it.
+    // The page scrolls inside its main area, so the window is made tall enough for the whole card.
+    await page.reload();
+    await log.getByText("pending").first().waitFor({ timeout: 15_000 });
     const box = await card.boundingBox();
     await page.setViewportSize({ width: 1440, height: Math.ceil((box?.y ?? 0) + (box?.height ?? 1000)) + 40 });
     await card.screenshot({ path: path.join(screenshotsDir, "notifications-settings.png") });
