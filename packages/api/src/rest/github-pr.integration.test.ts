@@ -230,7 +230,8 @@ describe("compare --github", () => {
     expect(calls.every((c) => c.auth === `token ${GH_TOKEN}`)).toBe(true);
     expect(first.stdout + first.stderr + first.summary).not.toContain(GH_TOKEN);
     mkdirSync(SCREENSHOTS, { recursive: true });
-    writeFileSync(path.join(SCREENSHOTS, "pr-comment.md"), body);
+    // Kept for the docs with a stable address in place of this run's random port.
+    writeFileSync(path.join(SCREENSHOTS, "pr-comment.md"), body.replaceAll(apiUrl, "https://benchboard.example.com"));
 
     const created = [...comments.keys()];
     const second = await compareGithub();
