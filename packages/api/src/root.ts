@@ -5,6 +5,7 @@ import { execRunRouter } from "./routers/exec-run";
 import { installRouter } from "./routers/install";
 import { instanceConfigRouter } from "./routers/instance-config";
 import { memberRouter } from "./routers/member";
+import { notificationRouter } from "./routers/notification";
 import { orgRouter } from "./routers/org";
 import { projectRouter } from "./routers/project";
 import { runRouter } from "./routers/run";
@@ -35,6 +36,7 @@ export const appRouter = router({
   sweep: sweepRouter,
   share: shareRouter,
   trend: trendRouter,
+  notification: notificationRouter,
 });
 
 export type AppRouter = typeof appRouter;

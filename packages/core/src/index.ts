@@ -1,3 +1,5 @@
+export * from "./badge";
+export * from "./block-kit-html";
 export * from "./caps";
 export * from "./change-point";
 export * from "./compare";
@@ -11,6 +13,7 @@ export * from "./launch-overrides";
 export * from "./live-progress";
 export * from "./metrics";
 export * from "./monitor";
+export * from "./notifications";
 export * from "./overhead-stages";
 export * from "./published";
 export * from "./regression";

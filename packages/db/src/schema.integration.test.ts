@@ -279,6 +279,98 @@ describe("migrated database matches the Prisma schema", () => {
     });
     await roundTrip("ShareLink", link, () => db.shareLink.findUnique({ where: { id: link.id } }));
 
+    // Notifications, and the columns they added to projects and runs.
+    await db.project.update({ where: { id: project.id }, data: { badgesPublic: true, defaultBranch: "trunk" } });
+    await db.run.update({ where: { id: run.id }, data: { notifiedAt: at } });
+    expect(
+      await db.project.findUnique({ where: { id: project.id }, select: { badgesPublic: true, defaultBranch: true } }),
+    ).toEqual({
+      badgesPublic: true,
+      defaultBranch: "trunk",
+    });
+    expect((await db.run.findUniqueOrThrow({ where: { id: run.id } })).notifiedAt).toEqual(at);
+    const endpoint = await db.notificationEndpoint.create({
+      data: {
+        orgId: org.id,
+        name: "hook",
+        channel: "teams",
+        urlEnc: "v1.a.b.c",
+        urlOrigin: "https://hooks.example.com:443",
+        secretEnc: "v1.s",
+        previousSecretEnc: "v1.p",
+        previousSecretUntil: at,
+        enabled: false,
+        consecutiveFailures: 3,
+        disabledAt: at,
+        disabledReason: "r",
+        createdById: user.id,
+      },
+    });
+    await roundTrip("NotificationEndpoint", endpoint, () =>
+      db.notificationEndpoint.findUnique({ where: { id: endpoint.id } }),
+    );
+    const rule = await db.notificationRule.create({
+      data: {
+        orgId: org.id,
+        name: "rule",
+        events: ["run.failed", "regression.detected"],
+        projectId: project.id,
+        scenarioId: scenario.id,
+        baselineBranch: "trunk",
+        tolerancePct: 2.5,
+        enabled: false,
+      },
+    });
+    await roundTrip("NotificationRule", rule, () => db.notificationRule.findUnique({ where: { id: rule.id } }));
+    const ruleEndpoint = await db.notificationRuleEndpoint.create({
+      data: { ruleId: rule.id, endpointId: endpoint.id },
+    });
+    await roundTrip("NotificationRuleEndpoint", ruleEndpoint, () =>
+      db.notificationRuleEndpoint.findUnique({
+        where: { ruleId_endpointId: { ruleId: rule.id, endpointId: endpoint.id } },
+      }),
+    );
+    const event = await db.notificationEvent.create({
+      data: {
+        id: "evt_1",
+        orgId: org.id,
+        kind: "run.failed",
+        dedupeKey: "run.failed:r1",
+        payload: { title: "t" },
+        createdAt: at,
+      },
+    });
+    await roundTrip("NotificationEvent", event, () => db.notificationEvent.findUnique({ where: { id: "evt_1" } }));
+    await expect(
+      db.notificationEvent.create({
+        data: { id: "evt_2", orgId: org.id, kind: "run.failed", dedupeKey: "run.failed:r1", payload: {} },
+      }),
+    ).rejects.toThrow();
+    const delivery = await db.notificationDelivery.create({
+      data: {
+        orgId: org.id,
+        eventId: event.id,
+        endpointId: endpoint.id,
+        status: "failed",
+        attempts: 5,
+        lastStatus: 503,
+        lastError: "HTTP 503, 12 bytes",
+        nextAttemptAt: at,
+        deliveredAt: at,
+      },
+    });
+    await roundTrip("NotificationDelivery", delivery, () =>
+      db.notificationDelivery.findUnique({ where: { id: delivery.id } }),
+    );
+    // At most one delivery per event and endpoint.
+    await expect(
+      db.notificationDelivery.create({ data: { orgId: org.id, eventId: event.id, endpointId: endpoint.id } }),
+    ).rejects.toThrow();
+    const notice = await db.orgNotice.create({
+      data: { orgId: org.id, kind: "notification.endpoint_disabled", message: "m", createdAt: at, readAt: at },
+    });
+    await roundTrip("OrgNotice", notice, () => db.orgNotice.findUnique({ where: { id: notice.id } }));
+
     expect([...covered].sort()).toEqual(Object.values(Prisma.ModelName).sort());
   });
 

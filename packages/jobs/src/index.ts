@@ -19,10 +19,49 @@ export type TRunExecutePayload = z.infer<typeof ZRunExecutePayload>;
 export const ZRunShardPayload = z.object({ runId: z.string().min(1), index: z.number().int().min(0) });
 export type TRunShardPayload = z.infer<typeof ZRunShardPayload>;
 
+export const ZNotificationDeliverPayload = z.object({ deliveryId: z.string().min(1) });
+export type TNotificationDeliverPayload = z.infer<typeof ZNotificationDeliverPayload>;
+
 export const JOBS = {
   runExecute: defineJob("run.execute", ZRunExecutePayload),
   runShard: defineJob("run.shard", ZRunShardPayload),
+  notificationDeliver: defineJob("notification.deliver", ZNotificationDeliverPayload),
 } as const;
+
+/** Notification deliveries have their own queue, so a slow receiver never holds up a run. */
+export const NOTIFICATIONS_QUEUE = "notifications";
+
+export function createNotificationsQueue(redisUrl: string, prefix = "bull"): Queue {
+  const connection = new Redis(redisUrl, producerConnectionOptions());
+  connection.on("error", () => {});
+  const queue = new Queue(NOTIFICATIONS_QUEUE, { connection: connection as unknown as ConnectionOptions, prefix });
+  queue.on("error", () => {});
+  return queue;
+}
+
+/**
+ * Queue deliveries (ids of rows in PostgreSQL). BullMQ retries a failed attempt with exponential
+ * backoff; the job id carries the attempts made so far, so a delivery the requeue sweep puts back
+ * after Redis lost it is not mistaken for the finished job of an earlier attempt.
+ */
+export async function enqueueDeliveries(
+  queue: Queue,
+  deliveries: { id: string; attempts?: number }[],
+  retry: { attempts: number; baseDelayMs: number },
+): Promise<void> {
+  for (const d of deliveries) {
+    await enqueue(
+      queue,
+      JOBS.notificationDeliver,
+      { deliveryId: d.id },
+      {
+        jobId: `${d.id}-${d.attempts ?? 0}`,
+        attempts: Math.max(1, retry.attempts - (d.attempts ?? 0)),
+        backoff: { type: "exponential", delay: retry.baseDelayMs },
+      },
+    );
+  }
+}
 
 export const RUNS_QUEUE = "runs";
 
@@ -125,4 +164,20 @@ export function createQueueFor(
     await Promise.all([...queues.values()].filter((q) => q !== base).map((q) => q.close()));
   };
   return queueFor;
+}
+
+const notificationQueues = new WeakMap<Queue, Queue>();
+
+/**
+ * The notifications queue on the same Redis connection and prefix as a runs queue the caller
+ * already holds (the web app's), made once.
+ */
+export function notificationsQueueBeside(runsQueue: Queue): Queue {
+  let queue = notificationQueues.get(runsQueue);
+  if (!queue) {
+    queue = new Queue(NOTIFICATIONS_QUEUE, { connection: runsQueue.opts.connection, prefix: runsQueue.opts.prefix });
+    queue.on("error", () => {});
+    notificationQueues.set(runsQueue, queue);
+  }
+  return queue;
 }

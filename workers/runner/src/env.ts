@@ -22,6 +22,10 @@ const ZEnv = z.object({
   BENCHBOARD_SHARD_START_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
   /** On SIGTERM, how long in-flight runs get to stop and store what they measured. */
   BENCHBOARD_WORKER_SHUTDOWN_S: z.coerce.number().min(1).max(600).default(20),
+  /** The web app's address as people open it, for links in notifications. */
+  BENCHBOARD_PUBLIC_URL: z.string().url().default("http://127.0.0.1:3000"),
+  /** First retry delay of a failed notification delivery; each later retry waits twice as long. */
+  BENCHBOARD_NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   /** 0 disables the health endpoint. */
   BENCHBOARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
   /** 32 bytes, base64: decrypts target secrets (header values) for runs. */

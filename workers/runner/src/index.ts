@@ -19,6 +19,8 @@ const runner = await startRunner({
   secretKey: env.BENCHBOARD_SECRET_KEY ? Buffer.from(env.BENCHBOARD_SECRET_KEY, "base64") : null,
   // The same variables the web app reads; a bad entry stops the worker with its name.
   install: installSettingsFromEnv(process.env),
+  publicUrl: env.BENCHBOARD_PUBLIC_URL,
+  notify: { baseDelayMs: env.BENCHBOARD_NOTIFY_RETRY_BASE_MS },
 });
 
 let closing = false;

@@ -13,6 +13,7 @@ import {
 import { createQueueFor, dispatchRun, JOBS, RUNS_QUEUE, runsQueueName, workerConnection } from "@benchboard/jobs";
 import { mergeShardResults } from "@benchboard/loadgen";
 import { type Job, Worker } from "bullmq";
+import { type NotifierOptions, startNotifier } from "./notifier";
 import { handleRunExecute, type ProcessorDeps } from "./processors/run-execute";
 import { handleRunShard } from "./processors/run-shard";
 
@@ -36,6 +37,12 @@ export interface RunnerOptions {
   install?: InstallSettings | null;
   /** On close, in-flight runs stop and end `canceled`; after this long the worker stops waiting. */
   shutdownS?: number;
+  /** The web app's public address, for links in notifications. */
+  publicUrl?: string;
+  /** Notification timing (tests shorten it); false: this worker sends no notifications. */
+  notify?:
+    | false
+    | Partial<Omit<NotifierOptions, "db" | "redisUrl" | "prefix" | "publicUrl" | "log" | "secretKey" | "install">>;
 }
 
 export const DEFAULT_SHUTDOWN_S = 20;
@@ -124,11 +131,25 @@ export async function startRunner(options: RunnerOptions) {
     await new Promise<void>((resolve) => health?.listen(options.healthPort, "127.0.0.1", resolve));
   }
   await Promise.all(consumers.map((c) => c.waitUntilReady()));
+  const notifier =
+    options.notify === false
+      ? null
+      : await startNotifier({
+          db,
+          redisUrl: options.redisUrl,
+          prefix: options.prefix,
+          publicUrl: options.publicUrl ?? "http://127.0.0.1:3000",
+          log,
+          secretKey: options.secretKey ?? null,
+          install: options.install ?? null,
+          ...options.notify,
+        });
   log(`ready (concurrency ${options.concurrency}, queue prefix ${options.prefix})`);
 
   let closing: Promise<void> | null = null;
   return {
     worker,
+    notifier,
     /**
      * Stop taking jobs, stop in-flight runs (they end `canceled`, keeping what they measured, and
      * their groups go on on other workers), then release everything. Past the deadline the
@@ -152,6 +173,7 @@ export async function startRunner(options: RunnerOptions) {
           await Promise.all(consumers.map((c) => c.close(true).catch(() => {})));
         }
         await queueFor.closeAll();
+        await notifier?.close().catch(() => {});
         health?.close();
         await removeWorker(db, options.workerId);
         await db.$disconnect();

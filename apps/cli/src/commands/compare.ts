@@ -1,7 +1,9 @@
 import { type Command, InvalidArgumentError } from "commander";
 import { ZCompareResult, ZRun } from "../api-types";
+import { ciGitDefaults } from "../ci-env";
 import { ApiClient, ApiError, addServerOptions, type ServerOptions, serverConfig } from "../client";
 import { CliError, EXIT } from "../exit-codes";
+import { githubContext, publishToGitHub } from "../github";
 import { type CliIo, writeJson } from "../io";
 import { lastRunId } from "../state";
 import { compareMarkdown, runGate, runMarkdown } from "../summary";
@@ -18,6 +20,7 @@ interface CompareOptions extends ServerOptions {
   gate: "tolerance" | "statistical" | "both";
   history?: number;
   json?: boolean;
+  github?: boolean;
 }
 
 /** Run ids are cuids: a `c` and 24 lowercase letters or digits. */
@@ -80,8 +83,14 @@ export function registerCompare(program: Command, io: CliIo): void {
         "how many of the baseline branch's latest runs the statistical test uses",
         historyRuns,
       )
-      .option("--json", "print the comparison as JSON instead of Markdown"),
+      .option("--json", "print the comparison as JSON instead of Markdown")
+      .option(
+        "--github",
+        "in GitHub Actions: comment on the pull request (one comment per scenario, updated in place) and add a check run with the verdict; a fork's pull request gets the job summary only",
+      ),
   ).action(async (options: CompareOptions) => {
+    const github = options.github ? githubContext(io.env) : null;
+    if (github && "error" in github) throw new CliError(github.error);
     const client = new ApiClient(serverConfig(options, io));
     const head = options.head ?? (await lastRunId(io));
     if (!head) {
@@ -110,6 +119,16 @@ export function registerCompare(program: Command, io: CliIo): void {
       if (options.json) writeJson(io, raw, false);
       markdown = compareMarkdown(body);
       passed = body.passed;
+      if (github) {
+        const outcome = await publishToGitHub(github, body, markdown, { ciUrl: ciGitDefaults(io.env).ciUrl });
+        if (outcome.comment)
+          io.stderr(`benchboard: pull request comment ${outcome.comment} (id ${outcome.commentId})\n`);
+        if (outcome.checkRunId !== null) io.stderr(`benchboard: check run ${outcome.checkRunId} added\n`);
+        if (outcome.fallback) {
+          io.stderr(`benchboard: note: ${outcome.fallback}\n`);
+          markdown = `> **Note:** ${outcome.fallback}.\n\n${markdown}`;
+        }
+      }
     } catch (err) {
       const noBaseline = err instanceof ApiError && err.status === 404 && err.field === "base";
       if (!noBaseline || !options.allowNoBaseline) throw err;
@@ -136,6 +155,8 @@ export function registerCompare(program: Command, io: CliIo): void {
         gate,
       );
       passed = verdict.passed;
+      if (github)
+        markdown = `> **Note:** no baseline to compare with yet, so nothing was written to the pull request.\n\n${markdown}`;
     }
     if (!options.json) io.stdout(markdown);
     await appendStepSummary(io, markdown);

@@ -3,6 +3,7 @@ import { json, type RestResponse } from "./http";
 import { openApiDocument } from "./openapi";
 
 export { type ApiCaller, DEFAULT_REST_LIMITS, ORG_HEADER, type RestDeps, type RestLimits } from "./auth";
+export { badgeHandler } from "./badge";
 export { compareHandler } from "./compare";
 export {
   deleteConfigItemHandler,

@@ -184,6 +184,7 @@ export function openApiDocument(): JsonObject {
       { name: "config" },
       { name: "compare" },
       { name: "trends" },
+      { name: "badges" },
       { name: "schemas" },
     ],
     paths: {
@@ -436,6 +437,50 @@ export function openApiDocument(): JsonObject {
             "200": {
               description: "JSON Schema (draft 2020-12).",
               content: { "application/json": { schema: { type: "object" } } },
+            },
+          },
+        },
+      },
+      "/badge/{project}/{scenario}/{metric}.svg": {
+        get: {
+          tags: ["badges"],
+          operationId: "getBadge",
+          summary: "Status badge: a scenario's latest value and verdict on the default branch",
+          description:
+            "An SVG badge with the latest succeeded run's value of the metric on the project's default branch, colored by " +
+            "the thresholds' verdict on that metric (green passing, red failing, amber not measured, blue without thresholds). " +
+            "Served without a token only for projects whose owners made badges public, or with `token`, a live share link of " +
+            "one of the project's runs or comparisons; any other project answers 404 like an unknown one. Cacheable for 5 minutes.",
+          security: [],
+          parameters: [
+            { name: "project", in: "path", required: true, description: "The project's id.", schema: nonBlank(200) },
+            {
+              name: "scenario",
+              in: "path",
+              required: true,
+              description: "The scenario's name.",
+              schema: nonBlank(200),
+            },
+            {
+              name: "metric",
+              in: "path",
+              required: true,
+              description: "A metric key, e.g. latency_p99.",
+              schema: {
+                anyOf: [
+                  { type: "string", enum: METRICS.map((m) => m.key) },
+                  { type: "string", maxLength: 200, pattern: "^(stage|custom)\\.\\S" },
+                ],
+              },
+            },
+            queryParam("token", "A share link's token, for a project whose badges are not public.", nonBlank(200)),
+          ],
+          responses: {
+            "200": { description: "The badge.", content: { "image/svg+xml": { schema: { type: "string" } } } },
+            "400": { description: "Unknown metric.", content: { "image/svg+xml": { schema: { type: "string" } } } },
+            "404": {
+              description: "No such project, or its badges are not public.",
+              content: { "image/svg+xml": { schema: { type: "string" } } },
             },
           },
         },

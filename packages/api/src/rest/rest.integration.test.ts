@@ -1011,6 +1011,7 @@ describe("OpenAPI and schemas", () => {
     expect(validator.version).toBe("3.1");
     const paths = doc.paths as Record<string, Record<string, unknown>>;
     expect(Object.keys(paths).sort()).toEqual([
+      "/badge/{project}/{scenario}/{metric}.svg",
       "/compare",
       "/openapi.json",
       "/projects/{project}/config",

@@ -6,10 +6,11 @@ import {
   getProject,
   listProjects,
   NotFoundError,
+  setProjectBadges,
   updateProject,
 } from "@benchboard/db";
 import { z } from "zod";
-import { memberProcedure, orgProcedure, router } from "../trpc";
+import { memberProcedure, orgProcedure, ownerProcedure, router } from "../trpc";
 
 export const ZCreateProjectInput = z.object({
   name: z.string().trim().min(1, "name is required").max(80, "name is at most 80 characters"),
@@ -39,6 +40,19 @@ export const projectRouter = router({
     const { id, ...fields } = input;
     return updateProject(ctx.db, ctx.orgId, id, fields);
   }),
+  /** Owners publish the project's status badges (read from its default branch) or take them back. */
+  setBadges: ownerProcedure
+    .input(
+      z.object({
+        id: z.string().min(1),
+        badgesPublic: z.boolean(),
+        defaultBranch: z.string().trim().min(1, "name the default branch").max(200).optional(),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      await setProjectBadges(ctx.db, ctx.orgId, input.id, input);
+      return { ok: true };
+    }),
   /** Deletes the project with its targets, configs, scenarios and runs; `confirmName` must match. */
   delete: memberProcedure
     .input(ZDeleteProjectInput)

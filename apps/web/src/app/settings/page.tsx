@@ -1,6 +1,7 @@
 import { PageHeader } from "../_components/page-header";
 import { ApiTokens } from "./_components/api-tokens";
 import { Members } from "./_components/members";
+import { Notifications } from "./_components/notifications";
 import { OperatorSettings } from "./_components/operator-settings";
 import { OrgSettings } from "./_components/org-settings";
 
@@ -11,7 +12,7 @@ export default function SettingsPage() {
     <>
       <PageHeader
         title="Settings"
-        subtitle="Members, invitations, API tokens for CI, the organization's caps, and (for the operator) install settings."
+        subtitle="Members, invitations, API tokens for CI, notifications, the organization's caps, and (for the operator) install settings."
       />
       <div className="grid gap-6 xl:grid-cols-2">
         <Members />
@@ -20,6 +21,9 @@ export default function SettingsPage() {
           <OrgSettings />
           <OperatorSettings />
         </div>
+      </div>
+      <div className="mt-6">
+        <Notifications />
       </div>
     </>
   );

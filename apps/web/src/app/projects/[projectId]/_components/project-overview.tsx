@@ -7,6 +7,7 @@ import Link from "next/link";
 import { useTRPC } from "~/trpc/client";
 import { GettingStarted, gettingStartedSteps } from "../../../_components/getting-started";
 import { useCanEdit } from "../../../_components/use-can-edit";
+import { StatusBadges } from "./status-badges";
 
 /** What a project has and what happened last, with the next step when something is missing. */
 export function ProjectOverview({ projectId }: { projectId: string }) {
@@ -97,6 +98,7 @@ export function ProjectOverview({ projectId }: { projectId: string }) {
           </table>
         )}
       </Card>
+      <StatusBadges projectId={projectId} />
     </div>
   );
 }

@@ -1,0 +1,242 @@
+import { readFileSync } from "node:fs";
+import { formatMetric, metricDef } from "@benchboard/core";
+import { Octokit } from "@octokit/core";
+import type { TCompareResult } from "./api-types";
+import { verdictStatus } from "./summary";
+
+/**
+ * `compare --github`: the comparison on the pull request itself — one comment per scenario,
+ * created once and then edited in place (a hidden marker finds it), and a check run with the
+ * verdict and an annotation per failed threshold. Everything comes from the Actions environment:
+ * GITHUB_TOKEN, GITHUB_REPOSITORY, the event payload (GITHUB_EVENT_PATH) and GITHUB_API_URL (so
+ * GitHub Enterprise Server works).
+ */
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface GitHubContext {
+  apiUrl: string;
+  token: string | null;
+  owner: string;
+  repo: string;
+  /** The pull request's number, or null outside a pull request. */
+  pullNumber: number | null;
+  headSha: string | null;
+  /** A pull request from a fork: Actions gives its `pull_request` runs a read-only token. */
+  fork: boolean;
+  eventName: string;
+  /** The workflow file: where check-run annotations point (a path in the repository). */
+  workflowPath: string | null;
+}
+
+interface PullRequestEvent {
+  pull_request?: {
+    number?: number;
+    head?: { sha?: string; repo?: { full_name?: string; fork?: boolean } | null };
+    base?: { repo?: { full_name?: string } };
+  };
+  repository?: { full_name?: string };
+}
+
+/** What the Actions environment says, or why `--github` cannot work here. */
+export function githubContext(env: Env): GitHubContext | { error: string } {
+  const repository = env.GITHUB_REPOSITORY?.trim() ?? "";
+  const [owner, repo, ...rest] = repository.split("/");
+  if (!owner || !repo || rest.length) {
+    return { error: "--github needs GITHUB_REPOSITORY (owner/name), as GitHub Actions sets it" };
+  }
+  let event: PullRequestEvent = {};
+  if (env.GITHUB_EVENT_PATH) {
+    try {
+      event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, "utf8")) as PullRequestEvent;
+    } catch (err) {
+      return { error: `could not read the event payload GITHUB_EVENT_PATH: ${(err as Error).message}` };
+    }
+  }
+  const pr = event.pull_request;
+  const headRepo = pr?.head?.repo?.full_name;
+  const baseRepo = pr?.base?.repo?.full_name ?? event.repository?.full_name ?? repository;
+  const workflowRef = env.GITHUB_WORKFLOW_REF ?? "";
+  // owner/repo/.github/workflows/bench.yml@refs/heads/main
+  const workflowPath = /^[^/]+\/[^/]+\/(.+?)@/.exec(workflowRef)?.[1] ?? null;
+  return {
+    apiUrl: (env.GITHUB_API_URL?.trim() || "https://api.github.com").replace(/\/+$/, ""),
+    token: env.GITHUB_TOKEN?.trim() || null,
+    owner,
+    repo,
+    pullNumber: typeof pr?.number === "number" ? pr.number : null,
+    headSha: pr?.head?.sha ?? env.GITHUB_SHA ?? null,
+    fork: pr ? pr.head?.repo?.fork === true || (headRepo !== undefined && headRepo !== baseRepo) : false,
+    eventName: env.GITHUB_EVENT_NAME ?? "",
+    workflowPath,
+  };
+}
+
+/** The hidden marker that finds this scenario's comment again. */
+export function commentMarker(result: Pick<TCompareResult, "head">): string {
+  const key = `${result.head.project.slug}/${result.head.scenario.name}`.replace(/--/g, "-");
+  return `<!-- benchboard:compare ${key} -->`;
+}
+
+/** The pull-request comment: the marker, the comparison's Markdown, and links. */
+export function commentBody(result: TCompareResult, markdown: string, ciUrl?: string | null): string {
+  const links = [
+    `[head run #${result.head.number}](${result.head.url})`,
+    `[base run #${result.base.number}](${result.base.url})`,
+  ];
+  const compareUrl = compareLink(result);
+  if (compareUrl) links.push(`[side by side](${compareUrl})`);
+  if (ciUrl) links.push(`[job](${ciUrl})`);
+  return `${commentMarker(result)}\n${markdown.trimEnd()}\n\n${links.join(" · ")}\n`;
+}
+
+function compareLink(result: TCompareResult): string | null {
+  try {
+    const origin = new URL(result.head.url).origin;
+    return `${origin}/compare?runs=${result.base.id},${result.head.id}&baseline=${result.base.id}`;
+  } catch {
+    return null;
+  }
+}
+
+export interface PublishOutcome {
+  /** What was written: the comment (created or updated), the check run, or the summary only. */
+  comment: "created" | "updated" | null;
+  commentId: number | null;
+  checkRunId: number | null;
+  /** Why the pull request was not written to; the job summary says it too. */
+  fallback: string | null;
+}
+
+/** Annotations for failed thresholds (GitHub takes at most 50 per request). */
+export function thresholdAnnotations(result: TCompareResult, path: string) {
+  const failed = result.thresholds.verdicts.filter((v) => verdictStatus(v) === "fail");
+  const unmeasured = result.thresholds.verdicts.filter((v) => verdictStatus(v) === "not_measured");
+  const lines = [
+    ...failed.map((v) => ({
+      level: "failure" as const,
+      title: `Threshold failed: ${metricDef(v.metric).label}`,
+      message: `${metricDef(v.metric).label} ${v.op} ${formatMetric(v.metric, v.value)} failed: ${formatMetric(v.metric, v.actual)} (run #${result.head.number}, ${result.head.scenario.name})`,
+    })),
+    ...result.thresholds.tool
+      .filter((t) => !t.passed)
+      .map((t) => ({ level: "failure" as const, title: `Tool threshold failed: ${t.metric}`, message: t.expression })),
+    ...unmeasured.map((v) => ({
+      level: "warning" as const,
+      title: `Threshold not measured: ${metricDef(v.metric).label}`,
+      message: `${metricDef(v.metric).label} ${v.op} ${formatMetric(v.metric, v.value)} was not measured`,
+    })),
+  ];
+  return lines.slice(0, 50).map((a) => ({
+    path,
+    start_line: 1,
+    end_line: 1,
+    annotation_level: a.level,
+    title: a.title.slice(0, 255),
+    message: a.message.slice(0, 64_000),
+  }));
+}
+
+/**
+ * Write the comparison to the pull request: the comment (one per scenario, edited in place) and
+ * a check run on the head commit. A fork's pull request (read-only token) or a token that may
+ * not write gets nothing written; the outcome says why, for the job summary.
+ */
+export async function publishToGitHub(
+  ctx: GitHubContext,
+  result: TCompareResult,
+  markdown: string,
+  options: { ciUrl?: string | null; fetch?: typeof fetch } = {},
+): Promise<PublishOutcome> {
+  const none = (fallback: string): PublishOutcome => ({ comment: null, commentId: null, checkRunId: null, fallback });
+  if (!ctx.token) return none("GITHUB_TOKEN is not set, so nothing was written to the pull request");
+  if (ctx.fork && ctx.eventName !== "pull_request_target") {
+    return none(
+      "this pull request comes from a fork, whose workflow token may not write to the pull request; the comparison is in this job summary only",
+    );
+  }
+  const octokit = new Octokit({
+    auth: ctx.token,
+    baseUrl: ctx.apiUrl,
+    userAgent: "benchboard-cli",
+    ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
+  });
+  const repo = { owner: ctx.owner, repo: ctx.repo };
+  let comment: PublishOutcome["comment"] = null;
+  let commentId: number | null = null;
+  try {
+    if (ctx.pullNumber !== null) {
+      const body = commentBody(result, markdown, options.ciUrl);
+      const marker = commentMarker(result);
+      const existing = await findComment(octokit, repo, ctx.pullNumber, marker);
+      if (existing) {
+        await octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+          ...repo,
+          comment_id: existing,
+          body,
+        });
+        comment = "updated";
+        commentId = existing;
+      } else {
+        const created = await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+          ...repo,
+          issue_number: ctx.pullNumber,
+          body,
+        });
+        comment = "created";
+        commentId = Number(created.data.id);
+      }
+    }
+    let checkRunId: number | null = null;
+    if (ctx.headSha) {
+      const annotations = thresholdAnnotations(result, ctx.workflowPath ?? ".github");
+      const check = await octokit.request("POST /repos/{owner}/{repo}/check-runs", {
+        ...repo,
+        name: `Benchboard: ${result.head.scenario.name}`.slice(0, 100),
+        head_sha: ctx.headSha,
+        status: "completed",
+        conclusion: result.passed ? "success" : "failure",
+        details_url: result.head.url,
+        output: {
+          title: result.passed ? "No regression" : (result.reasons[0] ?? "Gate failed").slice(0, 255),
+          summary: markdown.slice(0, 65_000),
+          ...(ctx.workflowPath && annotations.length ? { annotations } : {}),
+        },
+      });
+      checkRunId = Number(check.data.id);
+    }
+    return { comment, commentId, checkRunId, fallback: null };
+  } catch (err) {
+    const status = (err as { status?: number }).status;
+    if (status === 403 || status === 404 || status === 401) {
+      return {
+        comment,
+        commentId,
+        checkRunId: null,
+        fallback: `GitHub refused the write (HTTP ${status}): the token may not write to this pull request (give the job \`permissions: pull-requests: write, checks: write\`); the comparison is in this job summary`,
+      };
+    }
+    throw err;
+  }
+}
+
+async function findComment(
+  octokit: Octokit,
+  repo: { owner: string; repo: string },
+  issueNumber: number,
+  marker: string,
+): Promise<number | null> {
+  // Bounded: 20 pages of 100 comments.
+  for (let page = 1; page <= 20; page++) {
+    const res = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+      ...repo,
+      issue_number: issueNumber,
+      per_page: 100,
+      page,
+    });
+    const found = res.data.find((c) => c.body?.includes(marker));
+    if (found) return Number(found.id);
+    if (res.data.length < 100) return null;
+  }
+  return null;
+}

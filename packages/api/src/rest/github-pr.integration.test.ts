@@ -1,0 +1,256 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createApiToken, ensureLocalOrganization, setProjectThresholds } from "@benchboard/db";
+import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
+import type { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRedisRateLimiter } from "../rate-limit";
+import { createCaller } from "../root";
+import type { RestDeps } from "./auth";
+import { compareHandler } from "./compare";
+import type { RestResponse } from "./http";
+import { getRunHandler } from "./runs";
+
+// `benchboard compare --github` end to end: the real command, against the real REST handlers on
+// a real HTTP server, writing to a fake GitHub API (a small server on 127.0.0.1 answering the
+// routes the command uses) through GITHUB_API_URL, as on GitHub Enterprise Server.
+const BIN = fileURLToPath(new URL("../../../../apps/cli/bin/benchboard.js", import.meta.url));
+const SCREENSHOTS = fileURLToPath(new URL("../../../../docs/screenshots/", import.meta.url));
+const GH_TOKEN = `ghs_${randomBytes(12).toString("hex")}`;
+
+let t: TestDatabase;
+let queue: Queue;
+let redis: Redis;
+let apiUrl = "";
+let githubUrl = "";
+let token = "";
+let headId = "";
+const servers: http.Server[] = [];
+
+interface GitHubCall {
+  method: string;
+  path: string;
+  auth: string | undefined;
+  body: Record<string, unknown> | null;
+}
+const calls: GitHubCall[] = [];
+const comments = new Map<number, { id: number; body: string }>();
+let nextId = 1000;
+
+function toRest(req: http.IncomingMessage, origin: string) {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+  return { method: req.method ?? "GET", url: `${origin}${req.url}`, headers, body: null };
+}
+
+async function listen(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, `bbgh-${randomBytes(4).toString("hex")}`);
+  const org = await ensureLocalOrganization(t.db);
+  const caller = createCaller({ db: t.db, queue, orgId: org.id, userId: null, role: "member" });
+  const project = await caller.project.create({ name: "Checkout API" });
+  await setProjectThresholds(t.db, org.id, project.id, [{ metric: "latency_p99", op: "<=", value: 50 }]);
+  const upload = (branch: string, metrics: Record<string, number>) =>
+    caller.upload.run({
+      project: project.id,
+      scenario: "checkout 500 rps",
+      format: "native",
+      branch,
+      content: JSON.stringify({
+        schemaVersion: 1,
+        startedAt: "2026-11-26T06:00:00Z",
+        endedAt: "2026-11-26T06:01:00Z",
+        result: { metrics: { requests: 30000, success: 30000, failed: 0, ...metrics } },
+      }),
+    });
+  await upload("main", { rps: 500, latency_p50: 20, latency_p99: 45 });
+  headId = (await upload("feature/cache", { rps: 430, latency_p50: 26, latency_p99: 71 })).id;
+  token = (await createApiToken(t.db, org.id, { name: "ci", scopes: ["runs:read"], createdById: null })).token;
+
+  redis = new Redis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
+  const deps: RestDeps = {
+    db: t.db,
+    queue,
+    rateLimit: createRedisRateLimiter(redis, `bbgh-${randomBytes(4).toString("hex")}:`),
+  };
+  const api = http.createServer(async (req, res) => {
+    const rest = toRest(req, apiUrl);
+    const url = new URL(rest.url);
+    let out: RestResponse;
+    const run = /^\/api\/v1\/runs\/([^/]+)$/.exec(url.pathname);
+    if (url.pathname === "/api/v1/compare") out = await compareHandler(rest, deps);
+    else if (run) out = await getRunHandler(rest, deps, decodeURIComponent(run[1]!));
+    else out = { status: 404, body: { error: "not found" } };
+    res.writeHead(out.status, { "content-type": "application/json", ...out.headers }).end(JSON.stringify(out.body));
+  });
+  apiUrl = await listen(api);
+
+  // The fake GitHub API, under a GHE-style /api/v3 prefix.
+  const github = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      const body = text ? (JSON.parse(text) as Record<string, unknown>) : null;
+      const p = (req.url ?? "").replace(/\?.*$/, "");
+      calls.push({ method: req.method ?? "", path: req.url ?? "", auth: req.headers.authorization, body });
+      const send = (status: number, data: unknown) =>
+        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(data));
+      if (req.headers.authorization !== `token ${GH_TOKEN}`) return send(401, { message: "Bad credentials" });
+      if (req.method === "GET" && p === "/api/v3/repos/acme/shop/issues/7/comments") {
+        return send(200, [{ id: 1, body: "LGTM" }, ...comments.values()]);
+      }
+      if (req.method === "POST" && p === "/api/v3/repos/acme/shop/issues/7/comments") {
+        const c = { id: nextId++, body: String(body?.body) };
+        comments.set(c.id, c);
+        return send(201, c);
+      }
+      const patch = /^\/api\/v3\/repos\/acme\/shop\/issues\/comments\/(\d+)$/.exec(p);
+      if (req.method === "PATCH" && patch && comments.has(Number(patch[1]))) {
+        const c = { id: Number(patch[1]), body: String(body?.body) };
+        comments.set(c.id, c);
+        return send(200, c);
+      }
+      if (req.method === "POST" && p === "/api/v3/repos/acme/shop/check-runs") return send(201, { id: nextId++ });
+      send(404, { message: "Not Found" });
+    });
+  });
+  githubUrl = `${await listen(github)}/api/v3`;
+});
+
+afterAll(async () => {
+  for (const s of servers) s.close();
+  await queue?.obliterate({ force: true }).catch(() => {});
+  await queue?.close();
+  redis?.disconnect();
+  await t?.drop();
+});
+
+function event(fork: boolean) {
+  const dir = mkdtempSync(path.join(tmpdir(), "bb-gh-"));
+  const file = path.join(dir, "event.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      pull_request: {
+        number: 7,
+        head: { sha: "a1b2c3d4e5f6", repo: { full_name: fork ? "stranger/shop" : "acme/shop", fork } },
+        base: { repo: { full_name: "acme/shop" } },
+      },
+      repository: { full_name: "acme/shop" },
+    }),
+  );
+  return { dir, file };
+}
+
+function compareGithub(fork = false) {
+  const { dir, file } = event(fork);
+  const summary = path.join(dir, "summary.md");
+  writeFileSync(summary, "");
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: dir,
+    BENCHBOARD_URL: apiUrl,
+    BENCHBOARD_TOKEN: token,
+    GITHUB_ACTIONS: "true",
+    GITHUB_TOKEN: GH_TOKEN,
+    GITHUB_REPOSITORY: "acme/shop",
+    GITHUB_EVENT_NAME: "pull_request",
+    GITHUB_EVENT_PATH: file,
+    GITHUB_API_URL: githubUrl,
+    GITHUB_STEP_SUMMARY: summary,
+    GITHUB_WORKFLOW_REF: "acme/shop/.github/workflows/bench.yml@refs/pull/7/merge",
+    GITHUB_SERVER_URL: "https://github.example.test",
+    GITHUB_RUN_ID: "99",
+  };
+  return new Promise<{ code: number; stdout: string; stderr: string; summary: string }>((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [BIN, "compare", "--baseline", "main", "--head", headId, "--github"],
+      { cwd: dir, env, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        if (err && typeof err.code !== "number") return reject(err);
+        resolve({
+          code: typeof err?.code === "number" ? err.code : 0,
+          stdout,
+          stderr,
+          summary: readFileSync(summary, "utf8"),
+        });
+      },
+    );
+  });
+}
+
+describe("compare --github", () => {
+  it("creates one comment and a check run, then updates the same comment in place", async () => {
+    const first = await compareGithub();
+    // The gate fails (p99 71 ms against a 50 ms threshold, and regressions): exit 1.
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toContain("pull request comment created");
+    const posted = calls.filter((c) => c.method === "POST" && c.path.endsWith("/issues/7/comments"));
+    expect(posted).toHaveLength(1);
+    const body = String(posted[0]!.body?.body);
+    expect(body).toMatch(/^<!-- benchboard:compare checkout-api\/checkout 500 rps -->/);
+    expect(body).toContain("| Latency p99 | 45 ms | 71 ms | +57.8% |");
+    expect(body).toContain("❌ Benchboard");
+    expect(body).toContain(`${apiUrl}/runs/${headId}`);
+    expect(body).toContain(`/compare?runs=`);
+    expect(body).toContain("https://github.example.test/acme/shop/actions/runs/99");
+    const checks = calls.filter((c) => c.method === "POST" && c.path.endsWith("/check-runs"));
+    expect(checks).toHaveLength(1);
+    expect(checks[0]!.body).toMatchObject({
+      head_sha: "a1b2c3d4e5f6",
+      status: "completed",
+      conclusion: "failure",
+      name: "Benchboard: checkout 500 rps",
+    });
+    const annotations = (checks[0]!.body?.output as { annotations: Record<string, unknown>[] }).annotations;
+    expect(annotations).toEqual([
+      expect.objectContaining({
+        path: ".github/workflows/bench.yml",
+        annotation_level: "failure",
+        title: "Threshold failed: Latency p99",
+      }),
+    ]);
+    // Every call carried the token; none of it reached the output.
+    expect(calls.every((c) => c.auth === `token ${GH_TOKEN}`)).toBe(true);
+    expect(first.stdout + first.stderr + first.summary).not.toContain(GH_TOKEN);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    // Kept for the docs with a stable address in place of this run's random port.
+    writeFileSync(path.join(SCREENSHOTS, "pr-comment.md"), body.replaceAll(apiUrl, "https://benchboard.example.com"));
+
+    const created = [...comments.keys()];
+    const second = await compareGithub();
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain("pull request comment updated");
+    expect(calls.filter((c) => c.method === "POST" && c.path.endsWith("/issues/7/comments"))).toHaveLength(1);
+    const patched = calls.filter((c) => c.method === "PATCH");
+    expect(patched).toHaveLength(1);
+    expect(patched[0]!.path).toBe(`/api/v3/repos/acme/shop/issues/comments/${created[0]}`);
+    expect([...comments.keys()]).toEqual(created);
+    expect(calls.filter((c) => c.method === "POST" && c.path.endsWith("/check-runs"))).toHaveLength(2);
+  });
+
+  it("a fork's pull request writes the job summary only, and says so", async () => {
+    const before = calls.length;
+    const fork = await compareGithub(true);
+    expect(fork.code).toBe(1);
+    expect(calls.length).toBe(before);
+    expect(fork.summary).toContain("comes from a fork");
+    expect(fork.summary).toContain("| Latency p99 | 45 ms | 71 ms | +57.8% |");
+  });
+});

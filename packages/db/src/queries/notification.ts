@@ -1,0 +1,496 @@
+import { randomBytes } from "node:crypto";
+import {
+  type NotificationChannelKind,
+  type NotificationEnvelope,
+  retryDelayMs,
+  ruleMatches,
+  type TNotificationData,
+  ZNotificationData,
+} from "@benchboard/core";
+import { canonicalOrigin } from "@benchboard/core/address";
+import type { Db } from "../client";
+import { ConflictError, NotFoundError } from "../errors";
+import type { Prisma } from "../generated/prisma/client";
+import { decryptSecret, encryptSecret } from "../secrets";
+
+/**
+ * Notification endpoints, rules, events and deliveries. PostgreSQL is the truth: an event and
+ * its deliveries are written in one transaction, a delivery exists at most once per event and
+ * endpoint, and the queue (Redis) only carries delivery ids — losing it loses nothing, the
+ * requeue sweep puts due deliveries back.
+ */
+
+/** Attempts per delivery before it counts as failed. */
+export const DELIVERY_MAX_ATTEMPTS = 5;
+/** Deliveries in a row that failed every attempt before an endpoint is disabled. */
+export const DISABLE_AFTER_FAILED_DELIVERIES = 5;
+/** How long the previous secret keeps signing after a rotation. */
+export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60_000;
+/** A delivery claimed this long ago whose worker never finished it is tried again. */
+export const SENDING_STALE_MS = 2 * 60_000;
+
+const endpointContext = (orgId: string) => `notification-endpoint:${orgId}`;
+
+/** A Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64")}`;
+}
+
+const ENDPOINT_LIST_SELECT = {
+  id: true,
+  name: true,
+  channel: true,
+  urlOrigin: true,
+  enabled: true,
+  consecutiveFailures: true,
+  disabledAt: true,
+  disabledReason: true,
+  previousSecretUntil: true,
+  createdAt: true,
+} as const;
+
+export async function listNotificationEndpoints(db: Db, orgId: string) {
+  const rows = await db.notificationEndpoint.findMany({
+    where: { orgId },
+    orderBy: { createdAt: "asc" },
+    select: { ...ENDPOINT_LIST_SELECT, secretEnc: true },
+  });
+  return rows.map(({ secretEnc, ...r }) => ({ ...r, signed: secretEnc !== null }));
+}
+
+export interface CreateEndpointInput {
+  name: string;
+  channel: NotificationChannelKind;
+  url: string;
+  createdById?: string | null;
+}
+
+/**
+ * Store an endpoint; the URL is encrypted (Slack and Teams URLs are credentials). A webhook gets
+ * a signing secret, returned here once and never again.
+ */
+export async function createNotificationEndpoint(
+  db: Db,
+  orgId: string,
+  input: CreateEndpointInput,
+  secretKey: Buffer | null | undefined,
+) {
+  const origin = canonicalOrigin(input.url);
+  if (!origin) throw new ConflictError("url", "the receiver must be an http:// or https:// URL");
+  const secret = input.channel === "webhook" ? newWebhookSecret() : null;
+  const endpoint = await db.notificationEndpoint.create({
+    data: {
+      orgId,
+      name: input.name,
+      channel: input.channel,
+      urlEnc: encryptSecret(secretKey, input.url, endpointContext(orgId)),
+      urlOrigin: origin,
+      secretEnc: secret ? encryptSecret(secretKey, secret, endpointContext(orgId)) : null,
+      createdById: input.createdById ?? null,
+    },
+    select: ENDPOINT_LIST_SELECT,
+  });
+  return { endpoint, secret };
+}
+
+/** A new signing secret, shown once; the old one keeps signing beside it for a day. */
+export async function rotateNotificationSecret(
+  db: Db,
+  orgId: string,
+  id: string,
+  secretKey: Buffer | null | undefined,
+  now = new Date(),
+) {
+  const row = await db.notificationEndpoint.findFirst({ where: { orgId, id }, select: { secretEnc: true } });
+  if (!row) throw new NotFoundError("id", "endpoint not found");
+  if (!row.secretEnc) throw new ConflictError("id", "only webhook endpoints are signed; this one has no secret");
+  const secret = newWebhookSecret();
+  await db.notificationEndpoint.update({
+    where: { id },
+    data: {
+      secretEnc: encryptSecret(secretKey, secret, endpointContext(orgId)),
+      previousSecretEnc: row.secretEnc,
+      previousSecretUntil: new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS),
+    },
+  });
+  return { secret };
+}
+
+export async function setNotificationEndpointEnabled(db: Db, orgId: string, id: string, enabled: boolean) {
+  const { count } = await db.notificationEndpoint.updateMany({
+    where: { orgId, id },
+    data: enabled
+      ? { enabled: true, consecutiveFailures: 0, disabledAt: null, disabledReason: null }
+      : { enabled: false, disabledAt: new Date(), disabledReason: "disabled by a member" },
+  });
+  if (!count) throw new NotFoundError("id", "endpoint not found");
+}
+
+export async function deleteNotificationEndpoint(db: Db, orgId: string, id: string) {
+  const { count } = await db.notificationEndpoint.deleteMany({ where: { orgId, id } });
+  if (!count) throw new NotFoundError("id", "endpoint not found");
+}
+
+// ---- rules ---------------------------------------------------------------------------------
+
+export interface RuleInput {
+  name: string;
+  events: string[];
+  projectId?: string | null;
+  scenarioId?: string | null;
+  endpointIds: string[];
+  baselineBranch?: string;
+  tolerancePct?: number;
+}
+
+async function assertRuleRefs(db: Db, orgId: string, input: RuleInput) {
+  if (input.projectId) {
+    const p = await db.project.findFirst({ where: { orgId, id: input.projectId }, select: { id: true } });
+    if (!p) throw new NotFoundError("projectId", "project not found");
+  }
+  if (input.scenarioId) {
+    const s = await db.scenario.findFirst({ where: { orgId, id: input.scenarioId }, select: { projectId: true } });
+    if (!s) throw new NotFoundError("scenarioId", "scenario not found");
+    if (input.projectId && s.projectId !== input.projectId)
+      throw new ConflictError("scenarioId", "the scenario belongs to another project");
+  }
+  const found = await db.notificationEndpoint.count({ where: { orgId, id: { in: input.endpointIds } } });
+  if (found !== new Set(input.endpointIds).size) throw new NotFoundError("endpointIds", "endpoint not found");
+}
+
+export async function createNotificationRule(db: Db, orgId: string, input: RuleInput) {
+  await assertRuleRefs(db, orgId, input);
+  return db.notificationRule.create({
+    data: {
+      orgId,
+      name: input.name,
+      events: input.events,
+      projectId: input.projectId ?? null,
+      scenarioId: input.scenarioId ?? null,
+      baselineBranch: input.baselineBranch ?? "main",
+      tolerancePct: input.tolerancePct ?? 5,
+      endpoints: { create: [...new Set(input.endpointIds)].map((endpointId) => ({ endpointId })) },
+    },
+    select: { id: true },
+  });
+}
+
+export async function deleteNotificationRule(db: Db, orgId: string, id: string) {
+  const { count } = await db.notificationRule.deleteMany({ where: { orgId, id } });
+  if (!count) throw new NotFoundError("id", "rule not found");
+}
+
+export async function listNotificationRules(db: Db, orgId: string) {
+  const rows = await db.notificationRule.findMany({
+    where: { orgId },
+    orderBy: { createdAt: "asc" },
+    include: { endpoints: { select: { endpointId: true } } },
+  });
+  return rows.map(({ endpoints, orgId: _o, ...r }) => ({ ...r, endpointIds: endpoints.map((e) => e.endpointId) }));
+}
+
+/** The delivery log: time, event, endpoint, status code, attempts. Never a receiver's body. */
+export async function listNotificationDeliveries(db: Db, orgId: string, take = 50) {
+  const rows = await db.notificationDelivery.findMany({
+    where: { orgId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: Math.min(take, 200),
+    select: {
+      id: true,
+      status: true,
+      attempts: true,
+      lastStatus: true,
+      lastError: true,
+      createdAt: true,
+      deliveredAt: true,
+      nextAttemptAt: true,
+      event: { select: { id: true, kind: true, payload: true } },
+      endpoint: { select: { id: true, name: true, channel: true } },
+    },
+  });
+  return rows.map((r) => ({
+    id: r.id,
+    status: r.status,
+    attempts: r.attempts,
+    lastStatus: r.lastStatus,
+    lastError: r.lastError,
+    createdAt: r.createdAt,
+    deliveredAt: r.deliveredAt,
+    nextAttemptAt: r.status === "pending" ? r.nextAttemptAt : null,
+    eventId: r.event.id,
+    kind: r.event.kind,
+    title: ZNotificationData.safeParse(r.event.payload).data?.title ?? r.event.kind,
+    endpoint: r.endpoint,
+  }));
+}
+
+// ---- events ---------------------------------------------------------------------------------
+
+export interface NewEvent {
+  kind: string;
+  /** Unique within the organization: the same key twice is the same event (recorded once). */
+  dedupeKey: string;
+  data: TNotificationData;
+}
+
+/** Event ids are stable for a key, so a replayed planning step cannot mint a second event. */
+function eventId(): string {
+  return `evt_${randomBytes(12).toString("base64url")}`;
+}
+
+/**
+ * Record events and one delivery per (event, endpoint) in the caller's transaction. An event
+ * whose key was already recorded is skipped, and so are its deliveries: at most once.
+ */
+export async function insertEvents(
+  tx: Prisma.TransactionClient,
+  orgId: string,
+  events: { event: NewEvent; endpointIds: string[] }[],
+  now = new Date(),
+): Promise<string[]> {
+  const deliveryIds: string[] = [];
+  for (const { event, endpointIds } of events) {
+    if (!endpointIds.length) continue;
+    const inserted = await tx.$queryRaw<{ id: string }[]>`
+      INSERT INTO "NotificationEvent" (id, "orgId", kind, "dedupeKey", payload, "createdAt")
+      VALUES (${eventId()}, ${orgId}, ${event.kind}, ${event.dedupeKey}, ${JSON.stringify(event.data)}::jsonb, ${now})
+      ON CONFLICT ("orgId", "dedupeKey") DO NOTHING
+      RETURNING id`;
+    const id = inserted[0]?.id;
+    if (!id) continue;
+    for (const endpointId of new Set(endpointIds)) {
+      const d = await tx.notificationDelivery.create({
+        data: { orgId, eventId: id, endpointId, nextAttemptAt: now },
+        select: { id: true },
+      });
+      deliveryIds.push(d.id);
+    }
+  }
+  return deliveryIds;
+}
+
+/** Enabled endpoints of enabled rules that want this kind in this scope. */
+export async function endpointsFor(
+  db: Db | Prisma.TransactionClient,
+  orgId: string,
+  kind: string,
+  scope: { projectId: string | null; scenarioId: string | null },
+) {
+  const rules = await db.notificationRule.findMany({
+    where: { orgId, enabled: true, events: { has: kind } },
+    include: { endpoints: { where: { endpoint: { enabled: true } }, select: { endpointId: true } } },
+  });
+  return rules
+    .filter((r) => ruleMatches(r, kind, scope))
+    .map((r) => ({ rule: r, endpointIds: r.endpoints.map((e) => e.endpointId) }));
+}
+
+/**
+ * Record an event that is not about a run (a worker or agent offline): to every endpoint a rule
+ * sends this kind to. Returns the deliveries to queue.
+ */
+export async function recordNotificationEvent(
+  db: Db,
+  orgId: string,
+  event: NewEvent,
+  scope: { projectId: string | null; scenarioId: string | null } = { projectId: null, scenarioId: null },
+): Promise<string[]> {
+  return db.$transaction(async (tx) => {
+    const targets = await endpointsFor(tx, orgId, event.kind, scope);
+    const endpointIds = [...new Set(targets.flatMap((t) => t.endpointIds))];
+    return insertEvents(tx, orgId, [{ event, endpointIds }]);
+  });
+}
+
+/** A test event to one endpoint, from Settings ("send test"); even a disabled endpoint gets it. */
+export async function recordTestEvent(db: Db, orgId: string, endpointId: string, data: TNotificationData) {
+  const endpoint = await db.notificationEndpoint.findFirst({ where: { orgId, id: endpointId }, select: { id: true } });
+  if (!endpoint) throw new NotFoundError("id", "endpoint not found");
+  return db.$transaction((tx) =>
+    insertEvents(tx, orgId, [
+      {
+        event: { kind: "notification.test", dedupeKey: `notification.test:${randomBytes(9).toString("hex")}`, data },
+        endpointIds: [endpointId],
+      },
+    ]),
+  );
+}
+
+// ---- delivery -------------------------------------------------------------------------------
+
+export interface ClaimedDelivery {
+  id: string;
+  orgId: string;
+  attempt: number;
+  channel: NotificationChannelKind;
+  url: string;
+  /** Secrets that sign this attempt: the current one, and the previous during a rotation. */
+  secrets: string[];
+  event: NotificationEnvelope;
+}
+
+/**
+ * Take a delivery for one attempt: only a pending one that is due (or a `sending` one whose
+ * worker vanished), counting the attempt. Null when it is done, not due, or another worker has
+ * it — which is what makes a duplicated job harmless.
+ */
+export async function claimDelivery(
+  db: Db,
+  id: string,
+  secretKey: Buffer | null | undefined,
+  now = new Date(),
+): Promise<ClaimedDelivery | null> {
+  const staleSending = new Date(now.getTime() - SENDING_STALE_MS);
+  const { count } = await db.notificationDelivery.updateMany({
+    where: {
+      id,
+      OR: [
+        { status: "pending", nextAttemptAt: { lte: now } },
+        { status: "sending", updatedAt: { lt: staleSending } },
+      ],
+    },
+    data: { status: "sending", attempts: { increment: 1 } },
+  });
+  if (!count) return null;
+  const row = await db.notificationDelivery.findUniqueOrThrow({
+    where: { id },
+    include: { event: true, endpoint: true },
+  });
+  const ctx = endpointContext(row.orgId);
+  const secrets: string[] = [];
+  if (row.endpoint.secretEnc) secrets.push(decryptSecret(secretKey, row.endpoint.secretEnc, ctx));
+  if (row.endpoint.previousSecretEnc && row.endpoint.previousSecretUntil && row.endpoint.previousSecretUntil > now) {
+    secrets.push(decryptSecret(secretKey, row.endpoint.previousSecretEnc, ctx));
+  }
+  return {
+    id,
+    orgId: row.orgId,
+    attempt: row.attempts,
+    channel: row.endpoint.channel,
+    url: decryptSecret(secretKey, row.endpoint.urlEnc, ctx),
+    secrets,
+    event: {
+      id: row.event.id,
+      kind: row.event.kind,
+      occurredAt: row.event.createdAt,
+      data: ZNotificationData.parse(row.event.payload),
+    },
+  };
+}
+
+export async function markDelivered(db: Db, delivery: ClaimedDelivery, status: number, now = new Date()) {
+  await db.$transaction([
+    db.notificationDelivery.update({
+      where: { id: delivery.id },
+      data: { status: "delivered", lastStatus: status, lastError: null, deliveredAt: now },
+    }),
+    db.notificationEndpoint.updateMany({
+      where: { deliveries: { some: { id: delivery.id } } },
+      data: { consecutiveFailures: 0 },
+    }),
+  ]);
+}
+
+export interface FailedAttempt {
+  status: number | null;
+  /** What went wrong, without the receiver's body (status and size, or the refusal). */
+  error: string;
+  /** A refusal by the address rules is not retried: the address will not become allowed by waiting. */
+  permanent: boolean;
+}
+
+/**
+ * Record a failed attempt. Returns when to try again, or null when the delivery is given up;
+ * then the endpoint's count of failed deliveries grows, and at the limit it is disabled and
+ * the organization's owners are told in the app.
+ */
+export async function markAttemptFailed(
+  db: Db,
+  delivery: ClaimedDelivery,
+  failure: FailedAttempt,
+  options: { baseDelayMs: number; maxAttempts?: number; disableAfter?: number; now?: Date },
+): Promise<{ retryInMs: number | null; disabled: boolean }> {
+  const now = options.now ?? new Date();
+  const maxAttempts = options.maxAttempts ?? DELIVERY_MAX_ATTEMPTS;
+  const error = failure.error.slice(0, 500);
+  if (!failure.permanent && delivery.attempt < maxAttempts) {
+    const retryInMs = retryDelayMs(delivery.attempt, options.baseDelayMs);
+    await db.notificationDelivery.update({
+      where: { id: delivery.id },
+      data: {
+        status: "pending",
+        lastStatus: failure.status,
+        lastError: error,
+        nextAttemptAt: new Date(now.getTime() + retryInMs),
+      },
+    });
+    return { retryInMs, disabled: false };
+  }
+  return db.$transaction(async (tx) => {
+    const row = await tx.notificationDelivery.update({
+      where: { id: delivery.id },
+      data: { status: "failed", lastStatus: failure.status, lastError: error },
+      select: { endpointId: true, endpoint: { select: { name: true } } },
+    });
+    // A test delivery does not count against the endpoint.
+    if (delivery.event.kind === "notification.test") return { retryInMs: null, disabled: false };
+    const endpoint = await tx.notificationEndpoint.update({
+      where: { id: row.endpointId },
+      data: { consecutiveFailures: { increment: 1 } },
+      select: { consecutiveFailures: true, enabled: true },
+    });
+    const limit = options.disableAfter ?? DISABLE_AFTER_FAILED_DELIVERIES;
+    if (!endpoint.enabled || endpoint.consecutiveFailures < limit) return { retryInMs: null, disabled: false };
+    const reason = `${endpoint.consecutiveFailures} deliveries in a row failed (last: ${error})`;
+    await tx.notificationEndpoint.update({
+      where: { id: row.endpointId },
+      data: { enabled: false, disabledAt: now, disabledReason: reason },
+    });
+    await tx.orgNotice.create({
+      data: {
+        orgId: delivery.orgId,
+        kind: "notification.endpoint_disabled",
+        message: `Notification endpoint "${row.endpoint.name}" was disabled: ${reason}. Fix the receiver and enable it again in Settings → Notifications.`,
+      },
+    });
+    return { retryInMs: null, disabled: true };
+  });
+}
+
+/**
+ * Deliveries the queue should hold but may not (Redis restarted, a job lost, a worker killed
+ * mid-send): pending ones that are due, and `sending` ones whose worker went quiet.
+ */
+export async function deliveriesToRequeue(db: Db, now = new Date(), take = 200) {
+  const rows = await db.notificationDelivery.findMany({
+    where: {
+      OR: [
+        { status: "pending", nextAttemptAt: { lte: now } },
+        { status: "sending", updatedAt: { lt: new Date(now.getTime() - SENDING_STALE_MS) } },
+      ],
+    },
+    orderBy: { nextAttemptAt: "asc" },
+    take,
+    select: { id: true, attempts: true },
+  });
+  return rows;
+}
+
+/** Unread notices for the organization's owners (newest first). */
+export async function listOrgNotices(db: Db, orgId: string) {
+  return db.orgNotice.findMany({
+    where: { orgId, readAt: null },
+    orderBy: { createdAt: "desc" },
+    take: 20,
+    select: { id: true, kind: true, message: true, createdAt: true },
+  });
+}
+
+export async function dismissOrgNotice(db: Db, orgId: string, id: string) {
+  await db.orgNotice.updateMany({ where: { orgId, id }, data: { readAt: new Date() } });
+}
+
+export async function organizationName(db: Db, orgId: string): Promise<string> {
+  const org = await db.organization.findUnique({ where: { id: orgId }, select: { name: true } });
+  return org?.name ?? "";
+}
