@@ -11,6 +11,9 @@ CREATE TABLE "RunMetric" (
 
 CREATE INDEX "RunMetric_orgId_key_value_runId_idx" ON "RunMetric"("orgId", "key", "value", "runId");
 
+-- A trend reads one scenario's line of a project, newest first.
+CREATE INDEX "Run_projectId_scenarioName_createdAt_idx" ON "Run"("projectId", "scenarioName", "createdAt" DESC);
+
 ALTER TABLE "RunMetric" ADD CONSTRAINT "RunMetric_runId_fkey" FOREIGN KEY ("runId") REFERENCES "RunResult"("runId") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- The rows follow RunResult.metrics in the same transaction whatever writes it (the app, the
