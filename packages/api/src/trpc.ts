@@ -1,6 +1,6 @@
 import type { InstallSettings } from "@benchboard/core";
 import type { Dispatch } from "@benchboard/db";
-import { ConflictError, type Db, NotFoundError } from "@benchboard/db";
+import { BusyError, ConflictError, type Db, NotFoundError } from "@benchboard/db";
 import { dispatchRun, EnqueueError, type QueueFor } from "@benchboard/jobs";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { Queue } from "bullmq";
@@ -94,6 +94,9 @@ const mapErrors = t.middleware(async ({ next }) => {
       throw new TRPCError({ code: "CONFLICT", message: `${cause.field}: ${cause.message}`, cause });
     }
     if (cause instanceof EnqueueError) {
+      throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: cause.message, cause });
+    }
+    if (cause instanceof BusyError) {
       throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: cause.message, cause });
     }
   }
