@@ -10,6 +10,7 @@ export * from "./queries/exec-run";
 export * from "./queries/instance-config";
 export * from "./queries/org";
 export * from "./queries/project";
+export * from "./queries/retention";
 export * from "./queries/run";
 export * from "./queries/run-detail";
 export * from "./queries/run-lifecycle";
