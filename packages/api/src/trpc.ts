@@ -30,6 +30,8 @@ export interface Context {
   secretKey?: Buffer | null;
   /** Install settings from the environment (the operator's stored edits are read on top). */
   install?: InstallSettings | null;
+  /** BENCHBOARD_RETAIN_DETAIL_DAYS: days after which runs lose per-second detail; null: never. */
+  retainDetailDays?: number | null;
   /** Name resolution; tests point it at their own DNS server. */
   network?: NetworkDeps | null;
 }

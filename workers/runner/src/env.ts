@@ -15,6 +15,11 @@ const ZEnv = z.object({
   BENCHBOARD_SHARD_START_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
   /** On SIGTERM, how long in-flight runs get to stop and store what they measured. */
   BENCHBOARD_WORKER_SHUTDOWN_S: z.coerce.number().min(1).max(600).default(20),
+  /** Days after which a run's per-second series are downsampled to 10 s (unset: kept forever). */
+  BENCHBOARD_RETAIN_DETAIL_DAYS: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.coerce.number().int().min(1).max(36_500).optional(),
+  ),
   /** 0 disables the health endpoint. */
   BENCHBOARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
   /** 32 bytes, base64: decrypts target secrets (header values) for runs. */

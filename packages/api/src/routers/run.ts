@@ -9,6 +9,7 @@ import {
   NotFoundError,
   RUN_LIST_SORTS,
   requestCancel,
+  setRunPinned,
   updateRunMeta,
 } from "@benchboard/db";
 import { ZWorkerLabel } from "@benchboard/jobs";
@@ -134,6 +135,14 @@ export const runRouter = router({
   cancel: memberProcedure
     .input(z.object({ id: z.string() }))
     .mutation(({ ctx, input }) => requestCancel(ctx.db, ctx.orgId, input.id)),
+  /** A pinned run keeps its per-second detail whatever the install's retention. */
+  setPinned: memberProcedure
+    .input(z.object({ id: z.string(), pinned: z.boolean() }))
+    .mutation(async ({ ctx, input }) => {
+      if (!(await setRunPinned(ctx.db, ctx.orgId, input.id, input.pinned)))
+        throw new NotFoundError("id", "run not found");
+      return { id: input.id, pinned: input.pinned };
+    }),
   /** The run page's results: summary with derived metrics, histogram, breakdowns, verdicts, snapshots. */
   view: orgProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
     const view = await getRunView(ctx.db, ctx.orgId, input.id, { revealWorkers: true });
