@@ -10,6 +10,7 @@ import type { RunStatus } from "../generated/prisma/enums";
 import { applyMigrations, MIGRATIONS_DIR, readMigrations } from "../migrate";
 import { createTestDatabase, type TestDatabase } from "../testing";
 import { finishRun, type ListRunsParams, listRuns, type RunMetricFilter } from "./run";
+import { getTrend } from "./trend";
 
 // Metric sorts and filters read the RunMetric table. On a fixture with ties, missing metrics,
 // values that are not numbers and approximate published figures, every ordering and filter must
@@ -258,6 +259,23 @@ describe("metric sorts and filters read RunMetric and agree with the JSON query"
     expect(await rows()).toEqual([{ key: "rps", value: 12 }]);
     await t.db.run.delete({ where: { id: run.id } });
     expect(await rows()).toEqual([]);
+  });
+});
+
+describe("trends read RunMetric", () => {
+  it("gives each run of the line the value its result's JSON holds (null where it has none)", async () => {
+    for (const metric of ["rps", "latency_p99", "stage.queue_wait"]) {
+      const trend = await getTrend(t.db, orgId, { projectId: projectIds[0]!, scenarioName: "scenario 0", metric });
+      const expected = await t.db.$queryRaw<{ id: string; v: number | null }[]>`
+        SELECT r.id, CASE WHEN jsonb_typeof(rr.metrics -> ${metric}) = 'number' THEN (rr.metrics ->> ${metric})::float8 END AS v
+        FROM "Run" r LEFT JOIN "RunResult" rr ON rr."runId" = r.id
+        WHERE r."orgId" = ${orgId} AND r."projectId" = ${projectIds[0]!} AND r."scenarioName" = 'scenario 0'
+          AND r.status = 'succeeded'
+        ORDER BY r."createdAt", r.number`;
+      expect(expected.length).toBeGreaterThan(5);
+      expect(trend.points.map((p) => [p.runId, p.value])).toEqual(expected.map((r) => [r.id, r.v]));
+      expect(trend.metrics).toContain("rps");
+    }
   });
 });
 
