@@ -158,7 +158,8 @@ export async function listRuns(db: Db, orgId: string, params: ListRunsParams = {
   if (params.scenarioId) where.push(Prisma.sql`r."scenarioId" = ${params.scenarioId}`);
   if (params.instanceConfigId) where.push(Prisma.sql`r."instanceConfigId" = ${params.instanceConfigId}`);
   const statuses = params.status === undefined ? [] : [params.status].flat();
-  if (statuses.length > 0) where.push(Prisma.sql`r.status::text IN (${Prisma.join(statuses)})`);
+  // Compared as the enum (not as text), so the planner knows how many runs each status has.
+  if (statuses.length > 0) where.push(Prisma.sql`r.status = ANY (${statuses}::"RunStatus"[])`);
   if (params.branch) where.push(Prisma.sql`r.branch = ${params.branch}`);
   if (params.tag) where.push(Prisma.sql`r.tags @> ARRAY[${params.tag}]::text[]`);
   if (params.from) where.push(Prisma.sql`r."createdAt" >= ${params.from.toISOString()}::timestamp`);
