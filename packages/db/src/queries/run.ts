@@ -142,6 +142,19 @@ function metricSort(params: ListRunsParams): { key: string; descending: boolean 
 }
 
 /**
+ * One page's query without parallel workers: a page stops after a few dozen index entries, and
+ * starting workers costs more than it saves (at a million runs a metric-sorted page took 33 ms
+ * with two workers and 6 ms without).
+ */
+async function serialPage(db: Db, query: Prisma.Sql) {
+  const [, rows] = await db.$transaction([
+    db.$executeRaw`SET LOCAL max_parallel_workers_per_gather = 0`,
+    db.$queryRaw<{ id: string; v: Date | number | null }[]>(query),
+  ]);
+  return rows;
+}
+
+/**
  * A page of runs, filtered and sorted, with keyset pagination: each page continues after the
  * previous page's last (sort value, id), so page 100 costs what page 1 does.
  *
@@ -202,11 +215,14 @@ export async function listRuns(db: Db, orgId: string, params: ListRunsParams = {
     }
     const order =
       sort === "oldest" ? Prisma.sql`r."createdAt" ASC, r.id ASC` : Prisma.sql`r."createdAt" DESC, r.id DESC`;
-    page = await db.$queryRaw`
+    page = await serialPage(
+      db,
+      Prisma.sql`
       SELECT r.id, r."createdAt" AS v FROM "Run" r
       WHERE ${Prisma.join(where, " AND ")}
       ORDER BY ${order}
-      LIMIT ${take}`;
+      LIMIT ${take}`,
+    );
   } else {
     const { key, descending } = byMetric;
     const sortedFilters = (params.metrics ?? []).filter((f) => f.key === key);
@@ -237,11 +253,14 @@ export async function listRuns(db: Db, orgId: string, params: ListRunsParams = {
     page =
       after && after.v === null
         ? []
-        : await db.$queryRaw`
-            SELECT r.id, m.value AS v FROM "RunMetric" m JOIN "Run" r ON r.id = m."runId"
-            WHERE ${Prisma.join(valued, " AND ")}
-            ORDER BY ${valueOrder}
-            LIMIT ${take}`;
+        : await serialPage(
+            db,
+            Prisma.sql`
+              SELECT r.id, m.value AS v FROM "RunMetric" m JOIN "Run" r ON r.id = m."runId"
+              WHERE ${Prisma.join(valued, " AND ")}
+              ORDER BY ${valueOrder}
+              LIMIT ${take}`,
+          );
     // Only the page where the runs with the metric run out reads the runs without it.
     if (page.length < take && sortedFilters.length === 0) {
       const rest = await db.$queryRaw<{ id: string; v: null }[]>`
