@@ -74,7 +74,7 @@ async function admin(sql: string): Promise<void> {
 // BENCH_DB=<name> measures a database an earlier run kept (BENCH_KEEP_DB=1) without loading it again.
 const reuse = process.env.BENCH_DB;
 const dbName = reuse ?? `${DB_PREFIX}${randomBytes(4).toString("hex")}`;
-if (!reuse) await admin(`CREATE DATABASE "${dbName}"`);
+if (!reuse) await admin(`CREATE DATABASE "${dbName}" TEMPLATE template0`);
 // A kept database gets the migrations added since it was loaded.
 await applyMigrations(withDatabase(dbName));
 const db = createDb(withDatabase(dbName), { max: 4 });

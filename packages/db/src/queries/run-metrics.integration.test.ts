@@ -301,7 +301,8 @@ describe("the migration back-fills RunMetric from stored results", () => {
   let before: string;
 
   beforeAll(async () => {
-    await admin(`CREATE DATABASE "${name}"`);
+    // From template0, which takes no connections, so a session on template1 never blocks it.
+    await admin(`CREATE DATABASE "${name}" TEMPLATE template0`);
     // Every migration before the one that adds RunMetric.
     before = await mkdtemp(path.join(tmpdir(), "bb-migrations-"));
     const all = await readMigrations();
