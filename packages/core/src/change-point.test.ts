@@ -59,7 +59,11 @@ describe("detectChangePoints (e-divisive means)", () => {
 
   it("finds two steps in a long line, one of them in a segment shorter than the block test's", () => {
     const random = seededRandom(11);
-    const history = [...noisy(random, 5_000, 100, 0.05), ...noisy(random, 4_400, 92, 0.05), ...noisy(random, 600, 100, 0.05)];
+    const history = [
+      ...noisy(random, 5_000, 100, 0.05),
+      ...noisy(random, 4_400, 92, 0.05),
+      ...noisy(random, 600, 100, 0.05),
+    ];
     expect(detectChangePoints(history).map((p) => p.index)).toEqual([5_000, 9_400]);
   });
 });
