@@ -325,9 +325,9 @@ async function loadBatch(orgId: string, lo: number, hi: number) {
                    UNION ALL SELECT 'n' || lpad(i::text, 10, '0') FROM generate_series(${trendLo}::bigint, ${hi}::bigint) i)
       AND r.status IN ('succeeded', 'failed', 'canceled')`);
   await exec(`
-    INSERT INTO "RunMetric" ("runId", "orgId", "key", "value")
-    SELECT rr."runId", '${orgId}', m.key, (m.value #>> '{}')::float8
-    FROM "RunResult" rr, jsonb_each(rr.metrics) m
+    INSERT INTO "RunMetric" ("runId", "orgId", "key", "value", "runCreatedAt")
+    SELECT rr."runId", '${orgId}', m.key, (m.value #>> '{}')::float8, r."createdAt"
+    FROM "RunResult" rr JOIN "Run" r ON r.id = rr."runId", jsonb_each(rr.metrics) m
     WHERE rr."runId" IN (SELECT 'r' || lpad(i::text, 10, '0') FROM generate_series(${lo}::bigint, ${regularHi}::bigint) i
                          UNION ALL SELECT 'n' || lpad(i::text, 10, '0') FROM generate_series(${trendLo}::bigint, ${hi}::bigint) i)
       AND jsonb_typeof(m.value) = 'number'`);
@@ -358,9 +358,9 @@ async function loadComparison(orgId: string) {
       (SELECT histogram FROM "RunResult" WHERE "runId" LIKE 'r%' LIMIT 1), true
     FROM "Run" r WHERE r.id LIKE 'cmp%'`);
   await exec(`
-    INSERT INTO "RunMetric" ("runId", "orgId", "key", "value")
-    SELECT rr."runId", '${orgId}', m.key, (m.value #>> '{}')::float8
-    FROM "RunResult" rr, jsonb_each(rr.metrics) m WHERE rr."runId" LIKE 'cmp%' AND jsonb_typeof(m.value) = 'number'`);
+    INSERT INTO "RunMetric" ("runId", "orgId", "key", "value", "runCreatedAt")
+    SELECT rr."runId", '${orgId}', m.key, (m.value #>> '{}')::float8, r."createdAt"
+    FROM "RunResult" rr JOIN "Run" r ON r.id = rr."runId", jsonb_each(rr.metrics) m WHERE rr."runId" LIKE 'cmp%' AND jsonb_typeof(m.value) = 'number'`);
   await exec(`
     INSERT INTO "Series" (id, "runId", metric, start, "intervalMs", values)
     SELECT r.id || '-' || m, r.id, m, r."startedAt", 1000,

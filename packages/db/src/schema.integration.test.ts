@@ -228,7 +228,7 @@ describe("migrated database matches the Prisma schema", () => {
       { key: "rps", value: 4999.5 },
     ]);
     const metricRow = await db.runMetric.create({
-      data: { runId: run.id, orgId: org.id, key: "custom.gauge", value: -2.5e-7 },
+      data: { runId: run.id, orgId: org.id, key: "custom.gauge", value: -2.5e-7, runCreatedAt: run.createdAt },
     });
     await roundTrip("RunMetric", metricRow, () =>
       db.runMetric.findUnique({ where: { runId_key: { runId: run.id, key: "custom.gauge" } } }),

@@ -215,6 +215,37 @@ describe("metric sorts and filters read RunMetric and agree with the JSON query"
     expect(await pages({ metrics: filters }, 4)).toEqual(expected.map((r) => r.id));
   });
 
+  it("two metric filters under the oldest-first sort, within a project, page like the JSON query", async () => {
+    const expected = await t.db.$queryRaw<{ id: string }[]>`
+      SELECT r.id FROM "Run" r JOIN "RunResult" rr ON rr."runId" = r.id
+      WHERE r."orgId" = ${orgId} AND r."projectId" = ${projectIds[0]}
+        AND jsonb_typeof(rr.metrics -> 'rps') = 'number' AND (rr.metrics ->> 'rps')::float8 >= 1000
+        AND jsonb_typeof(rr.metrics -> 'latency_p99') = 'number' AND (rr.metrics ->> 'latency_p99')::float8 <= 30
+      ORDER BY r."createdAt" ASC, r.id ASC`;
+    expect(expected.length).toBeGreaterThan(3);
+    const params = {
+      sort: "oldest" as const,
+      projectId: projectIds[0],
+      metrics: [
+        { key: "rps", min: 1_000 },
+        { key: "latency_p99", max: 30 },
+      ],
+    };
+    for (const limit of [1, 3, 50]) expect(await pages(params, limit)).toEqual(expected.map((r) => r.id));
+  });
+
+  it("metric rows carry their run's creation time, also when it is corrected", async () => {
+    const stale = await t.db.$queryRaw<{ n: bigint }[]>`
+      SELECT count(*) AS n FROM "RunMetric" m JOIN "Run" r ON r.id = m."runId" WHERE m."runCreatedAt" <> r."createdAt"`;
+    expect(Number(stale[0]?.n)).toBe(0);
+    const row = await t.db.runMetric.findFirstOrThrow({ where: { orgId, key: "rps" } });
+    const corrected = new Date(Date.UTC(2020, 0, 2, 3, 4, 5, 678));
+    await t.db.run.update({ where: { id: row.runId }, data: { createdAt: corrected } });
+    const rows = await t.db.runMetric.findMany({ where: { runId: row.runId }, select: { runCreatedAt: true } });
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) expect(r.runCreatedAt).toEqual(corrected);
+  });
+
   it("refuses a sort without a metric and an empty range, naming the field", async () => {
     await expect(listRuns(t.db, orgId, { sort: "metric" })).rejects.toMatchObject({ field: "sortMetric" });
     await expect(listRuns(t.db, orgId, { metrics: [{ key: "rps", min: 5, max: 1 }] })).rejects.toMatchObject({
