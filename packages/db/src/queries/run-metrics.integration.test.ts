@@ -308,6 +308,37 @@ describe("trends read RunMetric", () => {
       expect(trend.metrics).toContain("rps");
     }
   });
+
+  it("gives each point its run's number, branch, commit, time and exclusion as stored", async () => {
+    const trend = await getTrend(t.db, orgId, { projectId: projectIds[0]!, scenarioName: "scenario 0", metric: "rps" });
+    const runs = await t.db.run.findMany({
+      where: { id: { in: trend.points.map((p) => p.runId) } },
+      select: {
+        id: true,
+        number: true,
+        branch: true,
+        commit: true,
+        createdAt: true,
+        startedAt: true,
+        excluded: true,
+        excludedReason: true,
+      },
+    });
+    const byId = new Map(runs.map((r) => [r.id, r]));
+    expect(trend.points.length).toBeGreaterThan(5);
+    for (const p of trend.points) {
+      const r = byId.get(p.runId)!;
+      expect(p.at).toBeInstanceOf(Date);
+      expect([p.number, p.branch, p.commit, p.at.getTime(), p.excluded, p.excludedReason]).toEqual([
+        r.number,
+        r.branch,
+        r.commit,
+        (r.startedAt ?? r.createdAt).getTime(),
+        r.excluded,
+        r.excludedReason,
+      ]);
+    }
+  });
 });
 
 describe("the migration back-fills RunMetric from stored results", () => {
