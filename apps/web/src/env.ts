@@ -39,11 +39,19 @@ const ZEnv = z.object({
         ctx.addIssue({ code: "custom", message: (err as Error).message });
       }
     }),
+  /** Days after which a run's per-second series are downsampled to 10 s (unset: kept forever). */
+  BENCHBOARD_RETAIN_DETAIL_DAYS: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.coerce.number().int().min(1).max(36_500).optional(),
+  ),
   /** Set by server.mjs: the header that carries the socket's peer address. */
   BENCHBOARD_PEER_HEADER: z.string().optional(),
 });
 
 export const env = ZEnv.parse(process.env);
+
+/** Detail retention in days, or null when runs keep their per-second detail forever. */
+export const retainDetailDays: number | null = env.BENCHBOARD_RETAIN_DETAIL_DAYS ?? null;
 
 export const trustedProxies = parseTrustedProxies(env.BENCHBOARD_TRUSTED_PROXIES);
 

@@ -1,6 +1,6 @@
 import type { InstallSettings } from "@benchboard/core";
 import type { Dispatch } from "@benchboard/db";
-import { ConflictError, type Db, isDatabaseUnavailable, NotFoundError } from "@benchboard/db";
+import { BusyError, ConflictError, type Db, isDatabaseUnavailable, NotFoundError } from "@benchboard/db";
 import { dispatchRun, EnqueueError, type QueueFor } from "@benchboard/jobs";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { Queue } from "bullmq";
@@ -30,6 +30,8 @@ export interface Context {
   secretKey?: Buffer | null;
   /** Install settings from the environment (the operator's stored edits are read on top). */
   install?: InstallSettings | null;
+  /** BENCHBOARD_RETAIN_DETAIL_DAYS: days after which runs lose per-second detail; null: never. */
+  retainDetailDays?: number | null;
   /** Name resolution; tests point it at their own DNS server. */
   network?: NetworkDeps | null;
 }
@@ -105,6 +107,9 @@ const mapErrors = t.middleware(async ({ next }) => {
         message: "the database is unavailable; nothing was stored, try again shortly",
         cause,
       });
+    }
+    if (cause instanceof BusyError) {
+      throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: cause.message, cause });
     }
   }
   return result;

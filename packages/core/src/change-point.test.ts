@@ -43,4 +43,27 @@ describe("detectChangePoints (e-divisive means)", () => {
     expect(detectChangePoints([1, 2, 3, 100, 100])).toEqual([]);
     expect(() => detectChangePoints([1, Number.NaN, 3])).toThrow(RangeError);
   });
+
+  it("finds a 5 % step in a 10,000-point line and nothing in 10,000 points of noise alone", () => {
+    for (const seed of [1, 42, 2026]) {
+      const random = seededRandom(seed);
+      const history = [...noisy(random, 6_300, 100, 0.1), ...noisy(random, 3_700, 105, 0.1)];
+      const points = detectChangePoints(history);
+      expect(points, `seed ${seed}`).toHaveLength(1);
+      expect(Math.abs(points[0]!.index - 6_300), `seed ${seed}`).toBeLessThanOrEqual(25);
+      expect(points[0]!.change!).toBeCloseTo(0.05, 2);
+      expect(points[0]!.pValue).toBeLessThanOrEqual(0.01);
+      expect(detectChangePoints(noisy(random, 10_000, 100, 0.1)), `seed ${seed}`).toEqual([]);
+    }
+  });
+
+  it("finds two steps in a long line, one of them in a segment shorter than the block test's", () => {
+    const random = seededRandom(11);
+    const history = [
+      ...noisy(random, 5_000, 100, 0.05),
+      ...noisy(random, 4_400, 92, 0.05),
+      ...noisy(random, 600, 100, 0.05),
+    ];
+    expect(detectChangePoints(history).map((p) => p.index)).toEqual([5_000, 9_400]);
+  });
 });

@@ -19,23 +19,6 @@ export function keepsPeak(metric: string): boolean {
   return /^(latency|ttft|itl|mem|queue_depth|cpu|gauge)/.test(metric);
 }
 
-/** Accumulates the values that fall into one chart point. */
-class Bucket {
-  sum = 0;
-  count = 0;
-  max = Number.NEGATIVE_INFINITY;
-  add(v: number | null): void {
-    if (v === null || !Number.isFinite(v)) return;
-    this.sum += v;
-    this.count++;
-    if (v > this.max) this.max = v;
-  }
-  value(peak: boolean): number | null {
-    if (this.count === 0) return null;
-    return peak ? this.max : this.sum / this.count;
-  }
-}
-
 /** How many raw intervals go into one chart point so that at most `maxPoints` remain. */
 export function bucketSize(length: number, maxPoints: number): number {
   return Math.max(1, Math.ceil(length / Math.max(1, maxPoints)));
@@ -60,13 +43,28 @@ function reduceInto(
   buckets: number,
   peak: boolean,
 ): (number | null)[] {
-  const acc = Array.from({ length: buckets }, () => new Bucket());
-  values.forEach((v, i) => {
+  // Flat typed arrays rather than an object per point: an overlay of ten one-hour runs reduces
+  // 180,000 samples per request.
+  const sum = new Float64Array(buckets);
+  const count = new Uint32Array(buckets);
+  const max = new Float64Array(buckets).fill(Number.NEGATIVE_INFINITY);
+  const last = buckets - 1;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v === null || v === undefined || !Number.isFinite(v)) continue;
     const at = offset + i * stretch;
-    if (at < 0 || at >= length) return;
-    acc[Math.min(buckets - 1, Math.floor(at / bucket))]?.add(v);
-  });
-  return acc.map((b) => b.value(peak));
+    if (at < 0 || at >= length) continue;
+    const b = Math.min(last, Math.floor(at / bucket));
+    sum[b] = (sum[b] ?? 0) + v;
+    count[b] = (count[b] ?? 0) + 1;
+    if (v > (max[b] ?? 0)) max[b] = v;
+  }
+  const out: (number | null)[] = new Array(buckets);
+  for (let b = 0; b < buckets; b++) {
+    const n = count[b] ?? 0;
+    out[b] = n === 0 ? null : peak ? (max[b] ?? null) : (sum[b] ?? 0) / n;
+  }
+  return out;
 }
 
 /**

@@ -84,4 +84,22 @@ export async function whileDatabaseReturns<T>(
       delayMs = Math.min(delayMs * 2, 5_000);
     }
   }
+/**
+ * The database cannot take the work now (no connection freed up in time); nothing was stored.
+ * Callers answer 503 with Retry-After, and a retry with the same idempotency key is safe.
+ */
+export class BusyError extends Error {
+  constructor(
+    message: string,
+    /** Seconds after which a retry is likely to be taken. */
+    readonly retryAfterS = 2,
+  ) {
+    super(message);
+    this.name = "BusyError";
+  }
+}
+
+/** Prisma's "unable to start a transaction in the given time" (every connection busy). */
+export function isTransactionStartTimeout(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "P2028";
 }

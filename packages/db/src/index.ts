@@ -13,6 +13,7 @@ export * from "./queries/notification";
 export * from "./queries/notification-planner";
 export * from "./queries/org";
 export * from "./queries/project";
+export * from "./queries/retention";
 export * from "./queries/run";
 export * from "./queries/run-detail";
 export * from "./queries/run-lifecycle";

@@ -216,6 +216,23 @@ describe("migrated database matches the Prisma schema", () => {
       },
     });
     await roundTrip("RunResult", result, () => db.runResult.findUnique({ where: { runId: run.id } }));
+    // The result's trigger wrote its metric rows; one more written directly round-trips too.
+    expect(
+      await db.runMetric.findMany({
+        where: { runId: run.id },
+        orderBy: { key: "asc" },
+        select: { key: true, value: true },
+      }),
+    ).toEqual([
+      { key: "latency_p50", value: 50.3 },
+      { key: "rps", value: 4999.5 },
+    ]);
+    const metricRow = await db.runMetric.create({
+      data: { runId: run.id, orgId: org.id, key: "custom.gauge", value: -2.5e-7, runCreatedAt: run.createdAt },
+    });
+    await roundTrip("RunMetric", metricRow, () =>
+      db.runMetric.findUnique({ where: { runId_key: { runId: run.id, key: "custom.gauge" } } }),
+    );
     const series = await db.series.create({
       data: { runId: run.id, metric: "rps", start: at, intervalMs: 500, values: [1, null, 2.5] },
     });

@@ -26,6 +26,11 @@ const ZEnv = z.object({
   BENCHBOARD_PUBLIC_URL: z.string().url().default("http://127.0.0.1:3000"),
   /** First retry delay of a failed notification delivery; each later retry waits twice as long. */
   BENCHBOARD_NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+  /** Days after which a run's per-second series are downsampled to 10 s (unset: kept forever). */
+  BENCHBOARD_RETAIN_DETAIL_DAYS: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.coerce.number().int().min(1).max(36_500).optional(),
+  ),
   /** 0 disables the health endpoint. */
   BENCHBOARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
   /** 32 bytes, base64: decrypts target secrets (header values) for runs. */

@@ -16,6 +16,7 @@ const runner = await startRunner({
   queueGiveUpS: env.BENCHBOARD_QUEUE_GIVE_UP_S,
   shardStartWaitMs: env.BENCHBOARD_SHARD_START_WAIT_MS,
   shutdownS: env.BENCHBOARD_WORKER_SHUTDOWN_S,
+  retainDetailDays: env.BENCHBOARD_RETAIN_DETAIL_DAYS ?? null,
   secretKey: env.BENCHBOARD_SECRET_KEY ? Buffer.from(env.BENCHBOARD_SECRET_KEY, "base64") : null,
   // The same variables the web app reads; a bad entry stops the worker with its name.
   install: installSettingsFromEnv(process.env),

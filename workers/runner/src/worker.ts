@@ -2,6 +2,7 @@ import http from "node:http";
 import os from "node:os";
 import type { InstallSettings } from "@benchboard/core";
 import {
+  applyRetention,
   createDb,
   type Db,
   type LifecycleDeps,
@@ -43,12 +44,16 @@ export interface RunnerOptions {
   notify?:
     | false
     | Partial<Omit<NotifierOptions, "db" | "redisUrl" | "prefix" | "publicUrl" | "log" | "secretKey" | "install">>;
+  /** Runs that ended this many days ago lose per-second detail (series to 10 s); null: never. */
+  retainDetailDays?: number | null;
 }
 
 export const DEFAULT_SHUTDOWN_S = 20;
 
 const HEARTBEAT_MS = 5_000;
 const WATCHDOG_MS = 5_000;
+/** How often a worker trims old runs' detail when retention is on (any worker may; runs are locked). */
+const RETENTION_EVERY_MS = 60 * 60_000;
 
 /** Start consuming run jobs. Returns a handle whose close() finishes in-flight work first. */
 export async function startRunner(options: RunnerOptions) {
@@ -121,6 +126,26 @@ export async function startRunner(options: RunnerOptions) {
     everyMs: WATCHDOG_MS,
   });
 
+  // Retention: every worker may run it; each batch locks its runs (SKIP LOCKED), so two workers
+  // never trim the same run, and a failure only waits for the next pass.
+  const retainDays = options.retainDetailDays ?? null;
+  let retaining = false;
+  const retain = async () => {
+    if (retainDays === null || retaining) return;
+    retaining = true;
+    try {
+      const trimmed = await applyRetention(db, retainDays);
+      if (trimmed > 0) log(`retention: ${trimmed} run(s) older than ${retainDays} days downsampled to 10 s`);
+    } catch (err) {
+      log(`retention failed: ${(err as Error).message}`);
+    } finally {
+      retaining = false;
+    }
+  };
+  const retention = retainDays === null ? null : setInterval(retain, RETENTION_EVERY_MS);
+  retention?.unref();
+  if (retainDays !== null) setTimeout(retain, 60_000).unref();
+
   let health: http.Server | undefined;
   if (options.healthPort > 0) {
     health = http.createServer((_req, res) => {
@@ -160,6 +185,7 @@ export async function startRunner(options: RunnerOptions) {
         const deadlineMs = (options.shutdownS ?? DEFAULT_SHUTDOWN_S) * 1000;
         const started = Date.now();
         clearInterval(heartbeat);
+        if (retention) clearInterval(retention);
         stopWatchdog();
         // No new jobs from here on; in-flight ones are told to stop.
         await Promise.all(consumers.map((c) => c.pause(true).catch(() => {})));

@@ -11,7 +11,7 @@ import { createQueueFor, createRunsQueue, type QueueFor } from "@benchboard/jobs
 import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { env, installSettings, secretKey } from "~/env";
+import { env, installSettings, retainDetailDays, secretKey } from "~/env";
 import { clientIp, isHttps } from "./request-origin";
 
 /** Cookie holding the slug of the organization the user is looking at. */
@@ -96,6 +96,7 @@ export async function createContext({ req, resHeaders }: FetchCreateContextFnOpt
     role: caller.role,
     secretKey,
     install: installSettings,
+    retainDetailDays,
     rateLimit: getRateLimiter(),
     clientIp: clientIp(req),
     userAgent: req.headers.get("user-agent"),

@@ -96,7 +96,10 @@ export function restErrorResponse(err: unknown, route: string): RestResponse {
     if (status === 503) return json(503, errorBody(err.message, {}), { "retry-after": "5" });
     if (status !== undefined) {
       const field = cause instanceof NotFoundError || cause instanceof ConflictError ? cause.field : undefined;
-      return json(status, errorBody(err.message, { field }));
+      // A busy refusal (the parse pool's) says when to come back.
+      const retryAfterS = (cause as { retryAfterS?: unknown } | undefined)?.retryAfterS;
+      const headers = typeof retryAfterS === "number" ? { "retry-after": String(retryAfterS) } : undefined;
+      return json(status, errorBody(err.message, { field }), headers);
     }
   }
   console.error(`[api/v1] ${route}: ${err instanceof Error ? err.message : String(err)}`);

@@ -241,6 +241,17 @@ export function openApiDocument(): JsonObject {
             "404": errorResponse("No such project in the token's organization."),
             "413": errorResponse(`The body is larger than ${maxMb} MB.`),
             "415": errorResponse("Form uploads are not accepted: send the file as the body."),
+            "503": {
+              ...errorResponse(
+                "The organization's uploads being read already fill its share of the parse pool (or the pool's queue is full); nothing is stored. Retry with the same Idempotency-Key after `Retry-After` seconds.",
+              ),
+              headers: {
+                "Retry-After": {
+                  description: "Seconds after which a retry is likely taken.",
+                  schema: { type: "integer" },
+                },
+              },
+            },
           },
         },
       },

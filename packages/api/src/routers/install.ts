@@ -1,5 +1,5 @@
 import { publicInstallSettings, ZInstallSettingsInput } from "@benchboard/core";
-import { isInstallOrganization, updateInstallSettings } from "@benchboard/db";
+import { isInstallOrganization, retentionPreview, updateInstallSettings } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { installSettingsFor } from "../launch-safety";
 import { type Context, orgProcedure, ownerProcedure, router } from "../trpc";
@@ -14,6 +14,8 @@ async function assertOperator(ctx: Context & { orgId: string }) {
   }
 }
 
+const SUGGESTED_RETENTION_DAYS = 90;
+
 export const installRouter = router({
   /** Whether the caller is the operator (the Settings page shows the operator section only then). */
   role: orgProcedure.query(async ({ ctx }) => ({
@@ -23,6 +25,16 @@ export const installRouter = router({
   get: ownerProcedure.query(async ({ ctx }) => {
     await assertOperator(ctx);
     return publicInstallSettings(await installSettingsFor(ctx));
+  }),
+  /**
+   * Detail retention (BENCHBOARD_RETAIN_DETAIL_DAYS): the runs it trims now and the bytes that
+   * frees; when it is off, what keeping 90 days would free.
+   */
+  retention: ownerProcedure.query(async ({ ctx }) => {
+    await assertOperator(ctx);
+    const days = ctx.retainDetailDays ?? null;
+    const preview = await retentionPreview(ctx.db, days ?? SUGGESTED_RETENTION_DAYS);
+    return { days, previewDays: preview.days, runs: preview.runs, bytes: preview.bytes };
   }),
   update: ownerProcedure.input(ZInstallSettingsInput).mutation(async ({ ctx, input }) => {
     await assertOperator(ctx);

@@ -9,6 +9,7 @@ import {
   NotFoundError,
   RUN_LIST_SORTS,
   requestCancel,
+  setRunPinned,
   updateRunMeta,
 } from "@benchboard/db";
 import { ZWorkerLabel } from "@benchboard/jobs";
@@ -81,6 +82,14 @@ export const ZUpdateRunInput = z
   });
 export type TUpdateRunInput = z.infer<typeof ZUpdateRunInput>;
 
+/** A metric key as results store them: the vocabulary's, `stage.<name>` or a custom key. */
+const ZMetricKey = z
+  .string()
+  .min(1)
+  .max(200)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  .regex(/^[^\u0000-\u001f\u007f]+$/, "a metric key has no control characters");
+
 const ZRunStatus = z.enum(["queued", "running", "succeeded", "failed", "canceled"]);
 
 export const runRouter = router({
@@ -99,6 +108,16 @@ export const runRouter = router({
           to: z.date().optional(),
           search: z.string().max(200).optional(),
           sort: z.enum(RUN_LIST_SORTS).default("newest"),
+          /** With sort "metric": the metric key, and which end first (default: its better end). */
+          sortMetric: ZMetricKey.optional(),
+          order: z.enum(["asc", "desc"]).optional(),
+          /** Runs whose metric lies within [min, max]. */
+          metrics: z
+            .array(
+              z.object({ key: ZMetricKey, min: z.number().finite().optional(), max: z.number().finite().optional() }),
+            )
+            .max(4)
+            .optional(),
           limit: z.number().int().min(1).max(200).default(50),
           cursor: z.string().nullish(),
         })
@@ -125,6 +144,14 @@ export const runRouter = router({
   cancel: memberProcedure
     .input(z.object({ id: z.string() }))
     .mutation(({ ctx, input }) => requestCancel(ctx.db, ctx.orgId, input.id)),
+  /** A pinned run keeps its per-second detail whatever the install's retention. */
+  setPinned: memberProcedure
+    .input(z.object({ id: z.string(), pinned: z.boolean() }))
+    .mutation(async ({ ctx, input }) => {
+      if (!(await setRunPinned(ctx.db, ctx.orgId, input.id, input.pinned)))
+        throw new NotFoundError("id", "run not found");
+      return { id: input.id, pinned: input.pinned };
+    }),
   /** The run page's results: summary with derived metrics, histogram, breakdowns, verdicts, snapshots. */
   view: orgProcedure.input(z.object({ id: z.string() })).query(async ({ ctx, input }) => {
     const view = await getRunView(ctx.db, ctx.orgId, input.id, { revealWorkers: true });

@@ -91,8 +91,9 @@ export const uploadRouter = router({
     let read: ReadUpload;
     try {
       // Off the request thread, with histograms re-encoded and series bounded, so that views
-      // read canonical data and one hostile file never stalls other requests.
-      read = await readUploadOffThread(input);
+      // read canonical data and one hostile file never stalls other requests; in this
+      // organization's share of the pool, so one organization's burst never holds up another's.
+      read = await readUploadOffThread(input, ctx.orgId);
     } catch (err) {
       if (err instanceof ImportError) throw new TRPCError({ code: "BAD_REQUEST", message: err.message, cause: err });
       if (err instanceof ParsePoolBusyError) {

@@ -55,7 +55,7 @@ describe("ParsePool", () => {
   });
 
   it("refuses work beyond its queue at once", async () => {
-    const tiny = new ParsePool({ size: 1, maxQueued: 1 });
+    const tiny = new ParsePool({ size: 1, maxQueued: 1, maxQueuedPerOwner: 1 });
     try {
       const first = tiny.read({ format: "wrk", content: HOSTILE }).catch(() => null);
       const second = tiny.read({ format: "wrk", content: HOSTILE }).catch(() => null);
@@ -65,4 +65,58 @@ describe("ParsePool", () => {
       await tiny.close();
     }
   });
+
+  it("starts with at least two threads, so one organization never takes them all", () => {
+    const fresh = new ParsePool();
+    expect(fresh.size).toBeGreaterThanOrEqual(2);
+    expect(fresh.maxQueuedPerOwner).toBeLessThan(fresh.maxQueued);
+    expect(fresh.maxThreadsPerOwner).toBe(fresh.size - 1);
+    void fresh.close();
+  });
+
+  it("serves another organization's small upload before any of one organization's burst", async () => {
+    const shared = new ParsePool({ size: 2, maxBytesPerOwner: 64 * 1024 * 1024, timeoutMs: 120_000 });
+    try {
+      // 2 MB of blank lines, five at once from one organization.
+      const blank = "\n".repeat(2_000_000);
+      const order: string[] = [];
+      const burst = Array.from({ length: 5 }, (_, i) =>
+        shared
+          .read({ format: "auto", content: blank }, "org-a")
+          .catch((e: unknown) => e)
+          .finally(() => order.push(`a${i}`)),
+      );
+      // The burst holds one thread and queues the rest; the other thread is free for org B.
+      expect(shared.usage("org-a")).toMatchObject({ threads: 1, queued: 4 });
+      const small = await shared.read({ format: "wrk", content: fixture("wrk/no-latency.txt") }, "org-b");
+      order.push("b");
+      expect(small.format).toBe("wrk");
+      expect(order).toEqual(["b"]);
+      const results = await Promise.all(burst);
+      for (const r of results) expect(r).toBeInstanceOf(ImportError);
+      expect(shared.usage("org-a")).toEqual({ threads: 0, queued: 0, bytes: 0 });
+    } finally {
+      await shared.close();
+    }
+  }, 300_000);
+
+  it("refuses an organization's uploads beyond its byte budget, with a time to retry, and no one else's", async () => {
+    const budget = new ParsePool({ size: 2, maxBytesPerOwner: 2 * 1024 * 1024, timeoutMs: 120_000 });
+    try {
+      const blank = "\n".repeat(1_000_000);
+      const held = [0, 1].map(() => budget.read({ format: "wrk", content: blank }, "org-a").catch(() => null));
+      const refused = await budget.read({ format: "wrk", content: blank }, "org-a").catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(ParsePoolBusyError);
+      expect((refused as ParsePoolBusyError).retryAfterS).toBeGreaterThanOrEqual(1);
+      expect((refused as ParsePoolBusyError).message).toMatch(/2 MB/);
+      const other = await budget.read({ format: "ab", content: fixture("ab/basic.txt") }, "org-b");
+      expect(other.format).toBe("ab");
+      await Promise.all(held);
+      // Once its reads are done the organization has its whole budget again.
+      const again = await budget.read({ format: "wrk", content: fixture("wrk/no-latency.txt") }, "org-a");
+      expect(again.format).toBe("wrk");
+    } finally {
+      await budget.close();
+    }
+  }, 300_000);
 });

@@ -1,4 +1,5 @@
 import {
+  DERIVED_KEYS,
   derivedContext,
   detectChangePoints,
   isKnownMetric,
@@ -10,11 +11,17 @@ import {
 import { z } from "zod";
 import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
+import { Prisma } from "../generated/prisma/client";
 import { numericMetrics } from "./run-facts";
 
 const ZThresholdList = z.array(ZThreshold).catch([]);
 
-export const TREND_MAX_POINTS = 500;
+/** Most runs a trend reads: its metric comes from the indexed RunMetric rows, one per run. */
+export const TREND_MAX_POINTS = 10_000;
+/** Most runs a scenario's history (statistical gates) reads with all their metrics. */
+export const HISTORY_MAX_RUNS = 500;
+/** The newest runs of a line whose metrics list the keys a trend can switch to. */
+const METRIC_KEYS_SAMPLE = 200;
 
 /** Projects with the scenarios (by name) and branches their finished runs have, for the pickers. */
 export async function trendOptions(db: Db, orgId: string) {
@@ -45,9 +52,72 @@ export interface TrendInput {
   branch?: string | null;
 }
 
+interface TrendRow {
+  id: string;
+  number: number;
+  branch: string | null;
+  commit: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  excluded: boolean;
+  excludedReason: string | null;
+  scenarioId: string | null;
+  value: number | null;
+}
+
+/** Times in JSON from a `timestamp` column: UTC, written without a zone. */
+const utc = (value: string | null): Date | null => (value === null ? null : new Date(`${value}Z`));
+
+function trendRows(text: string): TrendRow[] {
+  const tuples = JSON.parse(text) as [
+    string,
+    number,
+    string | null,
+    string | null,
+    string,
+    string | null,
+    boolean,
+    string | null,
+    string | null,
+    number | null,
+  ][];
+  return tuples.map(
+    ([id, number, branch, commit, createdAt, startedAt, excluded, excludedReason, scenarioId, value]) => ({
+      id,
+      number,
+      branch,
+      commit,
+      createdAt: utc(createdAt)!,
+      startedAt: utc(startedAt),
+      excluded,
+      excludedReason,
+      scenarioId,
+      value,
+    }),
+  );
+}
+
+/** Stored and derived metrics of the given runs, by run id. */
+async function derivedMetricsOf(db: Db, ids: string[]) {
+  const rows = await db.run.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, configSnapshot: true, scenarioSnapshot: true, result: { select: { metrics: true } } },
+  });
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      withDerivedMetrics(numericMetrics(r.result?.metrics), derivedContext(r.configSnapshot, r.scenarioSnapshot)),
+    ]),
+  );
+}
+
 /**
  * One metric over the finished runs of a scenario, oldest first, one line per branch. Excluded
  * runs come back marked, so the chart can grey them out and leave them off the line.
+ *
+ * A stored metric is read from RunMetric (one indexed row per run), so a line of 10,000 runs
+ * costs one narrow read; a derived metric (req/s per vCPU, overhead, …) needs each run's
+ * snapshots and is computed from them.
  */
 export async function getTrend(db: Db, orgId: string, input: TrendInput) {
   const project = await db.project.findFirst({
@@ -55,54 +125,58 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
     select: { id: true, name: true, thresholds: true },
   });
   if (!project) throw new NotFoundError("projectId", "project not found");
-  const rows = await db.run.findMany({
-    where: {
-      orgId,
-      projectId: project.id,
-      scenarioName: input.scenarioName,
-      status: "succeeded",
-      // A sweep varies the scenario (200, 500, 800 req/s): its runs are not this scenario's history.
-      sweepId: null,
-      ...(input.branch ? { branch: input.branch } : {}),
-    },
-    orderBy: [{ createdAt: "desc" }, { number: "desc" }],
-    take: TREND_MAX_POINTS,
-    select: {
-      id: true,
-      number: true,
-      branch: true,
-      commit: true,
-      createdAt: true,
-      startedAt: true,
-      excluded: true,
-      excludedReason: true,
-      configSnapshot: true,
-      scenarioSnapshot: true,
-      scenario: { select: { thresholds: true } },
-      result: { select: { metrics: true } },
-    },
-  });
-  rows.reverse();
+  // A sweep varies the scenario (200, 500, 800 req/s): its runs are not this scenario's history.
+  // Up to 10,000 rows come back as one JSON text, parsed once: decoding them row by row through
+  // the ORM took longer than the query.
+  const [line] = await db.$queryRaw<{ rows: string }[]>`
+    SELECT coalesce(json_agg(json_build_array(t.id, t.number, t.branch, t.commit, t."createdAt", t."startedAt",
+      t.excluded, t."excludedReason", t."scenarioId", t.value) ORDER BY t."createdAt" DESC, t.number DESC), '[]')::text AS rows
+    FROM (
+      SELECT r.id, r.number, r.branch, r.commit, r."createdAt", r."startedAt", r.excluded, r."excludedReason",
+        r."scenarioId", m.value
+      FROM "Run" r LEFT JOIN "RunMetric" m ON m."runId" = r.id AND m.key = ${input.metric}
+      WHERE r."orgId" = ${orgId} AND r."projectId" = ${project.id} AND r."scenarioName" = ${input.scenarioName}
+        AND r.status = 'succeeded' AND r."sweepId" IS NULL
+        ${input.branch ? Prisma.sql`AND r.branch = ${input.branch}` : Prisma.empty}
+      ORDER BY r."createdAt" DESC, r.number DESC
+      LIMIT ${TREND_MAX_POINTS}
+    ) t`;
+  const rows = trendRows(line?.rows ?? "[]");
+  // The keys the picker offers, from the line's newest runs.
+  const sample = await derivedMetricsOf(
+    db,
+    rows.slice(0, METRIC_KEYS_SAMPLE).map((r) => r.id),
+  );
   const metricKeys = new Set<string>();
+  for (const metrics of sample.values()) for (const k of Object.keys(metrics)) if (isKnownMetric(k)) metricKeys.add(k);
+  const derived = (DERIVED_KEYS as readonly string[]).includes(input.metric);
+  const derivedValues = derived
+    ? await derivedMetricsOf(
+        db,
+        rows.map((r) => r.id),
+      )
+    : null;
+  rows.reverse();
   const points = rows.map((r) => {
-    const metrics = withDerivedMetrics(
-      numericMetrics(r.result?.metrics),
-      derivedContext(r.configSnapshot, r.scenarioSnapshot),
-    );
-    for (const k of Object.keys(metrics)) if (isKnownMetric(k)) metricKeys.add(k);
+    const value = derivedValues ? (derivedValues.get(r.id)?.[input.metric] ?? null) : r.value;
     return {
       runId: r.id,
       number: r.number,
       branch: r.branch,
       commit: r.commit,
       at: r.startedAt ?? r.createdAt,
-      value: metrics[input.metric] ?? null,
+      value,
       excluded: r.excluded,
       excludedReason: r.excludedReason,
     };
   });
-  // The project's thresholds and those of the stored scenario the runs came from, drawn on the chart.
-  const scenarioThresholds = rows.flatMap((r) => ZThresholdList.parse(r.scenario?.thresholds ?? []));
+  // The project's thresholds and those of the stored scenarios the runs came from, drawn on the chart.
+  const scenarioIds = [...new Set(rows.flatMap((r) => (r.scenarioId ? [r.scenarioId] : [])))];
+  const scenarios = scenarioIds.length
+    ? await db.scenario.findMany({ where: { orgId, id: { in: scenarioIds } }, select: { id: true, thresholds: true } })
+    : [];
+  const byScenario = new Map(scenarios.map((sc) => [sc.id, ZThresholdList.parse(sc.thresholds ?? [])]));
+  const scenarioThresholds = scenarioIds.flatMap((id) => byScenario.get(id) ?? []);
   const seen = new Set<string>();
   const thresholds = [...ZThresholdList.parse(project.thresholds), ...scenarioThresholds].filter((t) => {
     const key = `${t.metric}${t.op}${t.value}`;
@@ -144,11 +218,13 @@ export function changePointsByBranch(
   points: readonly { runId: string; number: number; branch: string | null; value: number | null; excluded: boolean }[],
 ): TrendChangePoint[] {
   const out: TrendChangePoint[] = [];
-  const branches = new Map<string, typeof points>();
+  const branches = new Map<string, (typeof points)[number][]>();
   for (const p of points) {
     if (p.excluded || p.value === null || !Number.isFinite(p.value)) continue;
     const key = p.branch ?? "";
-    branches.set(key, [...(branches.get(key) ?? []), p]);
+    const line = branches.get(key);
+    if (line) line.push(p);
+    else branches.set(key, [p]);
   }
   for (const line of branches.values()) {
     for (const c of detectChangePoints(line.map((p) => p.value!))) {
@@ -188,7 +264,7 @@ export async function scenarioHistory(db: Db, orgId: string, input: ScenarioHist
       ...(input.through ? { createdAt: { lte: input.through } } : {}),
     },
     orderBy: [{ createdAt: "desc" }, { number: "desc" }],
-    take: Math.min(input.take ?? TREND_MAX_POINTS, TREND_MAX_POINTS),
+    take: Math.min(input.take ?? HISTORY_MAX_RUNS, HISTORY_MAX_RUNS),
     select: {
       id: true,
       number: true,

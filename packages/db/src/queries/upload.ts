@@ -9,7 +9,7 @@ import {
 } from "@benchboard/core";
 import { z } from "zod";
 import type { Db } from "../client";
-import { NotFoundError } from "../errors";
+import { BusyError, isTransactionStartTimeout, NotFoundError } from "../errors";
 import { Prisma } from "../generated/prisma/client";
 import { thresholdsForRun, writeRunOutcome } from "./run";
 
@@ -91,6 +91,12 @@ export async function findRunByIdempotencyKey(db: Db, orgId: string, idempotency
  * of the same name), so a failure stores nothing. With an idempotency key that was used before
  * in the organization, the earlier run is returned instead (`created: false`).
  */
+/**
+ * A burst of uploads waits for a connection up to maxWait; past it the upload is refused as busy
+ * (503, retried by clients) rather than failing with an error.
+ */
+const UPLOAD_TRANSACTION = { maxWait: 10_000, timeout: 30_000 };
+
 export async function createUploadedRun(db: Db, orgId: string, input: UploadedRunInput) {
   if (input.idempotencyKey) {
     const existing = await findRunByIdempotencyKey(db, orgId, input.idempotencyKey);
@@ -150,9 +156,12 @@ export async function createUploadedRun(db: Db, orgId: string, input: UploadedRu
         verdicts,
       );
       return tx.run.findUniqueOrThrow({ where: { id: created.id }, select: runSelect });
-    });
+    }, UPLOAD_TRANSACTION);
     return { run, created: true };
   } catch (err) {
+    if (isTransactionStartTimeout(err)) {
+      throw new BusyError("too many uploads are being stored right now; nothing was stored, try again shortly");
+    }
     // Two uploads with one key at once: the second insert loses the race and returns the first.
     if (input.idempotencyKey && isUniqueViolation(err)) {
       const existing = await findRunByIdempotencyKey(db, orgId, input.idempotencyKey);

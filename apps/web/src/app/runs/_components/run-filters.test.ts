@@ -24,4 +24,18 @@ describe("run list filters in the URL", () => {
     expect(input.to).toEqual(new Date(2026, 10, 4));
     expect(listInput({ from: "yesterday" }, 50).from).toBeUndefined();
   });
+
+  it("sorts and filters by any metric from the URL, ignoring bounds that are not numbers", () => {
+    const filters = readFilters(
+      new URLSearchParams("sort=metric&metric=stage.queue_wait&order=desc&mkey=latency_p99&mmin=&mmax=20"),
+    );
+    expect(listInput(filters, 50)).toMatchObject({
+      sort: "metric",
+      sortMetric: "stage.queue_wait",
+      order: "desc",
+      metrics: [{ key: "latency_p99", max: 20 }],
+    });
+    expect(listInput({ sort: "metric" }, 50).sort).toBe("newest");
+    expect(listInput({ mkey: "rps", mmin: "fast" }, 50).metrics).toBeUndefined();
+  });
 });

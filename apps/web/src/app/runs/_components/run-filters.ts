@@ -15,6 +15,13 @@ export const FILTER_KEYS = [
   "to",
   "q",
   "sort",
+  /** With sort=metric: the metric and its order (asc/desc; default its better end first). */
+  "metric",
+  "order",
+  /** A range filter on one metric: key, lower and upper bound. */
+  "mkey",
+  "mmin",
+  "mmax",
 ] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 export type Filters = Partial<Record<FilterKey, string>>;
@@ -25,7 +32,15 @@ export const SORTS = [
   { value: "oldest", label: "Oldest first" },
   { value: "rps", label: "Highest req/s" },
   { value: "p99", label: "Lowest p99" },
+  { value: "metric", label: "By metric…" },
 ] as const;
+
+/** A bound typed in the URL as a finite number, or nothing. */
+function bound(text: string | undefined): number | undefined {
+  if (text === undefined || text.trim() === "") return undefined;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : undefined;
+}
 
 export function readFilters(params: URLSearchParams): Filters {
   const out: Filters = {};
@@ -56,7 +71,15 @@ function startOfDay(date: string, addDays = 0): Date | undefined {
 /** The procedure's input for the URL's filters; `to` includes the whole day. */
 export function listInput(filters: Filters, limit: number): Omit<ListInput, "cursor"> {
   const status = STATUSES.find((s) => s === filters.status);
-  const sort = SORTS.find((s) => s.value === filters.sort)?.value ?? "newest";
+  let sort: (typeof SORTS)[number]["value"] = SORTS.find((s) => s.value === filters.sort)?.value ?? "newest";
+  // A metric sort without a metric is the default order.
+  if (sort === "metric" && !filters.metric) sort = "newest";
+  const order = filters.order === "asc" || filters.order === "desc" ? filters.order : undefined;
+  const range = { min: bound(filters.mmin), max: bound(filters.mmax) };
+  const metrics =
+    filters.mkey && (range.min !== undefined || range.max !== undefined)
+      ? [{ key: filters.mkey, ...range }]
+      : undefined;
   return {
     projectId: filters.projectId,
     targetId: filters.targetId,
@@ -69,6 +92,8 @@ export function listInput(filters: Filters, limit: number): Omit<ListInput, "cur
     to: filters.to ? startOfDay(filters.to, 1) : undefined,
     search: filters.q,
     sort,
+    ...(sort === "metric" ? { sortMetric: filters.metric, order } : {}),
+    ...(metrics ? { metrics } : {}),
     limit,
   };
 }

@@ -7,6 +7,7 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/client";
+import { MetricRangeFilter, MetricSortControls } from "./metric-controls";
 import { type Filters, filtersToSearch, listInput, readFilters, SORTS, STATUSES } from "./run-filters";
 
 const PAGE_SIZE = 50;
@@ -128,6 +129,8 @@ export function RunList() {
               ))}
             </select>
           </div>
+          {filters.sort === "metric" && <MetricSortControls filters={filters} onChange={setFilters} />}
+          <MetricRangeFilter filters={filters} onChange={setFilters} />
         </div>
       </section>
 

@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
+import { RetentionSummary } from "./retention-summary";
 
 const CAP_FIELDS = [
   ["maxRate", "Rate (req/s)"],
@@ -129,6 +130,7 @@ function OperatorForm() {
           </p>
         )}
       </form>
+      <RetentionSummary />
     </Card>
   );
 }
