@@ -12,6 +12,7 @@ import { useRunEvents } from "~/trpc/use-run-events";
 import { LivePanel } from "./live-panel";
 import { RunMetaEditor } from "./run-meta-editor";
 import { RunReport, Snapshots } from "./run-report";
+import { RunUnavailable } from "./run-unavailable";
 
 const TERMINAL = new Set(["succeeded", "failed", "canceled"]);
 
@@ -42,8 +43,7 @@ export function RunView({ runId }: { runId: string }) {
       </div>
     );
   }
-  if (run.isError)
-    return <ErrorState title="Run not available" message={run.error.message} onRetry={() => run.refetch()} />;
+  if (run.isError) return <RunUnavailable runId={runId} message={run.error.message} onRetry={() => run.refetch()} />;
 
   const r = run.data;
   const progress = parseLiveProgress(r.progress);
