@@ -4,10 +4,13 @@ import { formatMetric, parseLiveProgress } from "@benchboard/core";
 import { Button, Card, ErrorState, Skeleton, StatusBadge } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useState } from "react";
+import { ConfirmDialog } from "~/app/_components/confirm-dialog";
 import { PageHeader } from "~/app/_components/page-header";
 import { SharePanel } from "~/app/_components/share-panel";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
 import { useRunEvents } from "~/trpc/use-run-events";
 import { LivePanel } from "./live-panel";
 import { RunMetaEditor } from "./run-meta-editor";
@@ -33,7 +36,15 @@ export function RunView({ runId }: { runId: string }) {
     ...trpc.run.chart.queryOptions({ id: runId }),
     enabled: ended,
   });
-  const cancel = useMutation(trpc.run.cancel.mutationOptions({ onSuccess: () => run.refetch() }));
+  const [confirmCancel, setConfirmCancel] = useState(false);
+  const cancel = useMutation(
+    trpc.run.cancel.mutationOptions({
+      onSuccess: () => {
+        setConfirmCancel(false);
+        return run.refetch();
+      },
+    }),
+  );
 
   if (run.isPending) {
     return (
@@ -85,7 +96,7 @@ export function RunView({ runId }: { runId: string }) {
             canEdit && (
               <Button
                 variant="danger"
-                onClick={() => cancel.mutate({ id: r.id })}
+                onClick={() => setConfirmCancel(true)}
                 disabled={cancel.isPending || r.cancelRequested}
               >
                 {r.cancelRequested || cancel.isPending ? "Canceling…" : "Cancel run"}
@@ -157,6 +168,18 @@ export function RunView({ runId }: { runId: string }) {
         </div>
       )}
       {view.data && <Snapshots view={view.data} />}
+      <ConfirmDialog
+        open={confirmCancel}
+        title={`Cancel run #${r.number}?`}
+        confirmLabel="Cancel run"
+        dismissLabel="Keep running"
+        pending={cancel.isPending}
+        error={cancel.isError ? errorMessage(cancel.error) : null}
+        onConfirm={() => cancel.mutate({ id: r.id })}
+        onCancel={() => setConfirmCancel(false)}
+      >
+        <p>The load stops within a second. What was measured so far is kept, and the run ends canceled.</p>
+      </ConfirmDialog>
     </div>
   );
 }
