@@ -302,7 +302,11 @@ describe("a stranger's first steps and what a team expects", () => {
     expect(await stack.db.db.invitation.count({ where: { email: "nia@example.com" } })).toBe(0);
 
     // The CI token made earlier: revoking asks first too.
-    await page.getByRole("button", { name: "Revoke" }).first().click();
+    await page
+      .getByRole("table", { name: "API tokens" })
+      .getByRole("row", { name: /^CI / })
+      .getByRole("button", { name: "Revoke" })
+      .click();
     const tokenDialog = page.getByRole("alertdialog", { name: 'Revoke the token "CI"?' });
     await tokenDialog.waitFor();
     await tokenDialog.getByRole("button", { name: "Revoke token" }).click();
