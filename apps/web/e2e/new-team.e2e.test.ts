@@ -314,3 +314,44 @@ describe("a stranger's first steps and what a team expects", () => {
     expect((await stack.db.db.apiToken.findFirstOrThrow({ where: { name: "CI" } })).revokedAt).not.toBeNull();
   });
 });
+
+describe("runs that look alike", () => {
+  it("labels runs by what they ran in the runs list and in the compare picker", async () => {
+    const db = stack.db.db;
+    const labels = await db.project.create({ data: { orgId, name: "Gateway sizes", slug: "gateway-sizes" } });
+    const spec = { engine: "http-open", spec: { engine: "http-open", rate: 5000, durationS: 60 } };
+    for (const [number, instanceType] of [
+      [1, "t3.medium"],
+      [2, "t3.xlarge"],
+    ] as const) {
+      const run = await db.run.create({
+        data: {
+          orgId,
+          projectId: labels.id,
+          number,
+          status: "succeeded",
+          scenarioName: "5k rps",
+          scenarioSnapshot: spec,
+          configSnapshot: { name: `gateway ${instanceType}`, instanceType },
+          startedAt: new Date(),
+          endedAt: new Date(),
+        },
+      });
+      await db.runResult.create({ data: { runId: run.id, metrics: { rps: 4990 + number } } });
+    }
+    const { page, baseUrl } = stack;
+    await page.setViewportSize({ width: 1400, height: 1000 });
+    await page.goto(`${baseUrl}/runs?projectId=${labels.id}`);
+    await page.getByText("5,000 req/s · 60 s · t3.medium").waitFor();
+    await page.getByText("5,000 req/s · 60 s · t3.xlarge").waitFor();
+    await shot("runs-labels.png");
+
+    await page.goto(`${baseUrl}/compare`);
+    await page.getByLabel("Add runs").fill("5k rps");
+    const picker = page.getByRole("table", { name: "Runs to add" });
+    await picker.getByText("5,000 req/s · 60 s · t3.xlarge").waitFor();
+    await picker.getByText("5,000 req/s · 60 s · t3.medium").waitFor();
+    await shot("compare-picker-labels.png");
+    await page.setViewportSize({ width: 1440, height: 1000 });
+  });
+});

@@ -3,6 +3,8 @@ import {
   evaluateThresholds,
   parseLiveProgress,
   resolveOrgCaps,
+  runLabel,
+  sweepValueLabel,
   type ThresholdVerdict,
   type TLiveProgress,
   type TRunResultData,
@@ -208,9 +210,23 @@ export async function listRuns(db: Db, orgId: string, params: ListRunsParams = {
       target: { select: { name: true } },
       instanceConfig: { select: { name: true } },
       result: { select: { metrics: true, valid: true } },
+      scenarioSnapshot: true,
+      configSnapshot: true,
+      sweepValue: true,
+      sweep: { select: { parameter: true } },
     },
   });
-  const byId = new Map(rows.map((r) => [r.id, r]));
+  // Labels from what each run really ran; the snapshots themselves stay out of the list.
+  const byId = new Map(
+    rows.map(({ scenarioSnapshot, configSnapshot, sweepValue, sweep, ...r }) => [
+      r.id,
+      {
+        ...r,
+        label: runLabel({ scenarioSnapshot, configSnapshot }) ?? null,
+        sweepLabel: sweepValueLabel(sweep?.parameter, sweepValue) ?? null,
+      },
+    ]),
+  );
   const items = ids.flatMap((id) => {
     const row = byId.get(id);
     return row ? [row] : [];
