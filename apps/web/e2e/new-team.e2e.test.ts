@@ -355,3 +355,60 @@ describe("runs that look alike", () => {
     await page.setViewportSize({ width: 1440, height: 1000 });
   });
 });
+
+describe("live view", () => {
+  it("says when a run's duration is unknown or has no figures yet, and which repetition a run is", async () => {
+    const db = stack.db.db;
+    const live = await db.project.create({ data: { orgId, name: "Live states", slug: "live-states" } });
+    const heartbeatAt = new Date();
+    const groupId = "group-live-states";
+    const make = (number: number, progress: object | null, groupIndex: number | null) =>
+      db.run.create({
+        data: {
+          orgId,
+          projectId: live.id,
+          number,
+          status: "running",
+          source: number === 1 ? "exec:k6" : "launched",
+          scenarioName: "steady",
+          startedAt: heartbeatAt,
+          heartbeatAt,
+          ...(progress ? { progress } : {}),
+          ...(groupIndex !== null ? { groupId, groupIndex } : {}),
+        },
+      });
+    // A client-driven run (exec) reports figures but no end.
+    const exec = await make(
+      1,
+      { elapsedMs: 4000, fraction: null, requests: 800, errors: 0, rps: 200, latencyP50Ms: 3, latencyP99Ms: 9 },
+      null,
+    );
+    // The first of five repetitions, launched a moment ago: no figures yet.
+    const first = await make(2, null, 0);
+    for (let i = 1; i < 5; i++) {
+      await db.run.create({
+        data: {
+          orgId,
+          projectId: live.id,
+          number: 2 + i,
+          status: "queued",
+          scenarioName: "steady",
+          groupId,
+          groupIndex: i,
+        },
+      });
+    }
+    const { page, baseUrl } = stack;
+    await page.goto(`${baseUrl}/runs/${exec.id}`);
+    await page.getByText("duration unknown: the tool reports no end").waitFor();
+    expect(await page.getByRole("progressbar", { name: "Progress" }).getAttribute("aria-valuenow")).toBeNull();
+    await shot("run-live-unknown-duration.png");
+
+    await page.goto(`${baseUrl}/runs/${first.id}`);
+    await page.getByText("repetition 1 of 5").waitFor();
+    await page.getByText("waiting for the first figures").waitFor();
+    await shot("run-live-first-repetition.png");
+    // Leave nothing running for the watchdog.
+    await db.run.updateMany({ where: { projectId: live.id }, data: { status: "canceled", endedAt: new Date() } });
+  });
+});

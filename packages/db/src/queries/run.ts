@@ -67,14 +67,18 @@ export async function countActiveLoad(
   return { runs: Number(rows[0]?.runs ?? 0), workerSlots: Number(rows[0]?.slots ?? 0) };
 }
 
+/** A run with its result and project, and how many runs its group (repetitions, sweep values) has. */
 export async function getRun(db: Db, orgId: string, id: string) {
-  return db.run.findFirst({
+  const run = await db.run.findFirst({
     where: { orgId, id },
     include: {
       result: true,
       project: { select: { id: true, name: true, slug: true } },
     },
   });
+  if (!run) return null;
+  const groupSize = run.groupId ? await db.run.count({ where: { orgId, groupId: run.groupId } }) : 1;
+  return { ...run, groupSize };
 }
 
 export const RUN_LIST_SORTS = ["newest", "oldest", "rps", "p99"] as const;

@@ -66,6 +66,11 @@ export function RunView({ runId }: { runId: string }) {
         title={
           <span className="flex items-center gap-3">
             Run #{r.number} · {r.scenarioName || "run"} <StatusBadge status={r.status} />
+            {r.groupSize > 1 && r.groupIndex !== null && (
+              <span className="text-sm font-normal text-slate-500">
+                {r.sweepId ? "value" : "repetition"} {r.groupIndex + 1} of {r.groupSize}
+              </span>
+            )}
           </span>
         }
         subtitle={
