@@ -354,6 +354,43 @@ describe("runs that look alike", () => {
     await shot("compare-picker-labels.png");
     await page.setViewportSize({ width: 1440, height: 1000 });
   });
+
+  it("filters a trend by config and load, and says a change point is a config switch", async () => {
+    const db = stack.db.db;
+    const trendProject = await db.project.create({ data: { orgId, name: "Trend configs", slug: "trend-configs" } });
+    const spec = { engine: "http-open", spec: { engine: "http-open", rate: 5000, durationS: 60 } };
+    for (let i = 0; i < 16; i++) {
+      const instanceType = i < 8 ? "t3.medium" : "t3.xlarge";
+      const run = await db.run.create({
+        data: {
+          orgId,
+          projectId: trendProject.id,
+          number: i + 1,
+          status: "succeeded",
+          scenarioName: "5k",
+          branch: "main",
+          scenarioSnapshot: spec,
+          configSnapshot: { name: `gw ${instanceType}`, instanceType },
+          createdAt: new Date(Date.UTC(2026, 9, 1 + i)),
+          startedAt: new Date(Date.UTC(2026, 9, 1 + i)),
+        },
+      });
+      await db.runResult.create({ data: { runId: run.id, metrics: { rps: (i < 8 ? 4000 : 5000) + (i % 3) * 10 } } });
+    }
+    const { page, baseUrl } = stack;
+    await page.goto(`${baseUrl}/trends?projectId=${trendProject.id}&scenario=5k&metric=rps`);
+    const changes = page.getByRole("list", { name: "Change points" });
+    await changes.getByText("the config changed here (t3.medium → t3.xlarge)").waitFor();
+    await shot("trend-config-switch.png");
+    await page.getByLabel("Config", { exact: true }).selectOption("t3.xlarge");
+    await page.getByText("No change point in this history.").waitFor();
+    await page.getByText("8 runs over time").waitFor();
+    expect(await page.getByLabel("Load", { exact: true }).locator("option").allTextContents()).toEqual([
+      "All loads",
+      "5,000 req/s · 60 s",
+    ]);
+    await shot("trend-config-filter.png");
+  });
 });
 
 describe("live view", () => {

@@ -74,13 +74,20 @@ export function configLabel(config: unknown): string | undefined {
   return parts.length > 0 ? parts.join(" ") : undefined;
 }
 
-export function runLabel(run: RunLabelInput): string | undefined {
-  const snapshot = run.scenarioSnapshot as { spec?: unknown; engine?: unknown } | null;
+/** The load part of a run's label, from its scenario snapshot (the spec as it ran). */
+export function snapshotLoadLabel(scenarioSnapshot: unknown): string | undefined {
+  const snapshot = scenarioSnapshot as { spec?: unknown; engine?: unknown } | null;
   const spec =
     snapshot?.spec && typeof snapshot.spec === "object"
       ? { engine: snapshot.engine, ...(snapshot.spec as Record<string, unknown>) }
       : undefined;
-  const parts = [loadLabel(spec), configLabel(run.configSnapshot)].filter((p): p is string => !!p);
+  return loadLabel(spec);
+}
+
+export function runLabel(run: RunLabelInput): string | undefined {
+  const parts = [snapshotLoadLabel(run.scenarioSnapshot), configLabel(run.configSnapshot)].filter(
+    (p): p is string => !!p,
+  );
   return parts.length > 0 ? parts.join(" · ") : undefined;
 }
 

@@ -1,8 +1,10 @@
 import {
+  configLabel,
   derivedContext,
   detectChangePoints,
   isKnownMetric,
   metricOrder,
+  snapshotLoadLabel,
   type TThreshold,
   withDerivedMetrics,
   ZThreshold,
@@ -43,6 +45,10 @@ export interface TrendInput {
   metric: string;
   /** Only this branch; all branches (each its own line) when absent. */
   branch?: string | null;
+  /** Only runs on this config (its label: instance type or name, CPU limit), e.g. "t3.xlarge". */
+  config?: string | null;
+  /** Only runs of this load (its label: rate or connections, duration), e.g. "5,000 req/s · 60 s". */
+  load?: string | null;
 }
 
 /**
@@ -83,8 +89,20 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
     },
   });
   rows.reverse();
+  // Runs of one scenario may differ in config and load (a launch's overrides): each run says
+  // which, the trend can keep to one of each, and a change point where either changed says so.
+  const labelled = rows.map((r) => ({
+    ...r,
+    config: configLabel(r.configSnapshot) ?? null,
+    load: snapshotLoadLabel(r.scenarioSnapshot) ?? null,
+  }));
+  const configs = [...new Set(labelled.flatMap((r) => (r.config ? [r.config] : [])))].sort();
+  const loads = [...new Set(labelled.flatMap((r) => (r.load ? [r.load] : [])))].sort();
+  const kept = labelled.filter(
+    (r) => (!input.config || r.config === input.config) && (!input.load || r.load === input.load),
+  );
   const metricKeys = new Set<string>();
-  const points = rows.map((r) => {
+  const points = kept.map((r) => {
     const metrics = withDerivedMetrics(
       numericMetrics(r.result?.metrics),
       derivedContext(r.configSnapshot, r.scenarioSnapshot),
@@ -99,10 +117,12 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
       value: metrics[input.metric] ?? null,
       excluded: r.excluded,
       excludedReason: r.excludedReason,
+      config: r.config,
+      load: r.load,
     };
   });
   // The project's thresholds and those of the stored scenario the runs came from, drawn on the chart.
-  const scenarioThresholds = rows.flatMap((r) => ZThresholdList.parse(r.scenario?.thresholds ?? []));
+  const scenarioThresholds = kept.flatMap((r) => ZThresholdList.parse(r.scenario?.thresholds ?? []));
   const seen = new Set<string>();
   const thresholds = [...ZThresholdList.parse(project.thresholds), ...scenarioThresholds].filter((t) => {
     const key = `${t.metric}${t.op}${t.value}`;
@@ -110,13 +130,15 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
     seen.add(key);
     return true;
   });
-  const changePoints = changePointsByBranch(points);
+  const changePoints = changePointsByBranch(points).map((c) => ({ ...c, ...whatChanged(points, c) }));
   const marked = new Map(changePoints.map((c) => [c.runId, c]));
   return {
     project: { id: project.id, name: project.name },
     metric: input.metric,
     metrics: [...metricKeys].sort(metricOrder),
     branches: [...new Set(points.map((p) => p.branch ?? ""))],
+    configs,
+    loads,
     points: points.map((p) => ({ ...p, changePoint: marked.get(p.runId) ?? null })),
     thresholds,
     changePoints,
@@ -124,6 +146,37 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
 }
 
 export type TrendView = Awaited<ReturnType<typeof getTrend>>;
+
+interface LabelledPoint {
+  runId: string;
+  branch: string | null;
+  value: number | null;
+  excluded: boolean;
+  config: string | null;
+  load: string | null;
+}
+
+/**
+ * Whether the config or the load changed at a change point (from the run before it on the same
+ * line): a "regression" that is a config switch should say so.
+ */
+function whatChanged(
+  points: LabelledPoint[],
+  at: { runId: string; branch: string | null },
+): {
+  configChange: { from: string | null; to: string | null } | null;
+  loadChange: { from: string | null; to: string | null } | null;
+} {
+  const line = points.filter((p) => p.branch === at.branch && !p.excluded && p.value !== null);
+  const i = line.findIndex((p) => p.runId === at.runId);
+  const here = line[i];
+  const before = i > 0 ? line[i - 1] : undefined;
+  if (!here || !before) return { configChange: null, loadChange: null };
+  return {
+    configChange: here.config !== before.config ? { from: before.config, to: here.config } : null,
+    loadChange: here.load !== before.load ? { from: before.load, to: here.load } : null,
+  };
+}
 
 export interface TrendChangePoint {
   runId: string;
