@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { TCompareResult, TRun } from "./api-types";
 import { baselineRef } from "./commands/compare";
 import { progressLine } from "./progress";
-import { changePointLines, compareMarkdown, runGate, runMarkdown, runPasses } from "./summary";
+import { changePointLines, compareMarkdown, notMeasuredHint, runGate, runMarkdown, runPasses } from "./summary";
 
 const summary = (number: number, branch: string, commit: string) => ({
   id: `run${number}`,
@@ -138,6 +138,45 @@ describe("gates: not measured and invalid runs", () => {
     // A server that predates the third state sends no status: a null actual still reads as not measured.
     const { status: _status, ...old } = base.thresholds!.verdicts[0]!;
     expect(runPasses({ ...base, thresholds: { ...base.thresholds!, verdicts: [old] } })).toBe(false);
+  });
+
+  it("says how to get k6's p99 when its summary export had none", () => {
+    const k6Run: TRun = {
+      ...base,
+      source: "import:k6",
+      thresholds: {
+        passed: false,
+        verdicts: [
+          {
+            metric: "latency_p99",
+            op: "<",
+            value: 250,
+            actual: null,
+            status: "not_measured",
+            passed: false,
+            source: "project",
+          },
+          {
+            metric: "latency_p999",
+            op: "<",
+            value: 900,
+            actual: null,
+            status: "not_measured",
+            passed: false,
+            source: "project",
+          },
+        ],
+        tool: [],
+      },
+    };
+    const [p99, p999] = runGate(k6Run).reasons;
+    expect(p99).toBe(
+      'run #8 did not measure threshold Latency p99 < 250 ms: k6\'s summary only has the percentiles of --summary-trend-stats (by default up to p(95)): run k6 with --summary-trend-stats "avg,min,med,max,p(90),p(95),p(99)", or upload its --out json stream, which has every request',
+    );
+    expect(p999).toContain('--summary-trend-stats "avg,min,med,max,p(90),p(95),p(99.9)"');
+    // Other sources and other metrics get no k6 advice.
+    expect(notMeasuredHint("import:k6-json", "latency_p99")).toBeUndefined();
+    expect(notMeasuredHint("import:k6", "queue_depth_peak")).toBeUndefined();
   });
 
   it("never passes an invalid run unless allowed, even when every threshold passes", () => {

@@ -159,13 +159,26 @@ export function runGate(run: TRun, options: GateOptions = {}): { passed: boolean
     if (status === "fail")
       reasons.push(`run #${run.number} failed threshold ${what} (was ${formatMetric(v.metric, v.actual)})`);
     else if (status === "not_measured" && !options.allowNotMeasured) {
-      reasons.push(`run #${run.number} did not measure threshold ${what}`);
+      const hint = notMeasuredHint(run.source, v.metric);
+      reasons.push(`run #${run.number} did not measure threshold ${what}${hint ? `: ${hint}` : ""}`);
     }
   }
   for (const v of run.thresholds?.tool ?? []) {
     if (!v.passed) reasons.push(`run #${run.number} failed the tool's threshold ${v.metric}: ${v.expression}`);
   }
   return { passed: reasons.length === 0, reasons };
+}
+
+/**
+ * How to get a metric the uploaded output lacked, when the tool can give it. k6's summary
+ * (`--summary-export`, `handleSummary`) keeps only the percentiles named in
+ * `--summary-trend-stats`, which by default stop at p(95).
+ */
+export function notMeasuredHint(source: string, metric: string): string | undefined {
+  const percentile = /^latency_p(\d+)$/.exec(metric)?.[1];
+  if (source !== "import:k6" || percentile === undefined || percentile === "50") return undefined;
+  const stat = `p(${percentile.length > 2 ? `${percentile.slice(0, 2)}.${percentile.slice(2)}` : percentile})`;
+  return `k6's summary only has the percentiles of --summary-trend-stats (by default up to p(95)): run k6 with --summary-trend-stats "avg,min,med,max,p(90),p(95),${stat}", or upload its --out json stream, which has every request`;
 }
 
 /** One run on its own: its status, headline metrics and thresholds (a gate without a baseline). */

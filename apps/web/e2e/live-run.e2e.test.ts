@@ -210,6 +210,11 @@ describe("live run page", () => {
     await page.waitForTimeout(2_000);
     const before = served;
     await page.getByRole("button", { name: "Cancel run" }).click();
+    // Canceling asks first; keeping it running changes nothing.
+    const dialog = page.getByRole("alertdialog", { name: /^Cancel run #\d+\?$/ });
+    await dialog.waitFor();
+    await page.screenshot({ path: path.join(screenshotsDir, "run-cancel-confirm.png") });
+    await dialog.getByRole("button", { name: "Cancel run" }).click();
     await page.locator('[data-status="canceled"]').waitFor({ timeout: 15_000 });
     const atEnd = served;
     await new Promise((r) => setTimeout(r, 1_500));

@@ -288,6 +288,10 @@ describe("sweeps, comparisons and sharing in the local organization", () => {
       await anon.screenshot({ path: path.join(screenshotsDir, "share.png"), fullPage: true });
 
       await page.getByRole("button", { name: "Revoke" }).click();
+      await page
+        .getByRole("alertdialog", { name: "Revoke this share link?" })
+        .getByRole("button", { name: "Revoke link" })
+        .click();
       await page.getByText("No active links.").waitFor();
       const gone = await anon.goto(shareUrl);
       expect(gone?.status()).toBe(404);

@@ -314,4 +314,71 @@ describe("organizations, invitations and tokens", () => {
       .catch(() => {});
     expect((await t.db.membership.findFirst({ where: { orgId: local.id, userId: zoe.id } }))?.role).toBe("member");
   });
+
+  it("makes an account from an invitation link a member of the inviting organization only, and opens it", async () => {
+    const local = await ensureLocalOrganization(t.db);
+    const owner = await t.db.user.findUniqueOrThrow({ where: { email: "first@example.com" } });
+    const { path } = await createCaller(as(owner.id, local.id, "owner")).member.invite({
+      email: "ivy@example.com",
+      role: "viewer",
+    });
+    const token = path.split("/").pop() ?? "";
+    const orgsBefore = await t.db.organization.count();
+    // Someone else's address with the link: refused, naming the field, nothing stored.
+    await expect(
+      createCaller(anonymous({ token: null, set: [] }, "10.0.9.1")).auth.signUp({
+        email: "mallory@example.com",
+        password: "a long password 9",
+        invitation: token,
+      }),
+    ).rejects.toThrow("this invitation is for ivy@example.com");
+    expect(await t.db.user.count({ where: { email: "mallory@example.com" } })).toBe(0);
+
+    const ivy = await createCaller(anonymous({ token: null, set: [] }, "10.0.9.2")).auth.signUp({
+      email: "ivy@example.com",
+      password: "a long password 9",
+      invitation: token,
+    });
+    expect(ivy.orgSlug).toBe(local.slug);
+    expect(await t.db.organization.count()).toBe(orgsBefore);
+    const memberships = await t.db.membership.findMany({
+      where: { userId: ivy.id, org: { demo: false } },
+      select: { orgId: true, role: true },
+    });
+    expect(memberships).toEqual([{ orgId: local.id, role: "viewer" }]);
+    // The link is used up.
+    expect((await t.db.invitation.findFirstOrThrow({ where: { email: "ivy@example.com" } })).acceptedAt).not.toBeNull();
+    await expect(
+      createCaller(anonymous({ token: null, set: [] }, "10.0.9.3")).auth.signUp({
+        email: "ivy2@example.com",
+        password: "a long password 9",
+        invitation: token,
+      }),
+    ).rejects.toThrow("invalid, used or expired");
+  });
+
+  it("tells a member where a run of another of their organizations lives, and nobody else", async () => {
+    const local = await ensureLocalOrganization(t.db);
+    const owner = await t.db.user.findUniqueOrThrow({ where: { email: "first@example.com" } });
+    const project = await t.db.project.create({ data: { orgId: local.id, name: "Links", slug: "links" } });
+    const run = await t.db.run.create({
+      data: { orgId: local.id, projectId: project.id, number: 1, status: "succeeded", scenarioName: "s" },
+    });
+    const other = await t.db.organization.create({ data: { name: "Side team", slug: "side-team" } });
+    await t.db.membership.create({ data: { orgId: other.id, userId: owner.id, role: "owner" } });
+    // Looking at the other organization, the run's own one is offered.
+    expect(await createCaller(as(owner.id, other.id, "owner")).org.forRun({ runId: run.id })).toEqual({
+      id: local.id,
+      name: local.name,
+      slug: local.slug,
+    });
+    // Already there: nothing to switch to.
+    expect(await createCaller(as(owner.id, local.id, "owner")).org.forRun({ runId: run.id })).toBeNull();
+    // A stranger learns nothing, whether the run exists or not.
+    const stranger = await t.db.user.create({ data: { email: "stranger@example.com" } });
+    await t.db.membership.create({ data: { orgId: other.id, userId: stranger.id, role: "owner" } });
+    const asStranger = createCaller(as(stranger.id, other.id, "owner"));
+    expect(await asStranger.org.forRun({ runId: run.id })).toBeNull();
+    expect(await asStranger.org.forRun({ runId: "no-such-run" })).toBeNull();
+  });
 });

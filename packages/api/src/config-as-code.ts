@@ -1,5 +1,5 @@
 import { ZMonitorConfig, ZOverheadStages } from "@benchboard/core";
-import { storedSecretHeaderValues } from "@benchboard/db";
+import { type Db, inOneTransaction, storedSecretHeaderValues } from "@benchboard/db";
 import { z } from "zod";
 import type { createCaller } from "./root";
 import { ZCreateInstanceConfigInput } from "./routers/instance-config";
@@ -49,8 +49,12 @@ function uniqueNames<T extends { name: string }>(items: T[], ctx: z.RefinementCt
 
 export const ZConfigDocument = z.strictObject({
   version: z.literal(CONFIG_DOCUMENT_VERSION, { error: "must be 1" }),
-  /** The project's slug, for the reader: the project applied to is the one in the request. */
+  /**
+   * The project's slug, for the reader: the project applied to is the one in the request. When
+   * no project has that slug, applying creates it (named `projectName`, or the slug).
+   */
   project: z.string().max(200).optional(),
+  projectName: z.string().trim().min(1).max(80, "at most 80 characters").optional(),
   thresholds: ZSetThresholdsInput.shape.thresholds.optional(),
   targets: z.array(ZConfigTarget).max(200).default([]).superRefine(uniqueNames),
   instanceConfigs: z.array(ZConfigInstanceConfig).max(200).default([]).superRefine(uniqueNames),
@@ -58,7 +62,7 @@ export const ZConfigDocument = z.strictObject({
 });
 export type TConfigDocument = z.infer<typeof ZConfigDocument>;
 
-export type ConfigKind = "thresholds" | "target" | "instanceConfig" | "scenario";
+export type ConfigKind = "project" | "thresholds" | "target" | "instanceConfig" | "scenario";
 export interface ConfigChange {
   kind: ConfigKind;
   name: string;
@@ -71,6 +75,8 @@ type Caller = ReturnType<typeof createCaller>;
 
 interface ApplyContext {
   caller: Caller;
+  /** The same caller acting on another database handle (the apply's transaction). */
+  callerFor: (db: Db) => Caller;
   db: Parameters<typeof storedSecretHeaderValues>[0];
   orgId: string;
   secretKey: Buffer | null;
@@ -139,7 +145,8 @@ function scenarioDoc(s: StoredScenario): z.input<typeof ZConfigScenario> {
   };
 }
 
-async function current(ctx: ApplyContext, projectId: string) {
+async function current(ctx: ApplyContext, projectId: string | null) {
+  if (projectId === null) return { targets: [], instanceConfigs: [], scenarios: [], thresholds: [] };
   const [targets, instanceConfigs, scenarios, thresholds] = await Promise.all([
     ctx.caller.target.list({ projectId }),
     ctx.caller.instanceConfig.list({ projectId }),
@@ -162,27 +169,39 @@ export async function exportConfig(ctx: ApplyContext, project: { id: string; slu
   };
 }
 
+/** A change to make, through a caller bound to the apply's transaction. */
+type Step = (caller: Caller, projectId: string) => Promise<unknown>;
+
 /**
- * Compare the document with the project and, unless `dryRun`, create and update what differs.
- * Returns every item of the document with what was (or would be) done.
+ * Compare the document with the project and create and update what differs, all in one
+ * transaction: the first refusal (an address rule, a cap, a limit) undoes everything before it
+ * and names its item. `dryRun` makes every change the same way, so it meets the same checks, and
+ * then rolls all of it back. `project.create` names a project to create first (the document's
+ * slug was not found). Returns every item of the document with what was (or would be) done.
  */
 export async function applyConfig(
   ctx: ApplyContext,
-  projectId: string,
+  project: { id: string } | { create: { name: string; slug: string } },
   doc: TConfigDocument,
   options: { dryRun: boolean },
 ): Promise<ConfigChange[]> {
-  const now = await current(ctx, projectId);
+  const existingId = "id" in project ? project.id : null;
+  const projectId = existingId ?? "";
+  const now = await current(ctx, existingId);
   const changes: ConfigChange[] = [];
-  const steps: (() => Promise<unknown>)[] = [];
+  const steps: { change: ConfigChange; run: Step }[] = [];
+  const plan = (change: ConfigChange, run?: Step) => {
+    changes.push(change);
+    if (run) steps.push({ change, run });
+  };
 
   if (doc.thresholds !== undefined) {
     const fields = canonical(now.thresholds) === canonical(doc.thresholds) ? [] : ["thresholds"];
-    changes.push({ kind: "thresholds", name: "project", action: fields.length ? "update" : "unchanged" });
-    if (fields.length) {
-      const thresholds = doc.thresholds;
-      steps.push(() => ctx.caller.trend.setThresholds({ projectId, thresholds }));
-    }
+    const thresholds = doc.thresholds;
+    plan(
+      { kind: "thresholds", name: "project", action: fields.length ? "update" : "unchanged" },
+      fields.length ? (caller, id) => caller.trend.setThresholds({ projectId: id, thresholds }) : undefined,
+    );
   }
 
   for (const desired of doc.targets) {
@@ -197,9 +216,8 @@ export async function applyConfig(
       overheadStages: desired.overheadStages,
     };
     if (!stored) {
-      changes.push({ kind: "target", name: desired.name, action: "create" });
-      steps.push(() =>
-        ctx.caller.target.create({ ...input, projectId, monitors: desired.monitors.map((config) => ({ config })) }),
+      plan({ kind: "target", name: desired.name, action: "create" }, (caller, id) =>
+        caller.target.create({ ...input, projectId: id, monitors: desired.monitors.map((config) => ({ config })) }),
       );
       continue;
     }
@@ -221,74 +239,93 @@ export async function applyConfig(
       const values = await storedSecretHeaderValues(ctx.db, ctx.orgId, stored.id, ctx.secretKey);
       if (!values || givenSecrets.some((h) => values[h.name] !== h.value)) fields.push("headers");
     }
-    changes.push({
-      kind: "target",
-      name: desired.name,
-      action: fields.length ? "update" : "unchanged",
-      ...(fields.length ? { fields } : {}),
-    });
-    if (fields.length) {
-      const storedMonitors = stored.monitors as { id: string; kind: string }[];
-      steps.push(() =>
-        ctx.caller.target.update({
-          ...input,
-          id: stored.id,
-          // The monitor at the same place and of the same kind keeps its stored password.
-          monitors: desired.monitors.map((config, i) => ({
-            config,
-            id: storedMonitors[i]?.kind === config.kind ? storedMonitors[i]!.id : null,
-          })),
-        }),
-      );
-    }
+    const storedMonitors = stored.monitors as { id: string; kind: string }[];
+    plan(
+      {
+        kind: "target",
+        name: desired.name,
+        action: fields.length ? "update" : "unchanged",
+        ...(fields.length ? { fields } : {}),
+      },
+      fields.length
+        ? (caller) =>
+            caller.target.update({
+              ...input,
+              id: stored.id,
+              // The monitor at the same place and of the same kind keeps its stored password.
+              monitors: desired.monitors.map((config, i) => ({
+                config,
+                id: storedMonitors[i]?.kind === config.kind ? storedMonitors[i]!.id : null,
+              })),
+            })
+        : undefined,
+    );
   }
 
   for (const desired of doc.instanceConfigs) {
     const stored = now.instanceConfigs.find((c) => c.name === desired.name);
     if (!stored) {
-      changes.push({ kind: "instanceConfig", name: desired.name, action: "create" });
-      steps.push(() => ctx.caller.instanceConfig.create({ ...desired, projectId }));
+      plan({ kind: "instanceConfig", name: desired.name, action: "create" }, (caller, id) =>
+        caller.instanceConfig.create({ ...desired, projectId: id }),
+      );
       continue;
     }
     const fields = differingFields(ZConfigInstanceConfig.parse(instanceConfigDoc(stored)), desired);
-    changes.push({
-      kind: "instanceConfig",
-      name: desired.name,
-      action: fields.length ? "update" : "unchanged",
-      ...(fields.length ? { fields } : {}),
-    });
-    if (fields.length) steps.push(() => ctx.caller.instanceConfig.update({ ...desired, id: stored.id }));
+    plan(
+      {
+        kind: "instanceConfig",
+        name: desired.name,
+        action: fields.length ? "update" : "unchanged",
+        ...(fields.length ? { fields } : {}),
+      },
+      fields.length ? (caller) => caller.instanceConfig.update({ ...desired, id: stored.id }) : undefined,
+    );
   }
 
   for (const desired of doc.scenarios) {
     const stored = now.scenarios.find((s) => s.name === desired.name);
     if (!stored) {
-      changes.push({ kind: "scenario", name: desired.name, action: "create" });
-      steps.push(() => ctx.caller.scenario.create({ ...desired, projectId }));
+      plan({ kind: "scenario", name: desired.name, action: "create" }, (caller, id) =>
+        caller.scenario.create({ ...desired, projectId: id }),
+      );
       continue;
     }
     const fields = differingFields(ZConfigScenario.parse(scenarioDoc(stored)), desired);
-    changes.push({
-      kind: "scenario",
-      name: desired.name,
-      action: fields.length ? "update" : "unchanged",
-      ...(fields.length ? { fields } : {}),
-    });
-    if (fields.length) steps.push(() => ctx.caller.scenario.update({ ...desired, id: stored.id }));
+    plan(
+      {
+        kind: "scenario",
+        name: desired.name,
+        action: fields.length ? "update" : "unchanged",
+        ...(fields.length ? { fields } : {}),
+      },
+      fields.length ? (caller) => caller.scenario.update({ ...desired, id: stored.id }) : undefined,
+    );
   }
 
-  if (!options.dryRun) {
-    // One at a time, in the document's order: the first refusal stops the rest and names its item.
-    for (const [i, step] of steps.entries()) {
-      try {
-        await step();
-      } catch (err) {
-        const pending = changes.filter((c) => c.action !== "unchanged");
-        const item = pending[i];
-        if (item && err instanceof Error) err.message = `${item.kind} "${item.name}": ${err.message}`;
-        throw err;
+  const created = "create" in project ? project.create : null;
+  if (created) changes.unshift({ kind: "project", name: created.slug, action: "create" });
+  if (steps.length === 0 && !created) return changes;
+  await inOneTransaction(
+    ctx.db,
+    async (tx) => {
+      const caller = ctx.callerFor(tx);
+      let id = projectId;
+      if (created) {
+        // With the file's slug exactly: the next apply of the same file finds it.
+        id = (await caller.project.create({ name: created.name, slug: created.slug })).id;
       }
-    }
-  }
+      // One at a time, in the document's order: the first refusal stops the rest, names its
+      // item, and takes everything before it back with it.
+      for (const { change, run } of steps) {
+        try {
+          await run(caller, id);
+        } catch (err) {
+          if (err instanceof Error) err.message = `${change.kind} "${change.name}": ${err.message}`;
+          throw err;
+        }
+      }
+    },
+    { rollBack: options.dryRun },
+  );
   return changes;
 }

@@ -194,6 +194,51 @@ describe("trends and targets", () => {
     });
   });
 
+  it("filters by config and load, and says when a change point is a config switch", async () => {
+    const project = await t.db.project.create({ data: { orgId, name: "Config switch", slug: "config-switch" } });
+    const spec = { engine: "http-open", spec: { engine: "http-open", rate: 5000, durationS: 60 } };
+    const fast = { engine: "http-open", spec: { engine: "http-open", rate: 500, durationS: 15 } };
+    // Eight runs on t3.medium near 4,000 req/s, then eight on t3.xlarge near 5,000, and one
+    // lighter run: the jump is the config switch, not a regression or an improvement.
+    const runs = [
+      ...Array.from({ length: 8 }, (_, i) => ({ config: "t3.medium", rps: 4000 + (i % 3) * 10, snapshot: spec })),
+      ...Array.from({ length: 8 }, (_, i) => ({ config: "t3.xlarge", rps: 5000 + (i % 3) * 10, snapshot: spec })),
+      { config: "t3.xlarge", rps: 500, snapshot: fast },
+    ];
+    for (const [i, r] of runs.entries()) {
+      const run = await t.db.run.create({
+        data: {
+          orgId,
+          projectId: project.id,
+          number: i + 1,
+          status: "succeeded",
+          scenarioName: "5k",
+          branch: "main",
+          scenarioSnapshot: r.snapshot,
+          configSnapshot: { name: `gw ${r.config}`, instanceType: r.config },
+          createdAt: new Date(Date.UTC(2026, 9, 1 + i)),
+        },
+      });
+      await t.db.runResult.create({ data: { runId: run.id, metrics: { rps: r.rps } } });
+    }
+    const all = await owner().trend.view({ projectId: project.id, scenarioName: "5k", metric: "rps" });
+    expect(all.configs).toEqual(["t3.medium", "t3.xlarge"]);
+    expect(all.loads).toEqual(["5,000 req/s · 60 s", "500 req/s · 15 s"]);
+    const atSwitch = all.changePoints.find((c) => c.number === 9);
+    expect(atSwitch?.configChange).toEqual({ from: "t3.medium", to: "t3.xlarge" });
+    expect(atSwitch?.loadChange).toBeNull();
+
+    const xlarge = await owner().trend.view({
+      projectId: project.id,
+      scenarioName: "5k",
+      metric: "rps",
+      config: "t3.xlarge",
+      load: "5,000 req/s · 60 s",
+    });
+    expect(xlarge.points.map((p) => p.number)).toEqual([9, 10, 11, 12, 13, 14, 15, 16]);
+    expect(xlarge.changePoints).toEqual([]);
+  });
+
   it("stores project thresholds and refuses unknown metrics at the field", async () => {
     const caller = owner();
     await expect(

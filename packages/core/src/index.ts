@@ -17,6 +17,7 @@ export * from "./notifications";
 export * from "./overhead-stages";
 export * from "./published";
 export * from "./regression";
+export * from "./run-label";
 export * from "./run-result";
 export * from "./scenario";
 export * from "./scenario-defaults";

@@ -1,3 +1,4 @@
+import type { TOrgCaps } from "./caps";
 import type { TEngineKind, TScenarioSpec } from "./scenario";
 
 /**
@@ -5,7 +6,34 @@ import type { TEngineKind, TScenarioSpec } from "./scenario";
  * an unknown service, shaped like the reference benchmarks (a fixed-rate open model, a drill-style
  * closed model, an OpenAI-compatible LLM call, and the chat system's users × rooms × messages).
  */
-export function defaultScenarioSpec(engine: TEngineKind): TScenarioSpec {
+export function defaultScenarioSpec(
+  engine: TEngineKind,
+  caps?: Pick<TOrgCaps, "maxRate" | "maxConnections" | "maxDurationS">,
+): TScenarioSpec {
+  const spec = uncappedDefault(engine);
+  return caps ? withinCaps(spec, caps) : spec;
+}
+
+/**
+ * The defaults brought within an organization's caps, so a new scenario saves and launches as it
+ * is (a stranger's organization may allow 200 connections where the default opens 1,000).
+ */
+function withinCaps(
+  spec: TScenarioSpec,
+  caps: Pick<TOrgCaps, "maxRate" | "maxConnections" | "maxDurationS">,
+): TScenarioSpec {
+  const out: Record<string, unknown> = { ...spec };
+  const clamp = (key: string, max: number) => {
+    const value = out[key];
+    if (typeof value === "number" && value > max) out[key] = Math.max(1, Math.floor(max));
+  };
+  clamp("rate", caps.maxRate);
+  clamp("durationS", caps.maxDurationS);
+  for (const key of ["maxConnections", "concurrency", "users", "poolSize"]) clamp(key, caps.maxConnections);
+  return out as TScenarioSpec;
+}
+
+function uncappedDefault(engine: TEngineKind): TScenarioSpec {
   switch (engine) {
     case "http-open":
       return {

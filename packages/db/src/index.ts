@@ -26,3 +26,4 @@ export * from "./queries/trend";
 export * from "./queries/upload";
 export * from "./queries/verification";
 export * from "./secrets";
+export * from "./transaction";

@@ -83,13 +83,25 @@ export function StatusBadge({ status }: { status: string }) {
   );
 }
 
-export function ProgressBar({ value, label }: { value: number | null; label: string }) {
+/**
+ * A bar for a known fraction; without one (`value` null) a full, pulsing bar that claims no
+ * amount, with `unknown` saying why ("duration unknown", "waiting for the first figures").
+ */
+export function ProgressBar({
+  value,
+  label,
+  unknown = "…",
+}: {
+  value: number | null;
+  label: string;
+  unknown?: string;
+}) {
   const pct = value === null ? null : Math.max(0, Math.min(100, value * 100));
   return (
     <div>
       <div className="mb-1 flex justify-between text-xs text-slate-600">
         <span>{label}</span>
-        <span className="tabular-nums">{pct === null ? "…" : `${pct.toFixed(0)}%`}</span>
+        <span className="tabular-nums">{pct === null ? unknown : `${pct.toFixed(0)}%`}</span>
       </div>
       <div
         className="h-2 w-full overflow-hidden rounded-full bg-slate-100"
@@ -100,7 +112,10 @@ export function ProgressBar({ value, label }: { value: number | null; label: str
         aria-valuenow={pct === null ? undefined : Math.round(pct)}
       >
         <div
-          className={cx("h-full rounded-full bg-sky-500 transition-all", pct === null && "w-1/3 animate-pulse")}
+          className={cx(
+            "h-full rounded-full transition-all",
+            pct === null ? "w-full animate-pulse bg-sky-200" : "bg-sky-500",
+          )}
           style={pct === null ? undefined : { width: `${pct}%` }}
         />
       </div>

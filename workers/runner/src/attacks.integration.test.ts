@@ -327,13 +327,21 @@ describe("a stranger's load reaches only origins it verified", () => {
         {
           config: { kind: "prometheus", url: `${internal.url}/metrics`, memoryMetric: "m", cpuMetric: "c", gauges: [] },
         },
-        { config: { kind: "process", port: internal.port } },
       ],
     });
     const results = await stranger.target.testMonitors({ targetId: target.id });
     expect(results[0]).toMatchObject({ ok: false, error: expect.stringContaining("not on an origin") });
-    expect(results[1]).toMatchObject({ ok: false, error: expect.stringContaining("only inside a worker") });
     expect(JSON.stringify(results)).not.toContain("hunter2");
+    // A process monitor, which reads the worker host's processes, is refused to a stranger on save.
+    await expect(
+      stranger.target.create({
+        projectId: project.id,
+        name: "peek at processes",
+        kind: "http",
+        baseUrl: tokenServer.url,
+        monitors: [{ config: { kind: "process", port: internal.port } }],
+      }),
+    ).rejects.toMatchObject({ code: "CONFLICT", cause: { field: "monitors.0.config.kind" } });
     expect(internal.hits).toEqual([]);
   });
 });

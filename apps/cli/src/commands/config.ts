@@ -27,6 +27,7 @@ const ZApplyResult = z.object({ dryRun: z.boolean(), changed: z.number(), change
 const ZConfigDocument = z.record(z.string(), z.unknown());
 
 const KIND_LABEL: Record<string, string> = {
+  project: "project",
   thresholds: "thresholds",
   target: "target",
   instanceConfig: "instance config",

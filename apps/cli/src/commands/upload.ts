@@ -8,7 +8,7 @@ import { ApiClient, addServerOptions, type ServerOptions, serverConfig } from ".
 import { CliError, EXIT } from "../exit-codes";
 import { type CliIo, readInput, writeJson } from "../io";
 import { rememberRun } from "../state";
-import { runPasses, thresholdLines } from "../summary";
+import { runGate, thresholdLines } from "../summary";
 
 /** What the server accepts; checked here too so a CI log says so before sending 10 MB. */
 const MAX_UPLOAD_BYTES = 10_000_000;
@@ -138,11 +138,9 @@ export function registerUpload(program: Command, io: CliIo): void {
       const lines = run.thresholds ? thresholdLines(run.thresholds) : [];
       if (lines.length) io.stdout(`Thresholds:\n${lines.join("\n")}\n`);
     }
-    if (options.gate && !runPasses(run)) {
-      throw new CliError(
-        `run #${run.number} failed its thresholds (use --no-gate to upload without gating)`,
-        EXIT.gateFailed,
-      );
+    const gate = runGate(run);
+    if (options.gate && !gate.passed) {
+      throw new CliError(`${gate.reasons.join("\n")}\n(use --no-gate to upload without gating)`, EXIT.gateFailed);
     }
   });
 }

@@ -212,6 +212,73 @@ describe("configuration as code", () => {
     });
   });
 
+  it("applies all or nothing: a refused item leaves everything before it unchanged, and a dry run meets the same refusal", async () => {
+    const slug = projects["Checkout API"]!.slug;
+    const before = bodyOf(await get(slug));
+    const doc = {
+      version: 1,
+      // Would change: thresholds, a scenario update and a new instance config, before…
+      thresholds: [{ metric: "latency_p99", op: "<", value: 999 }],
+      instanceConfigs: [{ name: "half-applied", vcpu: 1 }],
+      scenarios: [{ ...DOC.scenarios[0], spec: { engine: "http-open", rate: 77, durationS: 10 } }],
+      // …a target the address rules refuse.
+      targets: [{ name: "meta", kind: "http", baseUrl: "http://169.254.169.254/" }],
+    };
+    const plan = await put(slug, doc, tokens.config, true);
+    expect(plan.status).toBe(409);
+    expect(bodyOf(plan).error!.message).toMatch(/^target "meta": /);
+    const applied = await put(slug, doc);
+    expect(applied.status).toBe(409);
+    expect(bodyOf(applied).error).toMatchObject({ field: "baseUrl" });
+    expect(bodyOf(await get(slug))).toEqual(before);
+  });
+
+  it("refuses in a dry run what the organization's caps refuse", async () => {
+    const slug = projects["Checkout API"]!.slug;
+    const org = await t.db.project.findUniqueOrThrow({ where: { id: projects["Checkout API"]!.id } });
+    await t.db.organization.update({ where: { id: org.orgId }, data: { caps: { maxRate: 100 } } });
+    try {
+      const over = {
+        version: 1,
+        scenarios: [{ name: "too fast", spec: { engine: "http-open", rate: 5000, durationS: 10 } }],
+      };
+      const plan = await put(slug, over, tokens.config, true);
+      expect(plan.status, JSON.stringify(plan.body)).toBeGreaterThanOrEqual(400);
+      expect(bodyOf(plan).error!.message).toMatch(/^scenario "too fast": /);
+      expect((bodyOf(await get(slug)).scenarios as { name: string }[]).map((x) => x.name)).not.toContain("too fast");
+    } finally {
+      await t.db.organization.update({ where: { id: org.orgId }, data: { caps: {} } });
+    }
+  });
+
+  it("creates the project the file names when no project has that slug, once", async () => {
+    const doc = { ...DOC, project: "new-service", projectName: "New service" };
+    const plan = await put("new-service", doc, tokens.config, true);
+    expect(plan.status, JSON.stringify(plan.body)).toBe(200);
+    expect((bodyOf(plan).changes as unknown[])[0]).toEqual({ kind: "project", name: "new-service", action: "create" });
+    expect(await t.db.project.count({ where: { slug: "new-service" } })).toBe(0);
+
+    const applied = await put("new-service", doc);
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+    expect(bodyOf(applied)).toMatchObject({ changed: 5 });
+    const made = await t.db.project.findFirstOrThrow({ where: { slug: "new-service" } });
+    expect(made.name).toBe("New service");
+    expect(bodyOf(await put("new-service", doc))).toMatchObject({ changed: 0 });
+
+    // A refused item takes the new project back with it.
+    const refused = await put("half-made", {
+      version: 1,
+      targets: [{ name: "meta", kind: "http", baseUrl: "http://169.254.169.254/" }],
+    });
+    expect(refused.status).toBe(409);
+    expect(await t.db.project.count({ where: { slug: "half-made" } })).toBe(0);
+    // A token limited to one project creates none; a name that is no slug is not guessed at.
+    expect((await put("another-service", DOC, tokens.otherProject)).status).toBe(403);
+    const notSlug = await put("New Service", DOC);
+    expect(notSlug.status).toBe(404);
+    expect(bodyOf(notSlug).error!.message).toContain('"new-service"');
+  });
+
   it("needs the config scopes and the token's project", async () => {
     const slug = projects["Checkout API"]!.slug;
     expect((await put(slug, DOC, tokens.runsOnly)).status).toBe(403);

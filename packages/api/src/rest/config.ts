@@ -1,5 +1,5 @@
-import type { ApiTokenScope } from "@benchboard/db";
-import { findProjectByRef } from "@benchboard/db";
+import type { ApiTokenScope, Db } from "@benchboard/db";
+import { findProjectByRef, slugify } from "@benchboard/db";
 import { z } from "zod";
 import {
   applyConfig,
@@ -9,6 +9,7 @@ import {
   ZConfigScenario,
   ZConfigTarget,
 } from "../config-as-code";
+import { createCaller } from "../root";
 import { ZSetThresholdsInput } from "../routers/trend";
 import { type ApiCaller, assertProjectAllowed, authorize, type RestDeps } from "./auth";
 import {
@@ -38,10 +39,51 @@ export const CONFIG_KINDS = {
 } as const;
 type KindPath = keyof typeof CONFIG_KINDS;
 
-async function projectFor(req: RestRequest, deps: RestDeps, ref: string, scope: ApiTokenScope) {
+async function projectFor(
+  req: RestRequest,
+  deps: RestDeps,
+  ref: string,
+  scope: ApiTokenScope,
+): Promise<{
+  api: ApiCaller;
+  project: NonNullable<Awaited<ReturnType<typeof findProjectByRef>>>;
+}>;
+async function projectFor(
+  req: RestRequest,
+  deps: RestDeps,
+  ref: string,
+  scope: ApiTokenScope,
+  options: { mayBeNew: true },
+): Promise<{ api: ApiCaller; project: Awaited<ReturnType<typeof findProjectByRef>> }>;
+/**
+ * The project a request names, by slug or id. With `mayBeNew` (applying a whole document) a
+ * slug no project has yet answers null, to be created, when the token may create projects.
+ */
+async function projectFor(
+  req: RestRequest,
+  deps: RestDeps,
+  ref: string,
+  scope: ApiTokenScope,
+  options: { mayBeNew?: boolean } = {},
+) {
   const api = await authorize(req, deps, scope);
   const project = await findProjectByRef(deps.db, api.token.orgId, ref);
   const notFound = new RestError(404, `project: no project "${ref}" in this organization`, { field: "project" });
+  if (!project && options.mayBeNew) {
+    if (api.token.projectId) {
+      throw new RestError(403, `project: this API token is limited to another project; it cannot create "${ref}"`, {
+        field: "project",
+      });
+    }
+    if (slugify(ref) !== ref) {
+      throw new RestError(
+        404,
+        `project: no project "${ref}" in this organization; to create one, name it by a slug such as "${slugify(ref)}"`,
+        { field: "project" },
+      );
+    }
+    return { api, project: null };
+  }
   if (!project) throw notFound;
   assertProjectAllowed(api.token, project.id, {
     status: scope === "config:read" ? 404 : 403,
@@ -56,6 +98,7 @@ async function projectFor(req: RestRequest, deps: RestDeps, ref: string, scope: 
 
 const context = (api: ApiCaller, deps: RestDeps) => ({
   caller: api.caller,
+  callerFor: (db: Db) => createCaller({ ...api.context, db }),
   db: deps.db,
   orgId: api.token.orgId,
   secretKey: deps.secretKey ?? null,
@@ -98,11 +141,16 @@ export async function getConfigHandler(req: RestRequest, deps: RestDeps, project
 
 export async function putConfigHandler(req: RestRequest, deps: RestDeps, projectRef: string): Promise<RestResponse> {
   try {
-    const { api, project } = await projectFor(req, deps, projectRef, "config:write");
     const dryRun = isDryRun(req);
+    const { api, project } = await projectFor(req, deps, projectRef, "config:write", { mayBeNew: true });
     const parsed = ZConfigDocument.safeParse(await jsonBody(req));
     if (!parsed.success) throw zodFailure(parsed.error);
-    const changes = await applyConfig(context(api, deps), project.id, parsed.data, { dryRun });
+    const changes = await applyConfig(
+      context(api, deps),
+      project ? { id: project.id } : { create: { slug: projectRef, name: parsed.data.projectName ?? projectRef } },
+      parsed.data,
+      { dryRun },
+    );
     return json(200, { dryRun, changed: changes.filter((c) => c.action !== "unchanged").length, changes });
   } catch (err) {
     return restErrorResponse(err, "PUT /projects/{project}/config");
@@ -140,7 +188,7 @@ export async function putThresholdsHandler(
     if (!parsed.success) throw zodFailure(parsed.error);
     const changes = await applyConfig(
       context(api, deps),
-      project.id,
+      { id: project.id },
       ZConfigDocument.parse({ version: 1, thresholds: parsed.data.thresholds }),
       { dryRun: isDryRun(req) },
     );
@@ -174,7 +222,7 @@ export async function putConfigItemHandler(
     const parsed = kind.schema.safeParse({ ...body, name });
     if (!parsed.success) throw zodFailure(parsed.error);
     const doc = ZConfigDocument.parse({ version: 1, [kind.list]: [parsed.data] });
-    const [change] = await applyConfig(context(api, deps), project.id, doc, { dryRun: isDryRun(req) });
+    const [change] = await applyConfig(context(api, deps), { id: project.id }, doc, { dryRun: isDryRun(req) });
     return json(change?.action === "create" ? 201 : 200, { change });
   } catch (err) {
     return restErrorResponse(err, "PUT /projects/{project}/{kind}/{name}");

@@ -668,8 +668,11 @@ function configPaths(): JsonObject {
         summary: "Apply a configuration document",
         description:
           "Creates what the document names and the project lacks, updates what differs (by name), leaves the rest " +
-          "alone; applying the same document again changes nothing. Items are applied in order and the first " +
-          `refusal stops the rest, naming the item and field. ${writeNote}`,
+          "alone; applying the same document again changes nothing. The whole document is applied in one " +
+          "transaction, items in order: the first refusal undoes everything and names the item and field. " +
+          "`dryRun` makes the same changes, meeting the same checks (address rules, caps, limits), then undoes " +
+          "them. A project slug no project has yet is created (named `projectName`, or the slug) unless the " +
+          `token is limited to one project. ${writeNote}`,
         parameters: [projectParam, dryRunParam, orgHeader],
         requestBody: jsonBody("ConfigDocument"),
         responses: {
@@ -680,7 +683,7 @@ function configPaths(): JsonObject {
           }),
           "400": errorResponse("Bad input, naming the field (e.g. `targets.0.baseUrl`)."),
           ...COMMON_ERRORS,
-          "404": errorResponse("No such project in the token's organization."),
+          "404": errorResponse("No such project in the token's organization, and the name is not a slug to create."),
           "409": errorResponse("Refused by a rule (an address not allowed, a name taken, a secret without a value)."),
         },
       },

@@ -22,16 +22,20 @@ export const ZSignUpInput = z.object({
   email: ZEmail,
   password: ZPassword,
   name: z.string().trim().max(80, "name is at most 80 characters").optional(),
+  /** The token of the invitation link the account is made from: it joins that organization. */
+  invitation: z.string().min(1).max(200).optional(),
 });
 export const ZSignInInput = z.object({ email: z.string().max(254), password: z.string().max(200) });
 
 export const authRouter = router({
   signUp: publicProcedure.input(ZSignUpInput).mutation(async ({ ctx, input }) => {
     await enforceRateLimit(ctx, `signup:${ctx.clientIp ?? "?"}`, 10, 3600, "sign-ups from this address");
-    const user = await signUp(ctx.db, input, await installSettingsFor(ctx));
+    const { invitation, ...account } = input;
+    const user = await signUp(ctx.db, { ...account, invitationToken: invitation }, await installSettingsFor(ctx));
     const session = await createSession(ctx.db, user.id, ctx.userAgent);
     ctx.session?.set(session.token, session.expiresAt);
-    return { id: user.id, email: user.email };
+    // The slug of the organization the invitation joined: the client opens it.
+    return { id: user.id, email: user.email, orgSlug: user.joinedOrg?.slug ?? null };
   }),
   signIn: publicProcedure.input(ZSignInInput).mutation(async ({ ctx, input }) => {
     const email = normalizeEmail(input.email);
@@ -87,6 +91,6 @@ export const authRouter = router({
   }),
   acceptInvitation: userProcedure.input(z.object({ token: z.string().max(200) })).mutation(async ({ ctx, input }) => {
     const org = await acceptInvitation(ctx.db, input.token, ctx.userId);
-    return { orgId: org.id };
+    return { orgId: org.id, orgSlug: org.slug };
   }),
 });

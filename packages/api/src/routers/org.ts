@@ -1,3 +1,4 @@
+import { findRunOrganizationForUser, getOrganization, listUserOrganizations, renameOrganization } from "@benchboard/db";
 import { z } from "zod";
 import { orgProcedure, ownerProcedure, router, userProcedure } from "../trpc";
 
@@ -13,26 +14,19 @@ export const ZUpdateOrgInput = z
 
 export const orgRouter = router({
   /** Organizations the caller belongs to, with the current one marked. */
-  list: userProcedure.query(async ({ ctx }) => {
-    const memberships = await ctx.db.membership.findMany({
-      where: { userId: ctx.userId },
-      select: { role: true, org: { select: { id: true, name: true, slug: true, demo: true, createdAt: true } } },
-    });
-    return memberships
-      .map((m) => ({ ...m.org, role: m.role, current: m.org.id === ctx.orgId }))
-      .sort((a, b) => Number(a.demo) - Number(b.demo) || a.createdAt.getTime() - b.createdAt.getTime());
+  list: userProcedure.query(async ({ ctx }) =>
+    (await listUserOrganizations(ctx.db, ctx.userId)).map((o) => ({ ...o, current: o.id === ctx.orgId })),
+  ),
+  current: orgProcedure.query(({ ctx }) => getOrganization(ctx.db, ctx.orgId)),
+  update: ownerProcedure
+    .input(ZUpdateOrgInput)
+    .mutation(({ ctx, input }) => renameOrganization(ctx.db, ctx.orgId, input)),
+  /**
+   * Where a run lives, when that is another organization the caller belongs to (a teammate's link
+   * opened while looking at another organization). Null otherwise, whether or not the run exists.
+   */
+  forRun: userProcedure.input(z.object({ runId: z.string().min(1).max(64) })).query(async ({ ctx, input }) => {
+    const org = await findRunOrganizationForUser(ctx.db, ctx.userId, input.runId);
+    return org && org.id !== ctx.orgId ? org : null;
   }),
-  current: orgProcedure.query(({ ctx }) =>
-    ctx.db.organization.findUniqueOrThrow({
-      where: { id: ctx.orgId },
-      select: { id: true, name: true, slug: true, demo: true, caps: true },
-    }),
-  ),
-  update: ownerProcedure.input(ZUpdateOrgInput).mutation(({ ctx, input }) =>
-    ctx.db.organization.update({
-      where: { id: ctx.orgId },
-      data: input,
-      select: { id: true, name: true },
-    }),
-  ),
 });

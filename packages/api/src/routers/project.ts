@@ -15,9 +15,15 @@ import { memberProcedure, orgProcedure, ownerProcedure, router } from "../trpc";
 export const ZCreateProjectInput = z.object({
   name: z.string().trim().min(1, "name is required").max(80, "name is at most 80 characters"),
   description: z.string().max(2_000, "description is at most 2,000 characters").optional(),
+  /** Made from the name when left out. */
+  slug: z
+    .string()
+    .max(48, "slug is at most 48 characters")
+    .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "use lowercase letters, digits and single dashes")
+    .optional(),
 });
 export type TCreateProjectInput = z.infer<typeof ZCreateProjectInput>;
-export const ZUpdateProjectInput = ZCreateProjectInput.extend({ id: z.string().min(1) });
+export const ZUpdateProjectInput = ZCreateProjectInput.omit({ slug: true }).extend({ id: z.string().min(1) });
 export const ZDeleteProjectInput = z.object({ id: z.string().min(1), confirmName: z.string() });
 
 export const projectRouter = router({

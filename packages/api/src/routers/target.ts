@@ -13,6 +13,7 @@ import {
   deleteTarget,
   getTarget,
   getVerificationToken,
+  isInstallOrganization,
   listTargets,
   NotFoundError,
   originStatus,
@@ -98,6 +99,20 @@ export const ZTestMonitorsInput = z.object({
  * Refuse metadata, link-local and (unless the operator allows them) private addresses for the
  * base URL, the config-apply URL and every monitor URL, naming the field as the form has it.
  */
+/**
+ * A local process monitor reads the worker host's processes: only the operator's own
+ * organization may save one, rather than keep a monitor that reads nothing during every run.
+ */
+async function assertProcessMonitorsAllowed(ctx: Context, monitors: TMonitorConfig[]) {
+  const at = monitors.findIndex((m) => m.kind === "process");
+  if (at >= 0 && !(ctx.orgId && (await isInstallOrganization(ctx.db, ctx.orgId)))) {
+    throw new ConflictError(
+      `monitors.${at}.config.kind`,
+      "a local process monitor reads the processes of the worker's host, so only the install's own organization may use one; read the service's memory from its Prometheus endpoint instead",
+    );
+  }
+}
+
 async function assertAddresses(
   ctx: Context,
   urls: { baseUrl?: string; configApplyUrl?: string | null; monitors: TMonitorConfig[] },
@@ -149,11 +164,19 @@ export const targetRouter = router({
   create: memberProcedure.input(ZCreateTargetInput).mutation(async ({ ctx, input }) => {
     const project = await ctx.db.project.findFirst({ where: { orgId: ctx.orgId, id: input.projectId } });
     if (!project) throw new NotFoundError("projectId", "project not found");
+    await assertProcessMonitorsAllowed(
+      ctx,
+      input.monitors.map((m) => m.config),
+    );
     await assertAddresses(ctx, { ...input, monitors: input.monitors.map((m) => m.config) });
     return createTarget(ctx.db, ctx.orgId, input, { secretKey: ctx.secretKey });
   }),
   update: memberProcedure.input(ZUpdateTargetInput).mutation(async ({ ctx, input }) => {
     const { id, ...fields } = input;
+    await assertProcessMonitorsAllowed(
+      ctx,
+      fields.monitors.map((m) => m.config),
+    );
     await assertAddresses(ctx, { ...fields, monitors: fields.monitors.map((m) => m.config) });
     return updateTarget(ctx.db, ctx.orgId, id, fields, { secretKey: ctx.secretKey });
   }),

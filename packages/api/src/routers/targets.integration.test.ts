@@ -261,6 +261,35 @@ describe("target validation", () => {
   });
 });
 
+describe("local process monitors", () => {
+  it("are the install organization's only: a tenant's target with one is refused on save, naming the field", async () => {
+    const tenant = await t.db.organization.create({ data: { name: "Tenant", slug: "tenant-process" } });
+    const tenantProject = await t.db.project.create({ data: { orgId: tenant.id, name: "svc", slug: "svc" } });
+    const asTenant = caller({ orgId: tenant.id });
+    const error = await asTenant.target
+      .create({
+        projectId: tenantProject.id,
+        name: "with a process monitor",
+        kind: "http",
+        baseUrl: "http://127.0.0.1:1",
+        monitors: [{ config: { kind: "process", port: 8080 } }],
+      })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "CONFLICT", cause: { field: "monitors.0.config.kind" } });
+    expect((error as Error).message).toContain("only the install's own organization");
+    expect(await t.db.target.count({ where: { orgId: tenant.id } })).toBe(0);
+    // The install's organization keeps them.
+    const own = await caller().target.create({
+      projectId,
+      name: "own process monitor",
+      kind: "http",
+      baseUrl: "http://127.0.0.1:1",
+      monitors: [{ config: { kind: "process", port: 8080 } }],
+    });
+    expect(own.monitors).toHaveLength(1);
+  });
+});
+
 describe("test connection", () => {
   it("reads each monitor now, using the stored password without returning it", async () => {
     const target = await caller().target.create({

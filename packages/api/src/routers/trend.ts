@@ -8,6 +8,10 @@ export const ZTrendInput = z.object({
   scenarioName: z.string().min(1, "choose a scenario"),
   metric: z.string().min(1).max(200),
   branch: z.string().max(200).nullish(),
+  /** Only runs on this config, by its label ("t3.xlarge"). */
+  config: z.string().max(200).nullish(),
+  /** Only runs of this load, by its label ("5,000 req/s · 60 s"). */
+  load: z.string().max(200).nullish(),
 });
 export type TTrendInput = z.infer<typeof ZTrendInput>;
 

@@ -48,6 +48,33 @@ describe("upload.run", () => {
     expect(run).toMatchObject({ createdById: userId, scenarioName: "ab", tags: ["manual"] });
   });
 
+  it("stores real ab output with its ERROR blocks, keeping them as the run's notes after the uploader's", async () => {
+    const stored = await as("member").upload.run({
+      project: projectId,
+      format: "ab",
+      content: readFileSync(`${FIXTURES}ab/unreliable-error.txt`, "utf8"),
+      notes: "nightly on the staging box",
+    });
+    const run = await t.db.run.findUniqueOrThrow({ where: { id: stored.id } });
+    expect(run.notes.split("\n")).toEqual([
+      "nightly on the staging box",
+      "",
+      "ab: ERROR: The median and mean for the processing time are more than twice the standard deviation apart. These results are NOT reliable.",
+      "ab: ERROR: The median and mean for the waiting time are more than twice the standard deviation apart. These results are NOT reliable.",
+      "ab: ERROR: The median and mean for the total time are more than twice the standard deviation apart. These results are NOT reliable.",
+    ]);
+  });
+
+  it("stores hey 0.1.5 output with its percentiles", async () => {
+    const stored = await as("member").upload.run({
+      project: projectId,
+      content: readFileSync(`${FIXTURES}hey-0.1.5/mixed.txt`, "utf8"),
+    });
+    expect(stored).toMatchObject({ created: true, source: "import:hey" });
+    const result = await t.db.runResult.findUniqueOrThrow({ where: { runId: stored.id } });
+    expect(result.metrics).toMatchObject({ requests: 2000, latency_p50: 0.6, latency_p99: 8.5 });
+  });
+
   it("is refused to viewers, storing nothing", async () => {
     const before = await t.db.run.count();
     const error = await as("viewer")

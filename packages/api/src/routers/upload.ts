@@ -119,7 +119,8 @@ export const uploadRouter = router({
       commit: input.commit ?? run.git?.commit ?? null,
       ciUrl: input.ciUrl ?? run.git?.ciUrl ?? null,
       tags,
-      notes: input.notes,
+      // The uploader's words first, then what the tool said about its own results.
+      notes: [input.notes, run.notes].filter((n) => n !== undefined && n.trim() !== "").join("\n\n"),
       idempotencyKey: input.idempotencyKey ?? null,
       createdById: ctx.userId,
     });

@@ -63,6 +63,7 @@ export const INPUTS: Record<string, Build | "none"> = {
   "org.list": "none",
   "org.current": "none",
   "org.update": () => ({ name: "Renamed org" }),
+  "org.forRun": (f) => ({ runId: f.runs[0].id }),
   "install.role": "none",
   "install.get": "none",
   "install.update": () => ({ signupOpen: true }),

@@ -74,9 +74,11 @@ describe("parseAb", () => {
     expect(extra.failedRequests).toBe(142);
     expect(extra.failedBreakdown).toEqual({ connect: 0, receive: 0, length: 142, exceptions: 0 });
     expect(extra.warnings).toEqual([
-      "WARNING: The median and mean for the initial connection time are not within a normal deviation",
-      "These results are probably not that reliable.",
+      "WARNING: The median and mean for the initial connection time are not within a normal deviation. These results are probably not that reliable.",
     ]);
+    expect(run.notes).toBe(
+      "ab: WARNING: The median and mean for the initial connection time are not within a normal deviation. These results are probably not that reliable.",
+    );
     expect(extra.latencyPercentilesMs).toEqual({
       "50": 1,
       "66": 2,
@@ -174,5 +176,83 @@ describe("parseAb", () => {
       const err = importErrorOf(() => parseAb(fixture("wrk/latency.txt")));
       expect(err.message).toContain('no "Complete requests:" line');
     });
+  });
+});
+
+describe("parseAb, results ab itself calls unreliable", () => {
+  it("reads a run after its ERROR blocks and keeps them as notes (ab/unreliable-error.txt)", () => {
+    const run = parseAb(fixture("ab/unreliable-error.txt"));
+    expect(ZNormalizedRun.parse(run)).toEqual(run);
+    expect(run.target).toEqual({ url: "http://127.0.0.1:18081/" });
+    expect(run.scenario).toEqual({ name: "ab", engine: "http-closed", spec: { concurrency: 1 } });
+    expect(run.result.metrics).toEqual({
+      requests: 300,
+      success: 300,
+      failed: 0,
+      success_rate: 100,
+      rps: 1593.69,
+      runtime_ms: 188,
+      // Total:  0    1   0.4      0       4
+      latency_min: 0,
+      latency_mean: 1,
+      latency_stddev: 0.4,
+      latency_max: 4,
+      latency_p50: 0,
+      latency_p90: 1,
+      latency_p95: 1,
+      latency_p99: 2,
+      res_bytes_avg: 30,
+    });
+    expect(run.result.extra?.connectionTimesMs).toEqual({
+      connect: { min: 0, mean: 0, sd: 0, median: 0, max: 0 },
+      processing: { min: 0, mean: 1, sd: 0.4, median: 0, max: 4 },
+      waiting: { min: 0, mean: 1, sd: 0.4, median: 0, max: 4 },
+      total: { min: 0, mean: 1, sd: 0.4, median: 0, max: 4 },
+    });
+    expect(run.result.extra?.latencyPercentilesMs).toEqual({
+      "50": 0,
+      "66": 0,
+      "75": 0,
+      "80": 0,
+      "90": 1,
+      "95": 1,
+      "98": 2,
+      "99": 2,
+      "100": 4,
+    });
+    const blocks = ["processing", "waiting", "total"].map(
+      (row) =>
+        `ERROR: The median and mean for the ${row} time are more than twice the standard deviation apart. These results are NOT reliable.`,
+    );
+    expect(run.result.extra?.warnings).toEqual(blocks);
+    expect(run.notes).toBe(blocks.map((b) => `ab: ${b}`).join("\n"));
+    expect(run.result.extra?.unrecognizedLines).toBeUndefined();
+  });
+
+  it("reads a run after its WARNING blocks and keeps them as notes (ab/unreliable-warning.txt)", () => {
+    const run = parseAb(fixture("ab/unreliable-warning.txt"));
+    expect(run.result.metrics).toMatchObject({
+      requests: 300,
+      rps: 1320.24,
+      latency_mean: 1,
+      latency_stddev: 1,
+      latency_max: 15,
+      latency_p50: 0,
+      latency_p99: 5,
+    });
+    const blocks = ["processing", "waiting"].map(
+      (row) =>
+        `WARNING: The median and mean for the ${row} time are not within a normal deviation. These results are probably not that reliable.`,
+    );
+    expect(run.result.extra?.warnings).toEqual(blocks);
+    expect(run.notes).toBe(blocks.map((b) => `ab: ${b}`).join("\n"));
+  });
+
+  it("still refuses a broken row after the warnings, naming its line", () => {
+    const text = fixture("ab/unreliable-error.txt");
+    const lineNo = text.split("\n").findIndex((l) => l.startsWith("Total:")) + 1;
+    const err = importErrorOf(() => parseAb(replaceLine(text, lineNo, "Total:  zero")));
+    expect(err.line).toBe(lineNo);
+    expect(err.message).toContain('expected a "Connection Times" row');
   });
 });

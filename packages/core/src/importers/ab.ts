@@ -62,8 +62,17 @@ export function parseAb(text: string): TNormalizedRun {
       section = "percentiles";
       continue;
     }
-    if (t.startsWith("WARNING:") || /^These results are probably not that reliable\.?$/.test(t)) {
+    // ab's verdict on its own statistics, printed after "Connection Times" for each row whose
+    // mean and median are more than one (WARNING) or two (ERROR) standard deviations apart,
+    // each over two lines. Kept as one sentence per block, and as the run's notes.
+    if (/^(WARNING|ERROR): /.test(t)) {
       warnings.push(t);
+      continue;
+    }
+    const last = warnings.length - 1;
+    if (last >= 0 && /^(deviation apart\. )?These results are (probably not that|NOT) reliable\.?$/.test(t)) {
+      const previous = warnings[last] ?? "";
+      warnings[last] = /^[A-Z]/.test(t) && !/[.!]$/.test(previous) ? `${previous}. ${t}` : `${previous} ${t}`;
       continue;
     }
     if (section === "times") {
@@ -175,6 +184,7 @@ export function parseAb(text: string): TNormalizedRun {
 
   return buildRun(FORMAT, {
     tool: { name: "ab", version },
+    notes: warnings.length > 0 ? warnings.map((w) => `ab: ${w}`).join("\n") : undefined,
     durationS,
     scenario: { name: "ab", engine: "http-closed", spec: { concurrency: int("Concurrency Level") } },
     target: url !== undefined && URL.canParse(url) ? { url } : undefined,

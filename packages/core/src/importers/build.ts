@@ -18,6 +18,8 @@ export interface RunDraft {
   toolThresholds?: TToolThresholdVerdict[];
   histogram?: string;
   extra?: Record<string, unknown>;
+  /** What the tool itself said about its results (e.g. ab's "not reliable" blocks). */
+  notes?: string;
 }
 
 export function buildRun(format: string, draft: RunDraft): TNormalizedRun {
@@ -41,6 +43,7 @@ export function buildRun(format: string, draft: RunDraft): TNormalizedRun {
     endedAt: draft.endedAt,
     durationS: draft.durationS,
     scenario: draft.scenario && pruneUndefined(draft.scenario),
+    notes: draft.notes,
     target:
       draft.target && (draft.target.url !== undefined || draft.target.name !== undefined) ? draft.target : undefined,
     result: {

@@ -145,3 +145,92 @@ describe("parseHey", () => {
     });
   });
 });
+
+describe("parseHey, hey 0.1.5 as `go install github.com/rakyll/hey@latest` builds it", () => {
+  it('reads its "10%% in" percentile rows (hey-0.1.5/mixed.txt)', () => {
+    const run = parseHey(fixture("hey-0.1.5/mixed.txt"));
+    expect(ZNormalizedRun.parse(run)).toEqual(run);
+    expect(run.durationS).toBe(0.1419);
+    expect(run.result.metrics).toEqual({
+      // [200] 1849 + [404] 52 + [500] 99
+      requests: 2000,
+      success: 1849,
+      failed: 151,
+      success_rate: expect.closeTo((1849 / 2000) * 100, 6),
+      rps: 14092.8656,
+      runtime_ms: 141.9,
+      latency_min: 0,
+      latency_mean: 1.4,
+      latency_max: 14.5,
+      latency_p50: 0.6,
+      latency_p90: 3.9,
+      latency_p95: 5.3,
+      latency_p99: 8.5,
+      res_bytes_avg: 28,
+    });
+    expect(run.result.statusCounts).toEqual({ "200": 1849, "404": 52, "500": 99 });
+    expect(run.result.extra?.latencyPercentilesMs).toEqual({
+      "10": 0.2,
+      "25": 0.4,
+      "50": 0.6,
+      "75": 1.5,
+      "90": 3.9,
+      "95": 5.3,
+      "99": 8.5,
+    });
+    expect(run.result.extra?.totalDataBytes).toBe(57423);
+    expect(run.result.extra?.phasesMs).toEqual({
+      "DNS+dialup": { average: 0, fastest: 0, slowest: 4.6 },
+      "DNS-lookup": { average: 0, fastest: 0, slowest: 0 },
+      "req write": { average: 0, fastest: 0, slowest: 5.1 },
+      "resp wait": { average: 1.2, fastest: 0, slowest: 10.9 },
+      "resp read": { average: 0.1, fastest: 0, slowest: 7.8 },
+    });
+    expect(run.result.extra?.unrecognizedLines).toBeUndefined();
+  });
+
+  it("reads a duration-bound POST run (hey-0.1.5/post-duration.txt)", () => {
+    const run = parseHey(fixture("hey-0.1.5/post-duration.txt"));
+    expect(run.durationS).toBe(2.0011);
+    expect(run.result.metrics).toMatchObject({
+      requests: 33793,
+      success: 33793,
+      failed: 0,
+      rps: 16887.2524,
+      latency_mean: 0.6,
+      latency_max: 20.9,
+      latency_p50: 0.5,
+      latency_p90: 0.8,
+      latency_p95: 1.2,
+      latency_p99: 4.4,
+      res_bytes_avg: 12,
+    });
+    expect(run.result.extra?.totalDataBytes).toBe(405516);
+  });
+
+  it("leaves latency out when every connection was refused (hey-0.1.5/refused.txt)", () => {
+    const run = parseHey(fixture("hey-0.1.5/refused.txt"));
+    expect(run.result.metrics).toEqual({
+      requests: 40,
+      success: 0,
+      failed: 40,
+      success_rate: 0,
+      rps: 22564.4115,
+      runtime_ms: 1.8,
+    });
+    expect(run.result.errors).toEqual([
+      {
+        kind: "connect",
+        message: 'Get "http://127.0.0.1:18089/": dial tcp 127.0.0.1:18089: connect: connection refused',
+        count: 40,
+      },
+    ]);
+  });
+
+  it("still names the line of a malformed doubled-percent row", () => {
+    const text = fixture("hey-0.1.5/mixed.txt");
+    const lineNo = text.split("\n").findIndex((l) => l.startsWith("  50%% in")) + 1;
+    const err = importErrorOf(() => parseHey(replaceLine(text, lineNo, "  50%% in soon secs")));
+    expect(err.message).toBe(`hey output, line ${lineNo}: "50%" should be a number, got "soon"`);
+  });
+});

@@ -60,7 +60,9 @@ export function parseHey(text: string): TNormalizedRun {
         continue;
       }
       case "latency": {
-        const m = /^(\d+(?:\.\d+)?)% in (\S+) secs$/.exec(t);
+        // hey 0.1.5 (today's `go install`) prints the row through a template that doubles the
+        // percent sign ("99%% in …"); Debian's 0.1.4 prints one.
+        const m = /^(\d+(?:\.\d+)?)%{1,2} in (\S+) secs$/.exec(t);
         if (!m) fail(line, 'a percentile row such as "99% in 0.0123 secs"');
         percentilesMs[percentileLabel(Number(m[1]))] = roundTo(
           secondsToMs(numberWithUnit(line, m[2] ?? "", "", `${m[1]}%`)),

@@ -84,6 +84,7 @@ describe("normalizedRunJsonSchema", () => {
         "endedAt",
         "git",
         "instanceConfig",
+        "notes",
         "result",
         "scenario",
         "schemaVersion",

@@ -66,6 +66,8 @@ export const ZNormalizedRun = z.object({
   instanceConfig: ZNormalizedRunInstanceConfig.optional(),
   git: ZNormalizedRunGit.optional(),
   tags: z.array(z.string().min(1).max(64)).max(50).optional(),
+  /** Free text shown on the run; importers put the tool's own warnings about its results here. */
+  notes: z.string().max(10_000).optional(),
 });
 export type TNormalizedRun = z.infer<typeof ZNormalizedRun>;
 export type TNormalizedRunInput = z.input<typeof ZNormalizedRun>;

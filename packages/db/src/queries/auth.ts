@@ -18,17 +18,25 @@ export function normalizeEmail(email: string): string {
 
 /**
  * Create an account. The first account of an install owns the local organization; later ones
- * get an organization of their own (and join others through invitations). Every account can
- * view demo organizations.
+ * get an organization of their own (and join others through invitations). An account made from
+ * an invitation link (`invitationToken`) joins the inviting organization instead, in the same
+ * transaction, and gets no organization of its own. Every account can view demo organizations.
  */
 export async function signUp(
   db: Db,
-  input: { email: string; password: string; name?: string },
+  input: { email: string; password: string; name?: string; invitationToken?: string },
   install: Pick<InstallSettings, "signupOpen" | "defaultCaps"> = DEFAULT_INSTALL_SETTINGS,
 ) {
   const email = normalizeEmail(input.email);
   if (await db.user.findUnique({ where: { email } })) {
     throw new ConflictError("email", "an account with this email already exists");
+  }
+  const invitation = input.invitationToken ? await getInvitation(db, input.invitationToken) : null;
+  if (input.invitationToken && !invitation) {
+    throw new NotFoundError("invitation", "this invitation is invalid, used or expired");
+  }
+  if (invitation && invitation.email !== email) {
+    throw new ConflictError("email", `this invitation is for ${invitation.email}`);
   }
   const local = await ensureLocalOrganization(db);
   if (!install.signupOpen) {
@@ -45,7 +53,15 @@ export async function signUp(
   return db.$transaction(async (tx) => {
     const user = await tx.user.create({ data: { email, name: input.name?.trim() ?? "", passwordHash } });
     const localHasOwner = await tx.membership.count({ where: { orgId: local.id, role: "owner" } });
-    if (!localHasOwner) {
+    if (invitation && localHasOwner) {
+      // Accepted once: a second use of the link (or a race) finds it taken and stores nothing.
+      const taken = await tx.invitation.updateMany({
+        where: { id: invitation.id, acceptedAt: null },
+        data: { acceptedAt: new Date() },
+      });
+      if (taken.count !== 1) throw new NotFoundError("invitation", "this invitation is invalid, used or expired");
+      await tx.membership.create({ data: { orgId: invitation.org.id, userId: user.id, role: invitation.role } });
+    } else if (!localHasOwner) {
       await tx.membership.create({ data: { orgId: local.id, userId: user.id, role: "owner" } });
     } else {
       const base = email.split("@")[0]?.replace(/[^a-z0-9]+/g, "-") || "team";
@@ -66,7 +82,7 @@ export async function signUp(
         data: demos.map((d) => ({ orgId: d.id, userId: user.id, role: "viewer" as Role })),
       });
     }
-    return user;
+    return { ...user, joinedOrg: invitation && localHasOwner ? invitation.org : null };
   });
 }
 
@@ -153,7 +169,7 @@ export async function getInvitation(db: Db, token: string) {
       role: true,
       expiresAt: true,
       acceptedAt: true,
-      org: { select: { id: true, name: true } },
+      org: { select: { id: true, name: true, slug: true } },
     },
   });
   if (!inv || inv.acceptedAt || inv.expiresAt < new Date()) return null;

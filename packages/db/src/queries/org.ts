@@ -70,3 +70,43 @@ export async function updateInstallSettings(
   });
   return getInstallSettings(db, options.fromEnv);
 }
+
+// ---- the organizations a user belongs to ----
+
+/** A user's organizations with their role, their own first (oldest first), demo ones last. */
+export async function listUserOrganizations(db: Db, userId: string) {
+  const memberships = await db.membership.findMany({
+    where: { userId },
+    select: { role: true, org: { select: { id: true, name: true, slug: true, demo: true, createdAt: true } } },
+  });
+  return memberships
+    .map((m) => ({ ...m.org, role: m.role }))
+    .sort((a, b) => Number(a.demo) - Number(b.demo) || a.createdAt.getTime() - b.createdAt.getTime());
+}
+
+export async function getOrganization(db: Db, orgId: string) {
+  return db.organization.findUniqueOrThrow({
+    where: { id: orgId },
+    select: { id: true, name: true, slug: true, demo: true, caps: true },
+  });
+}
+
+export async function renameOrganization(db: Db, orgId: string, input: { name?: string }) {
+  return db.organization.update({ where: { id: orgId }, data: input, select: { id: true, name: true } });
+}
+
+/**
+ * The organization a run belongs to, only when the user is a member of it: a link to a run of
+ * another of their organizations can then offer to switch there. Null tells nothing about whether
+ * the run exists elsewhere.
+ */
+export async function findRunOrganizationForUser(db: Db, userId: string, runId: string) {
+  const run = await db.run.findUnique({
+    where: { id: runId },
+    select: {
+      org: { select: { id: true, name: true, slug: true, memberships: { where: { userId }, select: { role: true } } } },
+    },
+  });
+  if (!run || run.org.memberships.length === 0) return null;
+  return { id: run.org.id, name: run.org.name, slug: run.org.slug };
+}

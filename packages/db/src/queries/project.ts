@@ -18,7 +18,20 @@ export async function listProjects(db: Db, orgId: string) {
   return db.project.findMany({ where: { orgId }, orderBy: { createdAt: "asc" }, include: counts });
 }
 
-export async function createProject(db: Db, orgId: string, input: { name: string; description?: string }) {
+/** A new project; its slug comes from the name (made unique), or is the one given (refused when taken). */
+export async function createProject(
+  db: Db,
+  orgId: string,
+  input: { name: string; description?: string; slug?: string },
+) {
+  if (input.slug !== undefined) {
+    if (await db.project.findUnique({ where: { orgId_slug: { orgId, slug: input.slug } } })) {
+      throw new ConflictError("slug", `a project with the slug "${input.slug}" already exists`);
+    }
+    return db.project.create({
+      data: { orgId, name: input.name, slug: input.slug, description: input.description ?? "" },
+    });
+  }
   const base = slugify(input.name);
   let slug = base;
   for (let i = 2; await db.project.findUnique({ where: { orgId_slug: { orgId, slug } } }); i++) slug = `${base}-${i}`;

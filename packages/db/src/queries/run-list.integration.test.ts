@@ -193,4 +193,39 @@ describe("listRuns", () => {
       tags: ["nightly"],
     });
   });
+
+  it("labels each run by what it really ran, and a sweep's runs by their value", async () => {
+    const db = t.db;
+    const sweep = await db.sweep.create({
+      data: { orgId, projectId: projects.gw!, name: "buffers", parameter: "knobs.buffer_size", values: [1000, 20000] },
+    });
+    const make = (number: number, scenarioSnapshot: object, configSnapshot: object | null, sweepValue?: number) =>
+      db.run.create({
+        data: {
+          orgId,
+          projectId: projects.gw!,
+          number,
+          status: "succeeded",
+          scenarioName: "300 req/s non-streaming, 20 s",
+          scenarioSnapshot,
+          ...(configSnapshot ? { configSnapshot } : {}),
+          ...(sweepValue !== undefined ? { sweepId: sweep.id, sweepValue, groupIndex: 0 } : {}),
+          createdAt: new Date(Date.UTC(2026, 10, 20, number)),
+        },
+      });
+    const llm = { engine: "llm", spec: { engine: "llm", rate: 500, durationS: 15, stream: false } };
+    const medium = await make(101, llm, { name: "gw medium", instanceType: "t3.medium" });
+    const xlarge = await make(102, llm, { name: "gw xlarge", instanceType: "t3.xlarge" });
+    const swept = await make(103, llm, null, 20000);
+    const { items } = await listRuns(db, orgId, { search: "non-streaming", limit: 10 });
+    const byId = new Map(items.map((r) => [r.id, r]));
+    expect(byId.get(medium.id)).toMatchObject({
+      label: "500 req/s · non-streaming · 15 s · t3.medium",
+      sweepLabel: null,
+    });
+    expect(byId.get(xlarge.id)).toMatchObject({ label: "500 req/s · non-streaming · 15 s · t3.xlarge" });
+    expect(byId.get(swept.id)).toMatchObject({ sweepLabel: "buffer_size = 20000" });
+    // The snapshots themselves are not part of the list.
+    expect(Object.keys(byId.get(medium.id)!)).not.toContain("scenarioSnapshot");
+  });
 });

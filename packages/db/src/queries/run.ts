@@ -4,6 +4,8 @@ import {
   metricDef,
   parseLiveProgress,
   resolveOrgCaps,
+  runLabel,
+  sweepValueLabel,
   type ThresholdVerdict,
   type TLiveProgress,
   type TRunResultData,
@@ -66,14 +68,18 @@ export async function countActiveLoad(
   return { runs: Number(rows[0]?.runs ?? 0), workerSlots: Number(rows[0]?.slots ?? 0) };
 }
 
+/** A run with its result and project, and how many runs its group (repetitions, sweep values) has. */
 export async function getRun(db: Db, orgId: string, id: string) {
-  return db.run.findFirst({
+  const run = await db.run.findFirst({
     where: { orgId, id },
     include: {
       result: true,
       project: { select: { id: true, name: true, slug: true } },
     },
   });
+  if (!run) return null;
+  const groupSize = run.groupId ? await db.run.count({ where: { orgId, groupId: run.groupId } }) : 1;
+  return { ...run, groupSize };
 }
 
 export const RUN_LIST_SORTS = ["newest", "oldest", "rps", "p99", "metric"] as const;
@@ -316,9 +322,23 @@ export async function listRuns(db: Db, orgId: string, params: ListRunsParams = {
       target: { select: { name: true } },
       instanceConfig: { select: { name: true } },
       result: { select: { metrics: true, valid: true } },
+      scenarioSnapshot: true,
+      configSnapshot: true,
+      sweepValue: true,
+      sweep: { select: { parameter: true } },
     },
   });
-  const byId = new Map(rows.map((r) => [r.id, r]));
+  // Labels from what each run really ran; the snapshots themselves stay out of the list.
+  const byId = new Map(
+    rows.map(({ scenarioSnapshot, configSnapshot, sweepValue, sweep, ...r }) => [
+      r.id,
+      {
+        ...r,
+        label: runLabel({ scenarioSnapshot, configSnapshot }) ?? null,
+        sweepLabel: sweepValueLabel(sweep?.parameter, sweepValue) ?? null,
+      },
+    ]),
+  );
   const items = ids.flatMap((id) => {
     const row = byId.get(id);
     return row ? [row] : [];

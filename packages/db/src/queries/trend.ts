@@ -1,9 +1,11 @@
 import {
+  configLabel,
   DERIVED_KEYS,
   derivedContext,
   detectChangePoints,
   isKnownMetric,
   metricOrder,
+  snapshotLoadLabel,
   type TThreshold,
   withDerivedMetrics,
   ZThreshold,
@@ -50,6 +52,10 @@ export interface TrendInput {
   metric: string;
   /** Only this branch; all branches (each its own line) when absent. */
   branch?: string | null;
+  /** Only runs on this config (its label: instance type or name, CPU limit), e.g. "t3.xlarge". */
+  config?: string | null;
+  /** Only runs of this load (its label: rate or connections, duration), e.g. "5,000 req/s · 60 s". */
+  load?: string | null;
 }
 
 interface TrendRow {
@@ -63,6 +69,8 @@ interface TrendRow {
   excludedReason: string | null;
   scenarioId: string | null;
   value: number | null;
+  config: string | null;
+  load: string | null;
 }
 
 /** Times in JSON from a `timestamp` column: UTC, written without a zone. */
@@ -80,9 +88,11 @@ function trendRows(text: string): TrendRow[] {
     string | null,
     string | null,
     number | null,
+    unknown,
+    unknown,
   ][];
   return tuples.map(
-    ([id, number, branch, commit, createdAt, startedAt, excluded, excludedReason, scenarioId, value]) => ({
+    ([id, number, branch, commit, createdAt, startedAt, excluded, excludedReason, scenarioId, value, config, load]) => ({
       id,
       number,
       branch,
@@ -93,6 +103,9 @@ function trendRows(text: string): TrendRow[] {
       excludedReason,
       scenarioId,
       value,
+      // Labels read from the few snapshot fields they need (see the query), not whole snapshots.
+      config: configLabel(config) ?? null,
+      load: snapshotLoadLabel(load) ?? null,
     }),
   );
 }
@@ -130,10 +143,18 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
   // the ORM took longer than the query.
   const [line] = await db.$queryRaw<{ rows: string }[]>`
     SELECT coalesce(json_agg(json_build_array(t.id, t.number, t.branch, t.commit, t."createdAt", t."startedAt",
-      t.excluded, t."excludedReason", t."scenarioId", t.value) ORDER BY t."createdAt" DESC, t.number DESC), '[]')::text AS rows
+      t.excluded, t."excludedReason", t."scenarioId", t.value, t.config, t.load) ORDER BY t."createdAt" DESC, t.number DESC), '[]')::text AS rows
     FROM (
       SELECT r.id, r.number, r.branch, r.commit, r."createdAt", r."startedAt", r.excluded, r."excludedReason",
-        r."scenarioId", m.value
+        r."scenarioId", m.value,
+        jsonb_build_object('instanceType', r."configSnapshot"->'instanceType', 'name', r."configSnapshot"->'name',
+          'cpuLimit', r."configSnapshot"->'cpuLimit') AS config,
+        jsonb_build_object('engine', r."scenarioSnapshot"->'engine', 'spec', jsonb_build_object(
+          'rate', r."scenarioSnapshot"->'spec'->'rate', 'durationS', r."scenarioSnapshot"->'spec'->'durationS',
+          'stream', r."scenarioSnapshot"->'spec'->'stream', 'concurrency', r."scenarioSnapshot"->'spec'->'concurrency',
+          'requests', r."scenarioSnapshot"->'spec'->'requests', 'users', r."scenarioSnapshot"->'spec'->'users',
+          'rooms', r."scenarioSnapshot"->'spec'->'rooms',
+          'messagesPerUser', r."scenarioSnapshot"->'spec'->'messagesPerUser')) AS load
       FROM "Run" r LEFT JOIN "RunMetric" m ON m."runId" = r.id AND m.key = ${input.metric}
       WHERE r."orgId" = ${orgId} AND r."projectId" = ${project.id} AND r."scenarioName" = ${input.scenarioName}
         AND r.status = 'succeeded' AND r."sweepId" IS NULL
@@ -141,7 +162,12 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
       ORDER BY r."createdAt" DESC, r.number DESC
       LIMIT ${TREND_MAX_POINTS}
     ) t`;
-  const rows = trendRows(line?.rows ?? "[]");
+  const all = trendRows(line?.rows ?? "[]");
+  // Runs of one scenario may differ in config and load (a launch's overrides): each run says
+  // which, the trend can keep to one of each, and a change point where either changed says so.
+  const configs = [...new Set(all.flatMap((r) => (r.config ? [r.config] : [])))].sort();
+  const loads = [...new Set(all.flatMap((r) => (r.load ? [r.load] : [])))].sort();
+  const rows = all.filter((r) => (!input.config || r.config === input.config) && (!input.load || r.load === input.load));
   // The keys the picker offers, from the line's newest runs.
   const sample = await derivedMetricsOf(
     db,
@@ -168,6 +194,8 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
       value,
       excluded: r.excluded,
       excludedReason: r.excludedReason,
+      config: r.config,
+      load: r.load,
     };
   });
   // The project's thresholds and those of the stored scenarios the runs came from, drawn on the chart.
@@ -184,13 +212,15 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
     seen.add(key);
     return true;
   });
-  const changePoints = changePointsByBranch(points);
+  const changePoints = changePointsByBranch(points).map((c) => ({ ...c, ...whatChanged(points, c) }));
   const marked = new Map(changePoints.map((c) => [c.runId, c]));
   return {
     project: { id: project.id, name: project.name },
     metric: input.metric,
     metrics: [...metricKeys].sort(metricOrder),
     branches: [...new Set(points.map((p) => p.branch ?? ""))],
+    configs,
+    loads,
     points: points.map((p) => ({ ...p, changePoint: marked.get(p.runId) ?? null })),
     thresholds,
     changePoints,
@@ -198,6 +228,37 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
 }
 
 export type TrendView = Awaited<ReturnType<typeof getTrend>>;
+
+interface LabelledPoint {
+  runId: string;
+  branch: string | null;
+  value: number | null;
+  excluded: boolean;
+  config: string | null;
+  load: string | null;
+}
+
+/**
+ * Whether the config or the load changed at a change point (from the run before it on the same
+ * line): a "regression" that is a config switch should say so.
+ */
+function whatChanged(
+  points: LabelledPoint[],
+  at: { runId: string; branch: string | null },
+): {
+  configChange: { from: string | null; to: string | null } | null;
+  loadChange: { from: string | null; to: string | null } | null;
+} {
+  const line = points.filter((p) => p.branch === at.branch && !p.excluded && p.value !== null);
+  const i = line.findIndex((p) => p.runId === at.runId);
+  const here = line[i];
+  const before = i > 0 ? line[i - 1] : undefined;
+  if (!here || !before) return { configChange: null, loadChange: null };
+  return {
+    configChange: here.config !== before.config ? { from: before.config, to: here.config } : null,
+    loadChange: here.load !== before.load ? { from: before.load, to: here.load } : null,
+  };
+}
 
 export interface TrendChangePoint {
   runId: string;

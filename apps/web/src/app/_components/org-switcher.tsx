@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { openOrganization } from "~/lib/org-cookie";
 import { useTRPC } from "~/trpc/client";
 
 /** Switches the organization the whole UI shows (a cookie read by the server context). */
@@ -19,7 +20,7 @@ export function OrgSwitcher() {
         className="w-full rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
         value={current?.slug ?? ""}
         onChange={(e) => {
-          document.cookie = `bb_org=${encodeURIComponent(e.target.value)}; path=/; samesite=lax; max-age=31536000`;
+          openOrganization(e.target.value);
           window.location.assign("/");
         }}
       >

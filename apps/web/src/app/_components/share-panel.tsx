@@ -3,6 +3,7 @@
 import { Button, Field, inputClass } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { ConfirmDialog } from "~/app/_components/confirm-dialog";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
@@ -48,7 +49,15 @@ export function SharePanel({
       },
     }),
   );
-  const revoke = useMutation(trpc.share.revoke.mutationOptions({ onSuccess: refresh }));
+  const [revoking, setRevoking] = useState<string | null>(null);
+  const revoke = useMutation(
+    trpc.share.revoke.mutationOptions({
+      onSuccess: () => {
+        setRevoking(null);
+        return refresh();
+      },
+    }),
+  );
   const origin = typeof window === "undefined" ? "" : window.location.origin;
   const errors = fieldErrors(create.error);
   const now = Date.now();
@@ -80,7 +89,7 @@ export function SharePanel({
                   type="button"
                   className="font-medium text-rose-700 hover:underline disabled:opacity-50"
                   disabled={revoke.isPending}
-                  onClick={() => revoke.mutate({ id: l.id })}
+                  onClick={() => setRevoking(l.id)}
                 >
                   Revoke
                 </button>
@@ -137,6 +146,17 @@ export function SharePanel({
       </form>
 
       {create.isError && !errors.expiresInDays && <p className="text-rose-700">{errorMessage(create.error)}</p>}
+      <ConfirmDialog
+        open={revoking !== null}
+        title="Revoke this share link?"
+        confirmLabel="Revoke link"
+        pending={revoke.isPending}
+        error={revoke.isError ? errorMessage(revoke.error) : null}
+        onConfirm={() => revoking && revoke.mutate({ id: revoking })}
+        onCancel={() => setRevoking(null)}
+      >
+        <p>Anyone opening it sees "not found" from now on. Make a new link to share again.</p>
+      </ConfirmDialog>
     </div>
   );
 }

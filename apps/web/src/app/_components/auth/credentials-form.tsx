@@ -4,6 +4,7 @@ import { Button, Field, inputClass } from "@benchboard/ui";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { openOrganization } from "~/lib/org-cookie";
 import { safeNextPath } from "~/lib/safe-next";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
@@ -16,10 +17,13 @@ export function CredentialsForm({
   mode,
   next,
   email: fixedEmail,
+  invitation,
 }: {
   mode: "sign-in" | "sign-up";
   next?: string;
   email?: string;
+  /** Sign-up from an invitation link: the account joins the inviting organization and opens it. */
+  invitation?: string;
 }) {
   const trpc = useTRPC();
   const [email, setEmail] = useState(fixedEmail ?? "");
@@ -35,7 +39,20 @@ export function CredentialsForm({
     router.replace(safeNextPath(next, window.location.origin));
   };
   const signIn = useMutation(trpc.auth.signIn.mutationOptions({ onSuccess: go }));
-  const signUp = useMutation(trpc.auth.signUp.mutationOptions({ onSuccess: go }));
+  const signUp = useMutation(
+    trpc.auth.signUp.mutationOptions({
+      onSuccess: (account) => {
+        if (account.orgSlug) {
+          openOrganization(account.orgSlug);
+          queryClient.clear();
+          router.refresh();
+          router.replace("/");
+          return;
+        }
+        go();
+      },
+    }),
+  );
   const m = mode === "sign-in" ? signIn : signUp;
   const errors = fieldErrors(m.error);
   return (
@@ -45,7 +62,7 @@ export function CredentialsForm({
       onSubmit={(e) => {
         e.preventDefault();
         if (mode === "sign-in") signIn.mutate({ email, password });
-        else signUp.mutate({ email, password, name: name || undefined });
+        else signUp.mutate({ email, password, name: name || undefined, invitation });
       }}
     >
       {mode === "sign-up" && (

@@ -83,6 +83,11 @@ export function RunPicker({
                     <td className="px-2 py-1.5 text-slate-700">
                       {r.project.name} · {r.scenarioName}
                       {r.tags.length > 0 && <span className="text-xs text-slate-500"> · {r.tags.join(", ")}</span>}
+                      {(r.label || r.instanceConfig) && (
+                        <div className="text-xs text-slate-500">
+                          {[r.sweepLabel, r.label ?? r.instanceConfig?.name].filter(Boolean).join(" · ")}
+                        </div>
+                      )}
                     </td>
                     <td className="px-2 py-1.5">
                       <StatusBadge status={r.status} />

@@ -4,6 +4,7 @@ import { Button, ErrorState, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { AuthCard } from "~/app/_components/auth/auth-card";
+import { openOrganization } from "~/lib/org-cookie";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 
@@ -12,7 +13,13 @@ export function InviteView({ token }: { token: string }) {
   const invitation = useQuery({ ...trpc.auth.invitation.queryOptions({ token }), retry: false });
   const me = useQuery(trpc.auth.me.queryOptions());
   const accept = useMutation(
-    trpc.auth.acceptInvitation.mutationOptions({ onSuccess: () => window.location.assign("/") }),
+    trpc.auth.acceptInvitation.mutationOptions({
+      // Land in the organization just joined, not whichever one was open before.
+      onSuccess: ({ orgSlug }) => {
+        openOrganization(orgSlug);
+        window.location.assign("/");
+      },
+    }),
   );
   const here = `/invite/${token}`;
   return (
@@ -42,7 +49,7 @@ export function InviteView({ token }: { token: string }) {
             <div className="flex gap-2">
               <Link
                 className="flex-1 rounded-md bg-sky-600 px-3 py-1.5 text-center font-medium text-white"
-                href={`/sign-up?next=${encodeURIComponent(here)}&email=${encodeURIComponent(invitation.data.email)}`}
+                href={`/sign-up?next=${encodeURIComponent(here)}&email=${encodeURIComponent(invitation.data.email)}&invitation=${encodeURIComponent(token)}`}
               >
                 Create account
               </Link>

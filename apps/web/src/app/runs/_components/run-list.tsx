@@ -221,10 +221,16 @@ export function RunList() {
                       <Link href={`/runs/${r.id}`} className="font-medium text-sky-700 hover:underline">
                         #{r.number}
                       </Link>
-                      {r.groupIndex !== null && (
-                        <span className="ml-1 text-xs text-slate-500" title="Repetition within its group">
-                          rep {r.groupIndex + 1}
+                      {r.sweepLabel !== null ? (
+                        <span className="ml-1 text-xs text-slate-500" title="Sweep value">
+                          {r.sweepLabel}
                         </span>
+                      ) : (
+                        r.groupIndex !== null && (
+                          <span className="ml-1 text-xs text-slate-500" title="Repetition within its group">
+                            rep {r.groupIndex + 1}
+                          </span>
+                        )
                       )}
                     </td>
                     <td className="px-3 py-2">
@@ -235,6 +241,7 @@ export function RunList() {
                     <td className="px-3 py-2">
                       {r.scenarioName || "—"}
                       {r.source !== "launched" && <span className="ml-1 text-xs text-slate-500">({r.source})</span>}
+                      {r.label && <div className="text-xs text-slate-500">{r.label}</div>}
                     </td>
                     <td className="px-3 py-2">
                       {r.target?.name ?? "—"}

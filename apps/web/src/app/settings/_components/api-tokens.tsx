@@ -3,6 +3,7 @@
 import { Button, Card, EmptyState, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { ConfirmDialog } from "~/app/_components/confirm-dialog";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
@@ -42,7 +43,15 @@ export function ApiTokens() {
       },
     }),
   );
-  const revoke = useMutation(trpc.apiToken.revoke.mutationOptions({ onSuccess: refresh }));
+  const [revoking, setRevoking] = useState<{ id: string; name: string } | null>(null);
+  const revoke = useMutation(
+    trpc.apiToken.revoke.mutationOptions({
+      onSuccess: () => {
+        setRevoking(null);
+        return refresh();
+      },
+    }),
+  );
   const errors = fieldErrors(create.error);
   if (me.data && !canManage) {
     return (
@@ -174,7 +183,7 @@ export function ApiTokens() {
                       <button
                         type="button"
                         className="text-xs font-medium text-rose-700 hover:underline"
-                        onClick={() => revoke.mutate({ id: t.id })}
+                        onClick={() => setRevoking({ id: t.id, name: t.name })}
                       >
                         Revoke
                       </button>
@@ -186,6 +195,17 @@ export function ApiTokens() {
           </table>
         )}
       </div>
+      <ConfirmDialog
+        open={revoking !== null}
+        title={`Revoke the token "${revoking?.name ?? ""}"?`}
+        confirmLabel="Revoke token"
+        pending={revoke.isPending}
+        error={revoke.isError ? errorMessage(revoke.error) : null}
+        onConfirm={() => revoking && revoke.mutate({ id: revoking.id })}
+        onCancel={() => setRevoking(null)}
+      >
+        <p>Every CI job or script using it is refused from now on. This cannot be undone.</p>
+      </ConfirmDialog>
     </Card>
   );
 }

@@ -3,6 +3,8 @@
 import { Button, Card, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { ConfirmDialog } from "~/app/_components/confirm-dialog";
+import { CopyButton } from "~/app/_components/copy-button";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
@@ -18,7 +20,15 @@ export function Members() {
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.member.pathKey() });
   const updateRole = useMutation(trpc.member.updateRole.mutationOptions({ onSuccess: refresh }));
   const remove = useMutation(trpc.member.remove.mutationOptions({ onSuccess: refresh }));
-  const revoke = useMutation(trpc.member.revokeInvitation.mutationOptions({ onSuccess: refresh }));
+  const [revoking, setRevoking] = useState<{ id: string; email: string } | null>(null);
+  const revoke = useMutation(
+    trpc.member.revokeInvitation.mutationOptions({
+      onSuccess: () => {
+        setRevoking(null);
+        return refresh();
+      },
+    }),
+  );
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>("member");
   const [link, setLink] = useState<string | null>(null);
@@ -147,6 +157,7 @@ export function Members() {
               <output className="mt-1 block break-all font-mono text-xs" aria-label="Invitation link">
                 {link}
               </output>
+              <CopyButton text={link} label="Copy link" />
             </div>
           )}
           {invitations.data && invitations.data.length > 0 && (
@@ -159,7 +170,7 @@ export function Members() {
                   <button
                     type="button"
                     className="text-xs font-medium text-rose-700 hover:underline"
-                    onClick={() => revoke.mutate({ id: i.id })}
+                    onClick={() => setRevoking({ id: i.id, email: i.email })}
                   >
                     Revoke
                   </button>
@@ -169,6 +180,17 @@ export function Members() {
           )}
         </div>
       )}
+      <ConfirmDialog
+        open={revoking !== null}
+        title="Revoke this invitation?"
+        confirmLabel="Revoke invitation"
+        pending={revoke.isPending}
+        error={revoke.isError ? errorMessage(revoke.error) : null}
+        onConfirm={() => revoking && revoke.mutate({ id: revoking.id })}
+        onCancel={() => setRevoking(null)}
+      >
+        <p>The link sent to {revoking?.email} stops working at once. You can invite them again later.</p>
+      </ConfirmDialog>
     </Card>
   );
 }

@@ -26,9 +26,18 @@ export function TrendView() {
     ? params.get("scenario")!
     : project?.scenarios[0];
   const branch = params.get("branch") || null;
+  const config = params.get("config") || null;
+  const load = params.get("load") || null;
   const metric = params.get("metric") || "rps";
   const trend = useQuery({
-    ...trpc.trend.view.queryOptions({ projectId: project?.id ?? "", scenarioName: scenario ?? "", metric, branch }),
+    ...trpc.trend.view.queryOptions({
+      projectId: project?.id ?? "",
+      scenarioName: scenario ?? "",
+      metric,
+      branch,
+      config,
+      load,
+    }),
     enabled: Boolean(project && scenario),
     placeholderData: (prev) => prev,
   });
@@ -117,6 +126,32 @@ export function TrendView() {
             </option>
           ))}
         </Select>
+        <Select
+          label="Config"
+          id="trend-config"
+          value={config ?? ""}
+          onChange={(v) => go({ projectId: project.id, config: v })}
+        >
+          <option value="">All configs</option>
+          {[...new Set([...(config ? [config] : []), ...(data?.configs ?? [])])].map((c) => (
+            <option key={c} value={c}>
+              {c}
+            </option>
+          ))}
+        </Select>
+        <Select
+          label="Load"
+          id="trend-load"
+          value={load ?? ""}
+          onChange={(v) => go({ projectId: project.id, load: v })}
+        >
+          <option value="">All loads</option>
+          {[...new Set([...(load ? [load] : []), ...(data?.loads ?? [])])].map((l) => (
+            <option key={l} value={l}>
+              {l}
+            </option>
+          ))}
+        </Select>
       </section>
 
       <Card title={`${metricDef(metric).label} (${metricDef(metric).unit}) over ${scenario ?? "—"}`}>
@@ -159,6 +194,19 @@ export function TrendView() {
                       {changeText(c)}
                     </Link>
                     {c.branch ? ` on ${c.branch}` : ""}, p = {c.pValue.toPrecision(2)}
+                    {c.configChange && (
+                      <span className="text-amber-800">
+                        {" "}
+                        — the config changed here ({c.configChange.from ?? "none"} → {c.configChange.to ?? "none"}
+                        ): filter by config before reading it as a regression
+                      </span>
+                    )}
+                    {c.loadChange && (
+                      <span className="text-amber-800">
+                        {" "}
+                        — the load changed here ({c.loadChange.from ?? "unknown"} → {c.loadChange.to ?? "unknown"})
+                      </span>
+                    )}
                   </li>
                 ))}
               </ul>

@@ -5,10 +5,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { type ReactNode, useState } from "react";
+import { ConfirmDialog } from "~/app/_components/confirm-dialog";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
-import { ConfirmDialog } from "./confirm-dialog";
 import { ProjectSlug } from "./project-slug";
 
 /** Project header (name, rename, delete) and the tabs of its areas. */

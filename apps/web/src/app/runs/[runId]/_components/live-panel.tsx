@@ -44,7 +44,11 @@ export function LivePanel({
         </span>
       }
     >
-      <ProgressBar label={queued ? "Queued" : "Progress"} value={queued ? 0 : fraction} />
+      <ProgressBar
+        label={queued ? "Queued" : "Progress"}
+        value={queued ? 0 : fraction}
+        unknown={progress ? "duration unknown: the tool reports no end" : "waiting for the first figures"}
+      />
       {progress && (
         <dl className="mt-4 grid grid-cols-2 gap-4 text-sm sm:grid-cols-4 xl:grid-cols-8" aria-label="Live figures">
           <Live label="Elapsed" value={formatElapsed(progress.elapsedMs / 1000)} />

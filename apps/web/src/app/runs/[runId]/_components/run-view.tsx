@@ -4,14 +4,18 @@ import { formatMetric, parseLiveProgress } from "@benchboard/core";
 import { Button, Card, ErrorState, Skeleton, StatusBadge } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useState } from "react";
+import { ConfirmDialog } from "~/app/_components/confirm-dialog";
 import { PageHeader } from "~/app/_components/page-header";
 import { SharePanel } from "~/app/_components/share-panel";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
 import { useRunEvents } from "~/trpc/use-run-events";
 import { LivePanel } from "./live-panel";
 import { RunMetaEditor } from "./run-meta-editor";
 import { RunReport, Snapshots } from "./run-report";
+import { RunUnavailable } from "./run-unavailable";
 
 const TERMINAL = new Set(["succeeded", "failed", "canceled"]);
 
@@ -32,7 +36,15 @@ export function RunView({ runId }: { runId: string }) {
     ...trpc.run.chart.queryOptions({ id: runId }),
     enabled: ended,
   });
-  const cancel = useMutation(trpc.run.cancel.mutationOptions({ onSuccess: () => run.refetch() }));
+  const [confirmCancel, setConfirmCancel] = useState(false);
+  const cancel = useMutation(
+    trpc.run.cancel.mutationOptions({
+      onSuccess: () => {
+        setConfirmCancel(false);
+        return run.refetch();
+      },
+    }),
+  );
 
   if (run.isPending) {
     return (
@@ -44,9 +56,7 @@ export function RunView({ runId }: { runId: string }) {
   }
   // A failed refresh (the app restarting) keeps showing the run it has; only a run never loaded is an error.
   if (!run.data) {
-    return (
-      <ErrorState title="Run not available" message={run.error?.message ?? "not found"} onRetry={() => run.refetch()} />
-    );
+    return <RunUnavailable runId={runId} message={run.error?.message ?? "not found"} onRetry={() => run.refetch()} />;
   }
 
   const r = run.data;
@@ -59,6 +69,11 @@ export function RunView({ runId }: { runId: string }) {
         title={
           <span className="flex items-center gap-3">
             Run #{r.number} · {r.scenarioName || "run"} <StatusBadge status={r.status} />
+            {r.groupSize > 1 && r.groupIndex !== null && (
+              <span className="text-sm font-normal text-slate-500">
+                {r.sweepId ? "value" : "repetition"} {r.groupIndex + 1} of {r.groupSize}
+              </span>
+            )}
           </span>
         }
         subtitle={
@@ -89,7 +104,7 @@ export function RunView({ runId }: { runId: string }) {
             canEdit && (
               <Button
                 variant="danger"
-                onClick={() => cancel.mutate({ id: r.id })}
+                onClick={() => setConfirmCancel(true)}
                 disabled={cancel.isPending || r.cancelRequested}
               >
                 {r.cancelRequested || cancel.isPending ? "Canceling…" : "Cancel run"}
@@ -161,6 +176,18 @@ export function RunView({ runId }: { runId: string }) {
         </div>
       )}
       {view.data && <Snapshots view={view.data} />}
+      <ConfirmDialog
+        open={confirmCancel}
+        title={`Cancel run #${r.number}?`}
+        confirmLabel="Cancel run"
+        dismissLabel="Keep running"
+        pending={cancel.isPending}
+        error={cancel.isError ? errorMessage(cancel.error) : null}
+        onConfirm={() => cancel.mutate({ id: r.id })}
+        onCancel={() => setConfirmCancel(false)}
+      >
+        <p>The load stops within a second. What was measured so far is kept, and the run ends canceled.</p>
+      </ConfirmDialog>
     </div>
   );
 }

@@ -46,7 +46,11 @@ type Scenario = RouterOutputs["scenario"]["byId"];
 export function ScenarioEditor({ projectId, scenarioId }: { projectId: string; scenarioId?: string }) {
   const trpc = useTRPC();
   const existing = useQuery({ ...trpc.scenario.byId.queryOptions({ id: scenarioId ?? "" }), enabled: !!scenarioId });
+  // A new scenario starts within the organization's caps: wait for them (a failed read starts
+  // from the plain defaults, and saving still names any cap exceeded).
+  const caps = useQuery({ ...trpc.project.caps.queryOptions(), enabled: !scenarioId });
   if (scenarioId && existing.isPending) return <Skeleton className="h-96" label="Loading scenario" />;
+  if (!scenarioId && caps.isPending) return <Skeleton className="h-96" label="Loading the organization's limits" />;
   if (scenarioId && existing.isError) {
     return (
       <ErrorState title="Scenario not available" message={existing.error.message} onRetry={() => existing.refetch()} />
@@ -62,12 +66,13 @@ function ScenarioForm({ projectId, scenario }: { projectId: string; scenario?: S
   const initialSpec = ZScenarioSpec.safeParse(scenario?.spec);
   const [name, setName] = useState(scenario?.name ?? "");
   const [description, setDescription] = useState(scenario?.description ?? "");
+  const caps = useQuery(trpc.project.caps.queryOptions());
+  const capsNow = caps.data?.caps;
   const [state, setState] = useState<FormState>(() =>
-    stateFromSpec(initialSpec.success ? initialSpec.data : defaultScenarioSpec("http-open")),
+    stateFromSpec(initialSpec.success ? initialSpec.data : defaultScenarioSpec("http-open", capsNow)),
   );
   const [thresholds, setThresholds] = useState<ThresholdRow[]>(() => rowsFromThresholds(scenario?.thresholds ?? []));
   const canEdit = useCanEdit();
-  const caps = useQuery(trpc.project.caps.queryOptions());
   const [clientErrors, setClientErrors] = useState<Record<string, string>>({});
   const [drillYaml, setDrillYaml] = useState("");
   const [imported, setImported] = useState<{ warnings: string[]; base: string | null } | null>(null);
@@ -92,7 +97,7 @@ function ScenarioForm({ projectId, scenario }: { projectId: string; scenario?: S
   const setEngine = (engine: TEngineKind) => {
     setClientErrors({});
     setImported(null);
-    setState(stateFromSpec(defaultScenarioSpec(engine)));
+    setState(stateFromSpec(defaultScenarioSpec(engine, capsNow)));
   };
   const setNumber = (k: string, v: string) => setState((s) => ({ ...s, numbers: { ...s.numbers, [k]: v } }));
   const patch = (p: Partial<FormState>) => setState((s) => ({ ...s, ...p }));

@@ -54,7 +54,7 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
   const initial = target ? rowsFromTarget(target) : { headers: [], monitors: [] };
   const [name, setName] = useState(target?.name ?? "");
   const [kind, setKind] = useState<TargetInput["kind"]>(target?.kind ?? "http");
-  const [baseUrl, setBaseUrl] = useState(target?.baseUrl ?? "http://127.0.0.1:");
+  const [baseUrl, setBaseUrl] = useState(target?.baseUrl ?? "");
   const [configApplyUrl, setConfigApplyUrl] = useState(target?.configApplyUrl ?? "");
   const [overheadStages, setOverheadStages] = useState(overheadStagesText(target));
   const [headers, setHeaders] = useState<HeaderRow[]>(initial.headers);
@@ -171,6 +171,7 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
                 id="target-url"
                 className={`${inputClass} font-mono`}
                 value={baseUrl}
+                placeholder="https://staging.example.com"
                 onChange={(e) => setBaseUrl(e.target.value)}
                 aria-invalid={!!errors.baseUrl}
               />

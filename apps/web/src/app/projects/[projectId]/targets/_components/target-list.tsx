@@ -4,10 +4,10 @@ import type { RouterOutputs } from "@benchboard/api";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { ConfirmDialog } from "~/app/_components/confirm-dialog";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
-import { ConfirmDialog } from "../../_components/confirm-dialog";
 import { ListCard, RowActions } from "../../_components/list-card";
 import { useRefreshKind } from "../../_components/use-refresh-kind";
 

@@ -12,6 +12,7 @@ export function ConfirmDialog({
   title,
   children,
   confirmLabel,
+  dismissLabel = "Cancel",
   pending,
   error,
   confirmDisabled,
@@ -22,6 +23,8 @@ export function ConfirmDialog({
   title: string;
   children: ReactNode;
   confirmLabel: string;
+  /** The button that closes without doing anything ("Keep running" when the action is itself a cancel). */
+  dismissLabel?: string;
   pending?: boolean;
   error?: string | null;
   confirmDisabled?: boolean;
@@ -65,7 +68,7 @@ export function ConfirmDialog({
             disabled={pending}
             className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 shadow-sm hover:bg-slate-50 disabled:opacity-50"
           >
-            Cancel
+            {dismissLabel}
           </button>
           <Button variant="danger" onClick={onConfirm} disabled={pending || confirmDisabled}>
             {pending ? "Working…" : confirmLabel}

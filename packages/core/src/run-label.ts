@@ -1,0 +1,106 @@
+/**
+ * A run's label from what really ran, not from the scenario's name: the load of the spec as it
+ * ran (a launch's overrides and a sweep value included, both kept in the snapshot), and the
+ * instance config it ran on. "300 req/s non-streaming, 20 s" that ran 500 req/s for 15 s on a
+ * t3.xlarge reads "500 req/s · 15 s · t3.xlarge".
+ */
+export interface RunLabelInput {
+  scenarioSnapshot: unknown;
+  configSnapshot: unknown;
+}
+
+const number = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+const text = (v: unknown): string | undefined => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined);
+
+function count(n: number): string {
+  return n.toLocaleString("en-US", { maximumFractionDigits: 2 });
+}
+
+function seconds(s: number): string {
+  if (s >= 120 && s % 60 === 0) return `${s / 60} min`;
+  return `${count(s)} s`;
+}
+
+/** The load part: rate or concurrency, and duration or request count. */
+export function loadLabel(spec: unknown): string | undefined {
+  if (!spec || typeof spec !== "object") return undefined;
+  const s = spec as Record<string, unknown>;
+  const parts: string[] = [];
+  const rate = number(s.rate);
+  const durationS = number(s.durationS);
+  switch (s.engine) {
+    case "http-open":
+    case "llm": {
+      if (rate !== undefined) parts.push(`${count(rate)} req/s`);
+      if (s.engine === "llm" && typeof s.stream === "boolean") parts.push(s.stream ? "streaming" : "non-streaming");
+      if (durationS !== undefined) parts.push(seconds(durationS));
+      break;
+    }
+    case "http-closed": {
+      const concurrency = number(s.concurrency);
+      const requests = number(s.requests);
+      if (concurrency !== undefined) parts.push(`${count(concurrency)} connections`);
+      if (requests !== undefined) parts.push(`${count(requests)} requests`);
+      else if (durationS !== undefined) parts.push(seconds(durationS));
+      break;
+    }
+    case "ws-chat": {
+      const users = number(s.users);
+      const rooms = number(s.rooms);
+      const messages = number(s.messagesPerUser);
+      if (users !== undefined) parts.push(`${count(users)} users`);
+      if (rooms !== undefined) parts.push(`${count(rooms)} rooms`);
+      if (messages !== undefined) parts.push(`${count(messages)} msgs/user`);
+      break;
+    }
+    default: {
+      // An uploaded run's tool settings: whatever load figures it reported.
+      if (rate !== undefined) parts.push(`${count(rate)} req/s`);
+      const concurrency = number(s.concurrency);
+      if (concurrency !== undefined) parts.push(`${count(concurrency)} connections`);
+      if (durationS !== undefined) parts.push(seconds(durationS));
+    }
+  }
+  return parts.length > 0 ? parts.join(" · ") : undefined;
+}
+
+/** The config part: its instance type, else its name, with a CPU limit when it has one. */
+export function configLabel(config: unknown): string | undefined {
+  if (!config || typeof config !== "object") return undefined;
+  const c = config as Record<string, unknown>;
+  const base = text(c.instanceType) ?? text(c.name);
+  const cpuLimit = number(c.cpuLimit);
+  const parts = [base, cpuLimit !== undefined ? `${count(cpuLimit)} CPU` : undefined].filter(Boolean);
+  return parts.length > 0 ? parts.join(" ") : undefined;
+}
+
+/** The load part of a run's label, from its scenario snapshot (the spec as it ran). */
+export function snapshotLoadLabel(scenarioSnapshot: unknown): string | undefined {
+  const snapshot = scenarioSnapshot as { spec?: unknown; engine?: unknown } | null;
+  const spec =
+    snapshot?.spec && typeof snapshot.spec === "object"
+      ? { engine: snapshot.engine, ...(snapshot.spec as Record<string, unknown>) }
+      : undefined;
+  return loadLabel(spec);
+}
+
+export function runLabel(run: RunLabelInput): string | undefined {
+  const parts = [snapshotLoadLabel(run.scenarioSnapshot), configLabel(run.configSnapshot)].filter(
+    (p): p is string => !!p,
+  );
+  return parts.length > 0 ? parts.join(" · ") : undefined;
+}
+
+/** A sweep value as the runs list shows it: "buffer_size = 20000", "t3.xlarge + 4 workers". */
+export function sweepValueLabel(parameter: string | null | undefined, value: unknown): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  const shown =
+    typeof value === "object"
+      ? Object.entries(value as Record<string, unknown>)
+          .map(([k, v]) => `${k} = ${String(v)}`)
+          .join(", ")
+      : String(value);
+  if (!parameter) return shown;
+  const name = parameter.split(".").pop() ?? parameter;
+  return typeof value === "object" ? shown : `${name} = ${shown}`;
+}
