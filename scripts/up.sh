@@ -7,9 +7,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 mkdir -p .data/logs .data/pids
 PORT="${PORT:-3000}"
-# A local install's operator lets its own reference targets (and RabbitMQ's management API, which
-# the chat demo's monitor reads) be targets; set BENCHBOARD_ALLOWED_TARGETS to choose otherwise.
+# A local install's operator lets its own organization target the reference targets (and
+# RabbitMQ's management API, which the chat demo's monitor reads); set BENCHBOARD_ALLOWED_TARGETS
+# to choose otherwise. Nothing private is opened to tenants (other organizations) unless
+# BENCHBOARD_TENANT_TARGETS lists it.
 export BENCHBOARD_ALLOWED_TARGETS="${BENCHBOARD_ALLOWED_TARGETS-127.0.0.1:${BENCHBOARD_GATEWAY_PORT:-4100},127.0.0.1:${BENCHBOARD_CHAT_PORT:-4200},127.0.0.1:${BENCHBOARD_EXAMPLES_PORT:-4300},127.0.0.1:15672}"
+export BENCHBOARD_TENANT_TARGETS="${BENCHBOARD_TENANT_TARGETS-}"
 
 ensure_node
 ensure_pnpm

@@ -8,6 +8,7 @@ export * from "./queries/auth";
 export * from "./queries/comparison";
 export * from "./queries/exec-run";
 export * from "./queries/instance-config";
+export * from "./queries/member";
 export * from "./queries/org";
 export * from "./queries/project";
 export * from "./queries/run";

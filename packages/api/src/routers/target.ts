@@ -26,7 +26,7 @@ import { type ProbeResult, probeMonitor } from "@benchboard/loadgen/monitors/ind
 import { verifyOrigin } from "@benchboard/loadgen/verify-origin";
 import { z } from "zod";
 import { withinLimits } from "../input-limits";
-import { assertTargetAllowed, safetyPolicyFor } from "../launch-safety";
+import { assertTargetAllowed, installSettingsFor, safetyPolicyFor } from "../launch-safety";
 import { type Context, enforceRateLimit, memberProcedure, orgProcedure, router } from "../trpc";
 
 const ZHttpUrl = z
@@ -130,7 +130,16 @@ async function verificationView(ctx: Context & { orgId: string }, targetId: stri
     targetId,
     origin: status.origin,
     trusted: status.trusted,
-    verified: status.verified ? { method: status.verified.method, at: status.verified.verifiedAt } : null,
+    verified: status.verified
+      ? {
+          method: status.verified.method,
+          at: status.verified.verifiedAt,
+          expiresAt: status.verified.expiresAt,
+          // DNS proves the name; load needs the token served over HTTP from the load's address.
+          coversLoad: status.verified.method === "http" && status.verified.addresses.length > 0,
+        }
+      : null,
+    expiredAt: status.expired?.expiresAt ?? null,
     probeMaxRequests: PROBE_MAX_REQUESTS,
     http: { url: status.origin ? `${status.origin}${VERIFICATION_PATH}` : null, content: verificationRecord(token) },
     dns: { name: `${VERIFICATION_DNS_LABEL}.${host}`, value: verificationRecord(token) },
@@ -215,7 +224,11 @@ export const targetRouter = router({
         resolveTxt: ctx.network?.resolveTxt,
       });
       if (!result.ok) throw new ConflictError("method", `not verified: ${result.reason}`);
-      await recordVerifiedOrigin(ctx.db, ctx.orgId, view.origin, result.method);
+      const settings = await installSettingsFor(ctx);
+      await recordVerifiedOrigin(ctx.db, ctx.orgId, view.origin, result.method, {
+        addresses: result.addresses,
+        days: settings.verificationDays,
+      });
       return verificationView(ctx, input.targetId);
     }),
 });
