@@ -92,12 +92,23 @@ export async function dropStaleTestDatabases(
 
 /**
  * What the operator of a test install does: allow 127.0.0.1 as a target, where every test server
- * listens. Tenants still need to verify an origin before it gets load.
+ * listens, and open it to tenants too. Tenants still need to verify an origin before it gets load.
  */
 export async function allowLoopbackTargets(db: Db): Promise<void> {
   await db.installSettings.upsert({
     where: { id: 1 },
-    update: { allowedTargets: ["127.0.0.1"], allowedTargetsSet: true },
-    create: { id: 1, allowedTargets: ["127.0.0.1"], allowedTargetsSet: true },
+    update: {
+      allowedTargets: ["127.0.0.1"],
+      allowedTargetsSet: true,
+      tenantTargets: ["127.0.0.1"],
+      tenantTargetsSet: true,
+    },
+    create: {
+      id: 1,
+      allowedTargets: ["127.0.0.1"],
+      allowedTargetsSet: true,
+      tenantTargets: ["127.0.0.1"],
+      tenantTargetsSet: true,
+    },
   });
 }
