@@ -13,6 +13,7 @@ export * from "./metrics";
 export * from "./monitor";
 export * from "./overhead-stages";
 export * from "./published";
+export * from "./record-keys";
 export * from "./regression";
 export * from "./run-result";
 export * from "./scenario";

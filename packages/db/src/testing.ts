@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { createDb, type Db, DEFAULT_DATABASE_URL } from "./client";
-import { applyMigrations, migrationsFingerprint } from "./migrate";
+import { applyMigrations, migrationsFingerprint, readMigrations } from "./migrate";
 
 /**
  * Test databases: the migrations are applied once to a template named by their fingerprint;
@@ -111,4 +111,17 @@ export async function allowLoopbackTargets(db: Db): Promise<void> {
       tenantTargetsSet: true,
     },
   });
+}
+
+/** Run one migration's SQL file again on a test database (a repair migration's own test). */
+export async function rerunMigration(t: TestDatabase, name: string): Promise<void> {
+  const migration = (await readMigrations()).find((m) => m.name === name);
+  if (!migration) throw new Error(`no migration ${name}`);
+  const client = new pg.Client({ connectionString: t.url });
+  await client.connect();
+  try {
+    await client.query(migration.sql);
+  } finally {
+    await client.end();
+  }
 }

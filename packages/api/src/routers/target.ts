@@ -1,5 +1,6 @@
 import {
   PROBE_MAX_REQUESTS,
+  RESERVED_KEYS,
   type TMonitorConfig,
   VERIFICATION_DNS_LABEL,
   VERIFICATION_PATH,
@@ -73,6 +74,8 @@ const ZTargetFields = z.object({
       headers.forEach((h, i) => {
         const key = h.name.toLowerCase();
         if (seen.has(key)) ctx.addIssue({ code: "custom", path: [i, "name"], message: "header names must be unique" });
+        if (RESERVED_KEYS.has(key))
+          ctx.addIssue({ code: "custom", path: [i, "name"], message: `${h.name} is a reserved name` });
         seen.add(key);
       });
     }),
