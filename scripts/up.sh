@@ -17,6 +17,7 @@ export BENCHBOARD_TENANT_TARGETS="${BENCHBOARD_TENANT_TARGETS-}"
 ensure_node
 ensure_pnpm
 ensure_secret_key
+ensure_setup_token
 bash scripts/services.sh
 ensure_deps
 step "migrating the database"
@@ -58,5 +59,7 @@ if [ -f .data/pids/targets.pid ]; then
   done
 fi
 printf '\n\033[1;32mBenchboard is running at http://127.0.0.1:%s\033[0m\n' "$PORT"
-printf 'First visit: create an account (the first one owns this install).\n'
+printf 'First visit: create the operator account (the first one owns this install) at\n'
+printf '  http://127.0.0.1:%s/sign-up?setup=%s\n' "$PORT" "$BENCHBOARD_SETUP_TOKEN"
+printf 'That link carries the one-time setup token; sign-up without it cannot create the first account.\n'
 printf 'Reference targets: gateway :4100, chat :4200, examples :4300. Logs: .data/logs/   Stop: scripts/down.sh\n'

@@ -18,6 +18,11 @@ export interface InstallSettings {
   tenantTargets: AllowList;
   /** How long an origin verification lasts before it must be proved again. */
   verificationDays: number;
+  /**
+   * The one-time token the install's first account (the operator) must give to sign up; null when
+   * none is configured. Keeps a page that reaches a fresh install from creating the operator.
+   */
+  setupToken: string | null;
   /** Whether anyone may create an account (the install's first account can always be created). */
   signupOpen: boolean;
   /** Caps a new organization starts with. */
@@ -53,6 +58,12 @@ export const ZInstallEnv = z.object({
   BENCHBOARD_TENANT_TARGETS: z.string().default(""),
   /** Days an origin verification lasts (7 by default). */
   BENCHBOARD_VERIFICATION_DAYS: z.coerce.number().int().min(1).max(365).default(7),
+  /** The first account's setup token (scripts/up.sh makes one and prints the sign-up link). */
+  BENCHBOARD_SETUP_TOKEN: z
+    .string()
+    .trim()
+    .optional()
+    .refine((v) => !v || v.length >= 16, "at least 16 characters"),
   /** `open` (default) lets anyone sign up; `closed` allows only invitations and the first account. */
   BENCHBOARD_SIGNUP: z.enum(["open", "closed"]).default("open"),
   BENCHBOARD_DEFAULT_MAX_RATE: ZEnvCap(100_000),
@@ -90,6 +101,7 @@ export function installSettingsFromEnv(env: Record<string, string | undefined>):
     allowedTargets: list,
     tenantTargets: tenant.list,
     verificationDays: e.BENCHBOARD_VERIFICATION_DAYS,
+    setupToken: e.BENCHBOARD_SETUP_TOKEN || null,
     signupOpen: e.BENCHBOARD_SIGNUP === "open",
     defaultCaps: caps,
   };

@@ -22,6 +22,8 @@ export const ZSignUpInput = z.object({
   email: ZEmail,
   password: ZPassword,
   name: z.string().trim().max(80, "name is at most 80 characters").optional(),
+  /** The install's first account only: the setup token scripts/up.sh printed. */
+  setupToken: z.string().max(200).optional(),
 });
 export const ZSignInInput = z.object({ email: z.string().max(254), password: z.string().max(200) });
 

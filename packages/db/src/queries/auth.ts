@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import { DEFAULT_INSTALL_SETTINGS, type InstallSettings } from "@benchboard/core";
 import { decoyHash, hashPassword, verifyPassword } from "../auth/password";
 import { hashToken, newToken } from "../auth/tokens";
@@ -23,8 +24,10 @@ export function normalizeEmail(email: string): string {
  */
 export async function signUp(
   db: Db,
-  input: { email: string; password: string; name?: string },
-  install: Pick<InstallSettings, "signupOpen" | "defaultCaps"> = DEFAULT_INSTALL_SETTINGS,
+  input: { email: string; password: string; name?: string; setupToken?: string },
+  install: Pick<InstallSettings, "signupOpen" | "defaultCaps"> & {
+    setupToken?: string | null;
+  } = DEFAULT_INSTALL_SETTINGS,
 ) {
   const email = normalizeEmail(input.email);
   if (await db.user.findUnique({ where: { email } })) {
@@ -43,8 +46,18 @@ export async function signUp(
   }
   const passwordHash = await hashPassword(input.password);
   return db.$transaction(async (tx) => {
-    const user = await tx.user.create({ data: { email, name: input.name?.trim() ?? "", passwordHash } });
+    // Two first sign-ups at once: the lock makes the second see the first's ownership.
+    await tx.$queryRaw`SELECT id FROM "Organization" WHERE id = ${local.id} FOR UPDATE`;
     const localHasOwner = await tx.membership.count({ where: { orgId: local.id, role: "owner" } });
+    // The operator's account needs the install's setup token: a page that reaches a fresh install
+    // (a rebound DNS name, a forgotten port) cannot create it.
+    if (!localHasOwner && install.setupToken && !sameSecret(input.setupToken ?? "", install.setupToken)) {
+      throw new ConflictError(
+        "setupToken",
+        "the install's first account needs the setup token that scripts/up.sh printed (the sign-up link it shows)",
+      );
+    }
+    const user = await tx.user.create({ data: { email, name: input.name?.trim() ?? "", passwordHash } });
     if (!localHasOwner) {
       await tx.membership.create({ data: { orgId: local.id, userId: user.id, role: "owner" } });
     } else {
@@ -286,4 +299,10 @@ export async function revokeApiToken(db: Db, orgId: string, id: string) {
 export async function installHasOwner(db: Db): Promise<boolean> {
   const owners = await db.membership.count({ where: { role: "owner", org: { slug: LOCAL_ORG_SLUG } } });
   return owners > 0;
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = createHash("sha256").update(given).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b);
 }

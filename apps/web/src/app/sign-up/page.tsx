@@ -7,9 +7,9 @@ export const metadata = { title: "Create account" };
 export default async function SignUpPage({
   searchParams,
 }: {
-  searchParams: Promise<{ next?: string; email?: string }>;
+  searchParams: Promise<{ next?: string; email?: string; setup?: string }>;
 }) {
-  const { next, email } = await searchParams;
+  const { next, email, setup } = await searchParams;
   return (
     <AuthCard
       title="Create your account"
@@ -25,7 +25,7 @@ export default async function SignUpPage({
         </>
       }
     >
-      <CredentialsForm mode="sign-up" next={next} email={email} />
+      <CredentialsForm mode="sign-up" next={next} email={email} setupToken={setup} />
     </AuthCard>
   );
 }

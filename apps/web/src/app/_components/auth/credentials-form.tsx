@@ -16,15 +16,19 @@ export function CredentialsForm({
   mode,
   next,
   email: fixedEmail,
+  setupToken: givenSetupToken,
 }: {
   mode: "sign-in" | "sign-up";
   next?: string;
   email?: string;
+  /** From the sign-up link scripts/up.sh prints: the install's first account needs it. */
+  setupToken?: string;
 }) {
   const trpc = useTRPC();
   const [email, setEmail] = useState(fixedEmail ?? "");
   const [password, setPassword] = useState("");
   const [name, setName] = useState("");
+  const [setupToken, setSetupToken] = useState(givenSetupToken ?? "");
   const router = useRouter();
   const queryClient = useQueryClient();
   const go = () => {
@@ -45,7 +49,7 @@ export function CredentialsForm({
       onSubmit={(e) => {
         e.preventDefault();
         if (mode === "sign-in") signIn.mutate({ email, password });
-        else signUp.mutate({ email, password, name: name || undefined });
+        else signUp.mutate({ email, password, name: name || undefined, setupToken: setupToken || undefined });
       }}
     >
       {mode === "sign-up" && (
@@ -89,6 +93,23 @@ export function CredentialsForm({
           required
         />
       </Field>
+      {mode === "sign-up" && (givenSetupToken || errors.setupToken) && (
+        <Field
+          label="Setup token"
+          htmlFor="auth-setup-token"
+          error={errors.setupToken}
+          hint="Only the install's first account needs it: scripts/up.sh printed it with the sign-up link."
+        >
+          <input
+            id="auth-setup-token"
+            className={`${inputClass} font-mono`}
+            value={setupToken}
+            onChange={(e) => setSetupToken(e.target.value)}
+            autoComplete="off"
+            aria-invalid={!!errors.setupToken}
+          />
+        </Field>
+      )}
       {m.isError && !Object.keys(errors).length && (
         <p role="alert" className="text-sm text-rose-700">
           {errorMessage(m.error)}
