@@ -318,4 +318,30 @@ describe("client-driven runs (benchboard exec)", () => {
     );
     expect(foreign.status).toBe(404);
   });
+
+  it("stores exactly one of eight concurrent finishes; the others are refused", async () => {
+    const slug = projects["Checkout API"]!.slug;
+    const start = await startExecRunHandler(
+      request("POST", "/runs/exec", tokens.runsOnly!, { project: slug, tool: "vegeta", scenario: "steady" }),
+      deps,
+    );
+    const runId = (bodyOf(start).run as { id: string }).id;
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        finishExecRunHandler(
+          request("POST", `/runs/${runId}/finish`, tokens.runsOnly!, {
+            status: "succeeded",
+            result: { metrics: { requests: 100 + i } },
+          }),
+          deps,
+          runId,
+        ),
+      ),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
+    const winner = results.findIndex((r) => r.status === 200);
+    const stored = await t.db.runResult.findUniqueOrThrow({ where: { runId } });
+    expect((stored.metrics as Record<string, number>).requests).toBe(100 + winner);
+  });
 });

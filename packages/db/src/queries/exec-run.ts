@@ -143,7 +143,8 @@ export async function finishExecRun(
   if (run.status !== "running") {
     throw new ConflictError("id", `run ${id} has already ended (${run.status})`);
   }
-  await finishRun(db, id, outcome);
+  // Checked again under the row's lock: of concurrent finishes only the first is stored.
+  await finishRun(db, id, outcome, { onlyIfRunning: true });
   return { id, projectId: run.projectId };
 }
 

@@ -287,14 +287,29 @@ export interface RunOutcome {
  * Store a result and end the run in one transaction. `status` is succeeded, canceled or failed
  * (failed keeps the partial result with the reason).
  */
-export async function finishRun(db: Db, runId: string, outcome: RunOutcome) {
+export async function finishRun(
+  db: Db,
+  runId: string,
+  outcome: RunOutcome,
+  options: { onlyIfRunning?: boolean } = {},
+): Promise<void> {
   const verdicts: ThresholdVerdict[] = outcome.result
     ? evaluateThresholds(
         await withRunDerivedMetrics(db, runId, outcome.result.metrics),
         await thresholdsForRun(db, runId),
       )
     : [];
-  await db.$transaction((tx) => writeRunOutcome(tx, runId, outcome, verdicts));
+  await db.$transaction(async (tx) => {
+    if (options.onlyIfRunning) {
+      // Concurrent finishers queue on the row lock; the first ends the run, the rest see it ended.
+      const [row] = await tx.$queryRaw<{ status: string }[]>`
+        SELECT status::text AS status FROM "Run" WHERE id = ${runId} FOR UPDATE`;
+      if (row?.status !== "running") {
+        throw new ConflictError("id", `run ${runId} has already ended (${row?.status ?? "gone"})`);
+      }
+    }
+    await writeRunOutcome(tx, runId, outcome, verdicts);
+  });
 }
 
 /**
