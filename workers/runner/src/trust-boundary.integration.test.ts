@@ -443,6 +443,27 @@ describe("the demo organization is public data, not a membership", () => {
   });
 });
 
+describe("worker ids", () => {
+  it("are shown to the install's own organization only", async () => {
+    const project = await projectOf(stranger);
+    const target = await stranger.target.create({ projectId: project.id, name: "w", kind: "http", baseUrl: open.url });
+    await stranger.target.verify({ targetId: target.id, method: "http" });
+    const spec = { engine: "http-closed" as const, concurrency: 1, requests: 3 };
+    const scenario = await stranger.scenario.create({ projectId: project.id, name: "w", spec });
+    const tenantRun = await execute((await stranger.run.launch({ targetId: target.id, scenarioId: scenario.id })).id);
+    expect(tenantRun.workerIds).toEqual([`trust-${prefix}`]);
+    expect((await stranger.run.byId({ id: tenantRun.id })).workerIds).toEqual([]);
+
+    const own = await projectOf(operator);
+    const ownTarget = await operator.target.create({ projectId: own.id, name: "w", kind: "http", baseUrl: open.url });
+    const ownScenario = await operator.scenario.create({ projectId: own.id, name: "w", spec });
+    const ownRun = await execute(
+      (await operator.run.launch({ targetId: ownTarget.id, scenarioId: ownScenario.id })).id,
+    );
+    expect((await operator.run.byId({ id: ownRun.id })).workerIds).toEqual([`trust-${prefix}`]);
+  });
+});
+
 describe("the last owner", () => {
   it("stays when two owners demote each other at once", async () => {
     const anonymous = createCaller({ ...base, orgId: null, userId: null, role: null });

@@ -195,7 +195,7 @@ describe("reaping", () => {
     expect(dispatched.at(-1)?.id).toBe(second.id);
     const ended = await t.db.run.findUniqueOrThrow({ where: { id: first.id } });
     expect(ended.status).toBe("failed");
-    expect(ended.error).toMatch(/^worker gone stopped responding \(no heartbeat for 60 s\)/);
+    expect(ended.error).toMatch(/^its worker stopped responding \(no heartbeat for 60 s\)/);
     await endAll();
   });
 });

@@ -65,14 +65,19 @@ export async function countActiveLoad(
   return { runs: Number(rows[0]?.runs ?? 0), workerSlots: Number(rows[0]?.slots ?? 0) };
 }
 
+/** A run with its result; the ids of the workers that ran it only for the install's own organization. */
 export async function getRun(db: Db, orgId: string, id: string) {
-  return db.run.findFirst({
+  const run = await db.run.findFirst({
     where: { orgId, id },
     include: {
       result: true,
       project: { select: { id: true, name: true, slug: true } },
+      org: { select: { slug: true } },
     },
   });
+  if (!run) return null;
+  const { org, ...rest } = run;
+  return { ...rest, workerIds: org.slug === LOCAL_ORG_SLUG ? rest.workerIds : [] };
 }
 
 export const RUN_LIST_SORTS = ["newest", "oldest", "rps", "p99"] as const;
@@ -415,13 +420,13 @@ export async function failStaleRuns(db: Db, now = new Date(), timeoutMs = RUN_HE
   const ended: string[] = [];
   for (const run of stale) {
     const seconds = Math.round((now.getTime() - (run.heartbeatAt?.getTime() ?? cutoff.getTime())) / 1000);
-    const worker = run.workerIds.at(-1) ?? "unknown";
     const { count } = await db.run.updateMany({
       where: { id: run.id, status: "running", heartbeatAt: run.heartbeatAt },
       data: {
         status: "failed",
         endedAt: now,
-        error: `worker ${worker} stopped responding (no heartbeat for ${seconds} s); results measured until its last checkpoint are kept`,
+        // The worker is not named: runs are read by tenants, workers belong to the operator.
+        error: `its worker stopped responding (no heartbeat for ${seconds} s); results measured until its last checkpoint are kept`,
       },
     });
     if (count) ended.push(run.id);
