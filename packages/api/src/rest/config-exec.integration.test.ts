@@ -114,9 +114,20 @@ describe("configuration as code", () => {
       { kind: "instanceConfig", name: "small", action: "create" },
       { kind: "scenario", name: "steady", action: "create" },
     ]);
+    // A secret value given in the file is always replaced: a dry run never confirms a guess of
+    // the stored value. Everything else is unchanged the second time.
+    const guess = await put(slug, DOC, tokens.config, true);
+    expect(bodyOf(guess).changes).toContainEqual({
+      kind: "target",
+      name: "api",
+      action: "update",
+      fields: ["headers"],
+    });
     const second = await put(slug, DOC);
-    expect(bodyOf(second)).toMatchObject({ changed: 0 });
-    expect((bodyOf(second).changes as { action: string }[]).every((c) => c.action === "unchanged")).toBe(true);
+    expect(bodyOf(second)).toMatchObject({ changed: 1 });
+    expect(
+      (bodyOf(second).changes as { kind: string; action: string }[]).filter((c) => c.action !== "unchanged"),
+    ).toEqual([{ kind: "target", name: "api", action: "update", fields: ["headers"] }]);
 
     // A changed secret value is a change; the value never comes back.
     const rotated = structuredClone(DOC);
@@ -157,14 +168,14 @@ describe("configuration as code", () => {
       kind: "target",
       name: "api",
       action: "update",
-      fields: ["overheadStages"],
+      fields: ["overheadStages", "headers"],
     });
     expect((bodyOf(await get(slug)).targets as { overheadStages?: string[] }[])[0]!.overheadStages).toEqual(["auth"]);
     expect(bodyOf(await put(slug, rotated)).changes).toContainEqual({
       kind: "target",
       name: "api",
       action: "update",
-      fields: ["overheadStages"],
+      fields: ["overheadStages", "headers"],
     });
   });
 
@@ -184,7 +195,9 @@ describe("configuration as code", () => {
     expect(applied.status, JSON.stringify(applied.body)).toBe(200);
     const copy = bodyOf(await get(empty));
     expect({ ...copy, project: source.project }).toEqual(source);
-    expect(bodyOf(await put(empty, withSecret))).toMatchObject({ changed: 0 });
+    // Applied again: only the given secret is replaced (a file that carries it always replaces it).
+    expect(bodyOf(await put(empty, withSecret))).toMatchObject({ changed: 1 });
+    expect(bodyOf(await put(empty, source))).toMatchObject({ changed: 0 });
   });
 
   it("applies the web app's target rules and names the item and field", async () => {
