@@ -104,7 +104,12 @@ export interface ListRunsParams {
 }
 
 /** Position after the last row of a page: the sort value and the id that breaks ties. */
-const ZRunCursor = z.object({ v: z.union([z.string(), z.number(), z.null()]), id: z.string() });
+// Only what encodeCursor writes: a creation time, a finite metric value or null, and a row id —
+// anything else (`"1e999"`, NUL) would reach SQL as a value it cannot take.
+const ZRunCursor = z.object({
+  v: z.union([z.iso.datetime(), z.number().finite(), z.null()]),
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+});
 
 function encodeCursor(v: string | number | null, id: string): string {
   return Buffer.from(JSON.stringify({ v, id })).toString("base64url");
