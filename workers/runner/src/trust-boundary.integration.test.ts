@@ -332,6 +332,25 @@ describe("tenants never reach the install's private side", () => {
   });
 });
 
+describe("names judged before any lookup", () => {
+  it("refuses a metadata name without asking a resolver", async () => {
+    records.set("metadata.google.internal", { A: ["127.0.0.1"] });
+    const project = await projectOf(stranger);
+    for (const name of ["metadata.google.internal", "METADATA.GOOGLE.INTERNAL.", "metadata"]) {
+      await expect(
+        stranger.target.create({
+          projectId: project.id,
+          name: "m",
+          kind: "http",
+          baseUrl: `http://${name}:${open.port}/`,
+        }),
+      ).rejects.toMatchObject({ code: "CONFLICT", cause: { field: "baseUrl" } });
+    }
+    expect(dnsServer.queriesFor("metadata.google.internal")).toBe(0);
+    expect(dnsServer.queriesFor("metadata")).toBe(0);
+  });
+});
+
 describe("verification binds the server, for a while", () => {
   it("does not let a DNS TXT record authorize load, nor cover the host's other ports", async () => {
     records.set("dnsonly.test", { A: ["127.0.0.1"], TXT: [] });
