@@ -53,3 +53,32 @@ describe("the install's first account", () => {
     expect(await t.db.user.count()).toBe(2);
   });
 });
+
+describe("sign-up", () => {
+  it("answers a registered email as it answers a new one, without an account or a session", async () => {
+    const sessions: string[] = [];
+    const withJar = createCaller({
+      db: t.db,
+      queue,
+      orgId: null,
+      userId: null,
+      role: null,
+      install: { ...DEFAULT_INSTALL_SETTINGS, setupToken },
+      session: {
+        token: null,
+        set: (token: string) => {
+          sessions.push(token);
+        },
+        clear: () => {},
+      },
+    });
+    const fresh = await withJar.auth.signUp({ email: "new@example.test", password: "new password 123" });
+    const taken = await withJar.auth.signUp({ email: "Tenant@Example.test", password: "another password 1" });
+    expect(Object.keys(taken).sort()).toEqual(Object.keys(fresh).sort());
+    expect(taken.email).toBe("tenant@example.test");
+    expect(taken.id).toMatch(/^c[0-9a-f]{24}$/);
+    expect(sessions).toHaveLength(1);
+    expect(await t.db.user.count({ where: { email: "tenant@example.test" } })).toBe(1);
+    expect(await t.db.user.count({ where: { id: taken.id } })).toBe(0);
+  });
+});

@@ -1,8 +1,11 @@
 import {
   acceptInvitation,
+  ConflictError,
   checkCredentials,
   createSession,
+  decoySignUp,
   deleteSession,
+  emailRegistered,
   getInvitation,
   getSessionUser,
   installHasOwner,
@@ -30,7 +33,16 @@ export const ZSignInInput = z.object({ email: z.string().max(254), password: z.s
 export const authRouter = router({
   signUp: publicProcedure.input(ZSignUpInput).mutation(async ({ ctx, input }) => {
     await enforceRateLimit(ctx, `signup:${ctx.clientIp ?? "?"}`, 10, 3600, "sign-ups from this address");
-    const user = await signUp(ctx.db, input, await installSettingsFor(ctx));
+    const install = await installSettingsFor(ctx);
+    // An email that already has an account gets the answer a new one would (without a session):
+    // sign-up does not tell who is registered. Closed sign-up refuses both alike.
+    if (await emailRegistered(ctx.db, input.email)) {
+      if (!install.signupOpen) {
+        throw new ConflictError("email", "sign-up is closed on this install; ask an owner for an invitation");
+      }
+      return decoySignUp(input);
+    }
+    const user = await signUp(ctx.db, input, install);
     const session = await createSession(ctx.db, user.id, ctx.userAgent);
     ctx.session?.set(session.token, session.expiresAt);
     return { id: user.id, email: user.email };

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { DEFAULT_INSTALL_SETTINGS, type InstallSettings } from "@benchboard/core";
 import { decoyHash, hashPassword, verifyPassword } from "../auth/password";
 import { hashToken, newToken } from "../auth/tokens";
@@ -81,6 +81,21 @@ export async function signUp(
     }
     return user;
   });
+}
+
+/** Whether an account exists for this email (sign-up answers alike either way; see below). */
+export async function emailRegistered(db: Db, emailInput: string): Promise<boolean> {
+  return (await db.user.count({ where: { email: normalizeEmail(emailInput) } })) > 0;
+}
+
+/**
+ * Sign-up's answer for an email that already has an account: the same work (a password hash) and
+ * the same shape as a new account's, but no account and no session, so the answer does not tell
+ * whether the email is registered.
+ */
+export async function decoySignUp(input: { email: string; password: string }) {
+  await hashPassword(input.password);
+  return { id: `c${randomBytes(12).toString("hex")}`, email: normalizeEmail(input.email) };
 }
 
 /** Returns the user for valid credentials, else null (same timing for unknown emails). */
