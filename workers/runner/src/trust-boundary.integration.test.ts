@@ -151,7 +151,7 @@ async function execute(runId: string) {
 const projectOf = (caller: ReturnType<typeof createCaller>) =>
   caller.project.create({ name: `p-${randomBytes(3).toString("hex")}` });
 
-/** The scenario from the finding: one iteration of a 30-item POST step. */
+/** A one-iteration scenario whose single step is a POST over 30 items. */
 const itemsSpec = {
   engine: "http-closed" as const,
   concurrency: 1,
