@@ -1,3 +1,4 @@
+import { listCallerOrganizations } from "@benchboard/db";
 import { z } from "zod";
 import { orgProcedure, ownerProcedure, router, userProcedure } from "../trpc";
 
@@ -12,14 +13,19 @@ export const ZUpdateOrgInput = z
   .strict();
 
 export const orgRouter = router({
-  /** Organizations the caller belongs to, with the current one marked. */
+  /** Organizations the caller belongs to, then demo organizations (read-only), the current one marked. */
   list: userProcedure.query(async ({ ctx }) => {
-    const memberships = await ctx.db.membership.findMany({
-      where: { userId: ctx.userId },
-      select: { role: true, org: { select: { id: true, name: true, slug: true, demo: true, createdAt: true } } },
-    });
-    return memberships
-      .map((m) => ({ ...m.org, role: m.role, current: m.org.id === ctx.orgId }))
+    const orgs = await listCallerOrganizations(ctx.db, ctx.userId);
+    return orgs
+      .map((o) => ({
+        id: o.orgId,
+        name: o.org.name,
+        slug: o.org.slug,
+        demo: o.org.demo,
+        createdAt: o.createdAt,
+        role: o.role,
+        current: o.orgId === ctx.orgId,
+      }))
       .sort((a, b) => Number(a.demo) - Number(b.demo) || a.createdAt.getTime() - b.createdAt.getTime());
   }),
   current: orgProcedure.query(({ ctx }) =>

@@ -19,8 +19,8 @@ export function normalizeEmail(email: string): string {
 
 /**
  * Create an account. The first account of an install owns the local organization; later ones
- * get an organization of their own (and join others through invitations). Every account can
- * view demo organizations.
+ * get an organization of their own (and join others through invitations). Demo organizations are
+ * public data read through `callerOrganizations`, not memberships: sign-up adds none.
  */
 export async function signUp(
   db: Db,
@@ -72,12 +72,6 @@ export async function signUp(
         },
       });
       await tx.membership.create({ data: { orgId: org.id, userId: user.id, role: "owner" } });
-    }
-    const demos = await tx.organization.findMany({ where: { demo: true }, select: { id: true } });
-    if (demos.length) {
-      await tx.membership.createMany({
-        data: demos.map((d) => ({ orgId: d.id, userId: user.id, role: "viewer" as Role })),
-      });
     }
     return user;
   });
@@ -140,7 +134,57 @@ export async function getSessionUser(db: Db, token: string | undefined | null) {
       data: { lastSeenAt: new Date(), expiresAt: new Date(Date.now() + SESSION_TTL_MS) },
     });
   }
-  return { sessionId: session.id, user: session.user };
+  return { sessionId: session.id, user: session.user, orgs: await callerOrganizations(db, session.user.memberships) };
+}
+
+/** An organization a signed-in account may act in, with its role there. */
+export type CallerOrganization = {
+  orgId: string;
+  role: Role;
+  /** A demo organization read as public data: the account is not one of its members. */
+  public: boolean;
+  org: { slug: string; name: string; demo: boolean };
+};
+
+/**
+ * The organizations an account may act in: its memberships, then every demo organization it is
+ * not a member of, read as a viewer. A demo organization's readers are no members of it: they
+ * appear in no member list and membership counts, and a viewer cannot list members anyway.
+ */
+export async function callerOrganizations(
+  db: Db,
+  memberships: Array<{ orgId: string; role: Role; org: { slug: string; name: string; demo: boolean } }>,
+): Promise<CallerOrganization[]> {
+  const mine = new Set(memberships.map((m) => m.orgId));
+  const demos = await db.organization.findMany({
+    where: { demo: true, id: { notIn: [...mine] } },
+    select: { id: true, slug: true, name: true, demo: true },
+    orderBy: { createdAt: "asc" },
+  });
+  return [
+    ...memberships.map((m) => ({ orgId: m.orgId, role: m.role, public: false, org: m.org })),
+    ...demos.map((d) => ({
+      orgId: d.id,
+      role: "viewer" as Role,
+      public: true,
+      org: { slug: d.slug, name: d.name, demo: d.demo },
+    })),
+  ];
+}
+
+/** The organizations of `callerOrganizations` for an account, with their creation time (for lists). */
+export async function listCallerOrganizations(db: Db, userId: string) {
+  const memberships = await db.membership.findMany({
+    where: { userId },
+    select: { orgId: true, role: true, org: { select: { slug: true, name: true, demo: true } } },
+  });
+  const orgs = await callerOrganizations(db, memberships);
+  const details = await db.organization.findMany({
+    where: { id: { in: orgs.map((o) => o.orgId) } },
+    select: { id: true, createdAt: true },
+  });
+  const created = new Map(details.map((d) => [d.id, d.createdAt]));
+  return orgs.map((o) => ({ ...o, createdAt: created.get(o.orgId) ?? new Date(0) }));
 }
 
 export async function deleteSession(db: Db, token: string) {
