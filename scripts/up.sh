@@ -62,4 +62,8 @@ printf '\n\033[1;32mBenchboard is running at http://127.0.0.1:%s\033[0m\n' "$POR
 printf 'First visit: create the operator account (the first one owns this install) at\n'
 printf '  http://127.0.0.1:%s/sign-up?setup=%s\n' "$PORT" "$BENCHBOARD_SETUP_TOKEN"
 printf 'That link carries the one-time setup token; sign-up without it cannot create the first account.\n'
-printf 'Reference targets: gateway :4100, chat :4200, examples :4300. Logs: .data/logs/   Stop: scripts/down.sh\n'
+if [ -f .data/pids/targets.pid ]; then
+  printf 'Reference targets: gateway :%s, chat :%s, examples :%s. ' \
+    "${BENCHBOARD_GATEWAY_PORT:-4100}" "${BENCHBOARD_CHAT_PORT:-4200}" "${BENCHBOARD_EXAMPLES_PORT:-4300}"
+fi
+printf 'Logs: .data/logs/   Stop: scripts/down.sh\n'

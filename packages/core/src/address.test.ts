@@ -148,6 +148,15 @@ describe("install settings", () => {
     expect(() => installSettingsFromEnv({ BENCHBOARD_ALLOWED_TARGETS: "10.0.0.0/99" })).toThrow(InstallEnvError);
   });
 
+  it("let a DNS verification cover only its port unless the operator says true", () => {
+    expect(DEFAULT_INSTALL_SETTINGS.dnsCoversAllPorts).toBe(false);
+    expect(installSettingsFromEnv({ BENCHBOARD_DNS_ALL_PORTS: "false" }).dnsCoversAllPorts).toBe(false);
+    expect(installSettingsFromEnv({ BENCHBOARD_DNS_ALL_PORTS: "true" }).dnsCoversAllPorts).toBe(true);
+    expect(() => installSettingsFromEnv({ BENCHBOARD_DNS_ALL_PORTS: "yes" })).toThrow(
+      /BENCHBOARD_DNS_ALL_PORTS: use true or false/,
+    );
+  });
+
   it("take the operator's stored edits over the environment", () => {
     const merged = mergeInstallSettings(DEFAULT_INSTALL_SETTINGS, {
       allowedTargets: ["10.0.0.0/8"],

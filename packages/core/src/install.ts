@@ -19,6 +19,12 @@ export interface InstallSettings {
   /** How long an origin verification lasts before it must be proved again. */
   verificationDays: number;
   /**
+   * Whether a DNS TXT verification of a host covers the host's other ports for requests that are
+   * not load (monitors, test connection, config apply). Off by default: a DNS record covers only
+   * the port it was verified for.
+   */
+  dnsCoversAllPorts: boolean;
+  /**
    * The one-time token the install's first account (the operator) must give to sign up; null when
    * none is configured. Keeps a page that reaches a fresh install from creating the operator.
    */
@@ -58,6 +64,8 @@ export const ZInstallEnv = z.object({
   BENCHBOARD_TENANT_TARGETS: z.string().default(""),
   /** Days an origin verification lasts (7 by default). */
   BENCHBOARD_VERIFICATION_DAYS: z.coerce.number().int().min(1).max(365).default(7),
+  /** `true` lets a DNS TXT verification cover every port of its host (not load); `false` by default. */
+  BENCHBOARD_DNS_ALL_PORTS: z.enum(["true", "false", ""], { error: "use true or false" }).default("false"),
   /** The first account's setup token (scripts/up.sh makes one and prints the sign-up link). */
   BENCHBOARD_SETUP_TOKEN: z
     .string()
@@ -101,6 +109,7 @@ export function installSettingsFromEnv(env: Record<string, string | undefined>):
     allowedTargets: list,
     tenantTargets: tenant.list,
     verificationDays: e.BENCHBOARD_VERIFICATION_DAYS,
+    dnsCoversAllPorts: e.BENCHBOARD_DNS_ALL_PORTS === "true",
     setupToken: e.BENCHBOARD_SETUP_TOKEN || null,
     signupOpen: e.BENCHBOARD_SIGNUP === "open",
     defaultCaps: caps,

@@ -110,6 +110,7 @@ beforeAll(async () => {
       `127.0.0.1:${open.port}`,
       `moving.test:${open.port}`,
       "dnsonly.test",
+      "allports.test",
       `127.0.0.1:${metricsSide.port}`,
     ],
   });
@@ -389,6 +390,53 @@ describe("verification binds the server, for a while", () => {
     expect(metricsSide.hits).toEqual([]);
   });
 
+  it("covers the host's other ports (never load) only when the operator allows it", async () => {
+    records.set("allports.test", { A: ["127.0.0.1"], TXT: [] });
+    records.set("_benchboard-verification.allports.test", { TXT: [`benchboard-verification=${served.token}`] });
+    const project = await projectOf(stranger);
+    const monitor = {
+      config: {
+        kind: "prometheus" as const,
+        url: `http://allports.test:${metricsSide.port}/metrics`,
+        memoryMetric: "process_resident_memory_bytes",
+        cpuMetric: "c",
+        gauges: [],
+      },
+    };
+    const target = await stranger.target.create({
+      projectId: project.id,
+      name: "allports",
+      kind: "http",
+      baseUrl: `http://allports.test:${open.port}`,
+      monitors: [monitor],
+    });
+    await stranger.target.verify({ targetId: target.id, method: "dns" });
+    const hitsBefore = metricsSide.hits.length;
+    // Off by default: the DNS record covers the verified port only.
+    expect((await stranger.target.testMonitors({ targetId: target.id }))[0]).toMatchObject({ ok: false });
+    expect(metricsSide.hits.length).toBe(hitsBefore);
+    const user = await t.db.user.findUniqueOrThrow({ where: { email: "stranger@example.test" } });
+    const widened = createCaller({
+      ...base,
+      install: { ...DEFAULT_INSTALL_SETTINGS, dnsCoversAllPorts: true },
+      orgId: strangerOrg,
+      userId: user.id,
+      role: "owner",
+    });
+    expect((await widened.target.testMonitors({ targetId: target.id }))[0]).toMatchObject({ ok: true });
+    expect(metricsSide.hits.length).toBeGreaterThan(hitsBefore);
+    // Load still needs the HTTP token, whatever the setting.
+    const load = await widened.scenario.create({
+      projectId: project.id,
+      name: "load",
+      spec: { engine: "http-closed", concurrency: 2, requests: 50 },
+    });
+    await expect(widened.run.launch({ targetId: target.id, scenarioId: load.id })).rejects.toMatchObject({
+      code: "CONFLICT",
+      cause: { field: "targetId", message: expect.stringContaining("verified by DNS only") },
+    });
+  });
+
   it("sends load only to the address the token was served from: a name re-pointed after verifying gets nothing", async () => {
     let pointAt = "127.0.0.1";
     records.set("moving.test", { A: () => [pointAt] });
@@ -450,10 +498,9 @@ describe("the demo organization is public data, not a membership", () => {
     const anonymous = createCaller({ ...base, orgId: null, userId: null, role: null });
     await anonymous.auth.signUp({ email: "reader@example.test", password: "reader password 12" });
     const reader = await t.db.user.findUniqueOrThrow({ where: { email: "reader@example.test" } });
-    const membership = await t.db.membership.findUniqueOrThrow({
-      where: { orgId_userId: { orgId: demo.id, userId: reader.id } },
-    });
-    const asReader = createCaller({ ...base, orgId: demo.id, userId: reader.id, role: membership.role });
+    // The reader is no member of the demo; it reads it as a viewer through its session.
+    expect(await t.db.membership.count({ where: { orgId: demo.id } })).toBe(0);
+    const asReader = createCaller({ ...base, orgId: demo.id, userId: reader.id, role: "viewer" });
     const listed = await asReader.member.list().catch((e) => e);
     expect(listed).toMatchObject({ code: "FORBIDDEN" });
     expect(JSON.stringify(listed)).not.toContain("operator@example.test");

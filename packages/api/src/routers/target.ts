@@ -183,8 +183,9 @@ export const targetRouter = router({
     // never read here: this is the web process, and its host is not the target.
     const policy = await assertAddresses(ctx, { monitors: configs }, { skipBaseUrl: true });
     // A tenant reads only what it proved it controls; an unverified URL is not requested at all.
+    const install = await installSettingsFor(ctx);
     const unverified = await Promise.all(
-      configs.map(async (c) => "url" in c && !(await requestsMayReach(ctx.db, ctx.orgId, c.url))),
+      configs.map(async (c) => "url" in c && !(await requestsMayReach(ctx.db, ctx.orgId, c.url, install))),
     );
     const results = await Promise.all(
       configs.map((config, i) =>

@@ -126,12 +126,26 @@ export async function assertLoadMayReach(
  * May requests that are not load (monitor samples, "test connection", the instance-config PUT)
  * go to this URL for the organization? Only to an origin it verified (HTTP or DNS), and only
  * while the verification lasts: a DNS record covers the port it was verified for, not the host's
- * other ports. The install's own organization is trusted.
+ * other ports, unless the operator set `dnsCoversAllPorts`. The install's own organization is
+ * trusted.
  */
-export async function requestsMayReach(db: Tx, orgId: string, url: string): Promise<boolean> {
-  const status = await originStatus(db, orgId, url);
+export async function requestsMayReach(
+  db: Tx,
+  orgId: string,
+  url: string,
+  install: { dnsCoversAllPorts?: boolean } = {},
+  now = new Date(),
+): Promise<boolean> {
+  const status = await originStatus(db, orgId, url, now);
   if (!status.origin) return false;
-  return status.trusted || status.verified !== null;
+  if (status.trusted || status.verified !== null) return true;
+  if (!install.dnsCoversAllPorts) return false;
+  const host = new URL(status.origin).hostname;
+  const dns = await db.verifiedOrigin.findMany({
+    where: { orgId, method: "dns", expiresAt: { gt: now } },
+    select: { origin: true },
+  });
+  return dns.some((row) => new URL(row.origin).hostname === host);
 }
 
 export const UNVERIFIED_REQUEST_MESSAGE =

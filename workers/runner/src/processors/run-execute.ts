@@ -240,7 +240,7 @@ export async function prepareLoad(deps: ProcessorDeps, run: ClaimedRun, options:
   // A tenant's monitors read only origins it verified; the others are left out of the run.
   const monitorConfigs: typeof resolved = [];
   for (const m of resolved) {
-    if ("url" in m && !(await requestsMayReach(db, run.orgId, m.url))) {
+    if ("url" in m && !(await requestsMayReach(db, run.orgId, m.url, settings))) {
       deps.log(`run ${run.id}: monitor ${new URL(m.url).origin} skipped: not verified`);
       continue;
     }
@@ -249,7 +249,7 @@ export async function prepareLoad(deps: ProcessorDeps, run: ClaimedRun, options:
   const monitorOptions = { policy, allowProcess: installOrg };
   const headers = probe ? {} : runHeaders(target.headers, run.target, deps.secretKey);
   const applyUrl = probe ? null : (run.target?.configApplyUrl ?? null);
-  if (options.lead && applyUrl && !(await requestsMayReach(db, run.orgId, applyUrl))) {
+  if (options.lead && applyUrl && !(await requestsMayReach(db, run.orgId, applyUrl, settings))) {
     throw new Error(`refused to apply the instance config: ${new URL(applyUrl).origin} ${UNVERIFIED_REQUEST_MESSAGE}`);
   }
   // The lead sets the target to the run's config (its baseline for knobs the config leaves out)
