@@ -67,6 +67,24 @@ ensure_secret_key() {
   export BENCHBOARD_SECRET_KEY
 }
 
+# The one-time token the install's first account must give (kept in the state directory so the
+# printed link stays valid across restarts); once that account exists it is no longer asked for.
+ensure_setup_token() {
+  if [ -n "${BENCHBOARD_SETUP_TOKEN:-}" ]; then
+    export BENCHBOARD_SETUP_TOKEN
+    return
+  fi
+  local dir="${BENCHBOARD_STATE_DIR:-$ROOT/.data}"
+  local file="$dir/setup-token"
+  mkdir -p "$dir"
+  if [ ! -s "$file" ]; then
+    (umask 077 && head -c 18 /dev/urandom | base64 | tr '+/' '-_' >"$file") || die "could not write $file"
+  fi
+  chmod 600 "$file"
+  BENCHBOARD_SETUP_TOKEN="$(tr -d '\n' <"$file")"
+  export BENCHBOARD_SETUP_TOKEN
+}
+
 # vegeta, the real load tool the `benchboard exec` browser test wraps: built once from the Go
 # module proxy into the state directory (the test builds it too when it is missing).
 ensure_vegeta() {

@@ -7,13 +7,17 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 mkdir -p .data/logs .data/pids
 PORT="${PORT:-3000}"
-# A local install's operator lets its own reference targets (and RabbitMQ's management API, which
-# the chat demo's monitor reads) be targets; set BENCHBOARD_ALLOWED_TARGETS to choose otherwise.
+# A local install's operator lets its own organization target the reference targets (and
+# RabbitMQ's management API, which the chat demo's monitor reads); set BENCHBOARD_ALLOWED_TARGETS
+# to choose otherwise. Nothing private is opened to tenants (other organizations) unless
+# BENCHBOARD_TENANT_TARGETS lists it.
 export BENCHBOARD_ALLOWED_TARGETS="${BENCHBOARD_ALLOWED_TARGETS-127.0.0.1:${BENCHBOARD_GATEWAY_PORT:-4100},127.0.0.1:${BENCHBOARD_CHAT_PORT:-4200},127.0.0.1:${BENCHBOARD_EXAMPLES_PORT:-4300},127.0.0.1:15672}"
+export BENCHBOARD_TENANT_TARGETS="${BENCHBOARD_TENANT_TARGETS-}"
 
 ensure_node
 ensure_pnpm
 ensure_secret_key
+ensure_setup_token
 bash scripts/services.sh
 ensure_deps
 step "migrating the database"
@@ -55,5 +59,11 @@ if [ -f .data/pids/targets.pid ]; then
   done
 fi
 printf '\n\033[1;32mBenchboard is running at http://127.0.0.1:%s\033[0m\n' "$PORT"
-printf 'First visit: create an account (the first one owns this install).\n'
-printf 'Reference targets: gateway :4100, chat :4200, examples :4300. Logs: .data/logs/   Stop: scripts/down.sh\n'
+printf 'First visit: create the operator account (the first one owns this install) at\n'
+printf '  http://127.0.0.1:%s/sign-up?setup=%s\n' "$PORT" "$BENCHBOARD_SETUP_TOKEN"
+printf 'That link carries the one-time setup token; sign-up without it cannot create the first account.\n'
+if [ -f .data/pids/targets.pid ]; then
+  printf 'Reference targets: gateway :%s, chat :%s, examples :%s. ' \
+    "${BENCHBOARD_GATEWAY_PORT:-4100}" "${BENCHBOARD_CHAT_PORT:-4200}" "${BENCHBOARD_EXAMPLES_PORT:-4300}"
+fi
+printf 'Logs: .data/logs/   Stop: scripts/down.sh\n'

@@ -15,6 +15,9 @@ const { values } = parseArgs({
 const port = Number(values.port ?? process.env.PORT ?? 3000);
 const hostname = values.hostname ?? process.env.HOST ?? "127.0.0.1";
 
+// The app answers only for its public URL(s); without BENCHBOARD_PUBLIC_URL, for this address.
+process.env.BENCHBOARD_LISTEN = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+
 const app = next({ dev: false, dir: import.meta.dirname, hostname, port });
 await app.prepare();
 const handle = app.getRequestHandler();

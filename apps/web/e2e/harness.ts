@@ -112,8 +112,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     BENCHBOARD_WORKER_ID: `e2e-${prefix}`,
     NEXT_TELEMETRY_DISABLED: "1",
     PORT: String(port),
-    // The operator of this install allows 127.0.0.1, where every test target listens.
+    // The operator of this install allows 127.0.0.1, where every test target listens, and opens
+    // it to tenants too (accounts signed up in a test still verify an origin before load).
     BENCHBOARD_ALLOWED_TARGETS: "127.0.0.1",
+    BENCHBOARD_TENANT_TARGETS: "127.0.0.1",
   };
   const children: ChildProcess[] = [];
   const launch = (cmd: string, args: string[], cwd: string, name: string, extraEnv: Record<string, string> = {}) => {

@@ -139,7 +139,11 @@ describe("hardening of the built app", () => {
     const attempt = (i: number) =>
       fetch(`${stack.baseUrl}/api/trpc/auth.signIn`, {
         method: "POST",
-        headers: { "content-type": "application/json", "x-forwarded-for": `203.0.113.${i}` },
+        headers: {
+          "content-type": "application/json",
+          origin: stack.baseUrl,
+          "x-forwarded-for": `203.0.113.${i}`,
+        },
         body: JSON.stringify({ json: { email: "owner@example.com", password: `wrong guess ${i}` } }),
       });
     const statuses: number[] = [];

@@ -46,6 +46,27 @@ const ZEnv = z.object({
   ),
   /** Set by server.mjs: the header that carries the socket's peer address. */
   BENCHBOARD_PEER_HEADER: z.string().optional(),
+  /**
+   * The URL(s) people reach the app at, comma-separated (e.g. `https://bench.example.com`).
+   * Requests for any other host are answered 421, so a DNS name rebound to this server gets
+   * nothing. Default: the address and port the server listens on (and localhost for loopback).
+   */
+  BENCHBOARD_PUBLIC_URL: z
+    .string()
+    .default("")
+    .superRefine((v, ctx) => {
+      for (const item of v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)) {
+        if (!URL.canParse(item) || !/^https?:$/.test(new URL(item).protocol)) {
+          ctx.addIssue({ code: "custom", message: `BENCHBOARD_PUBLIC_URL: ${item} is not an http(s) URL` });
+        }
+      }
+    }),
+  /** Set by server.mjs: the address and port it listens on (host:port). */
+  BENCHBOARD_LISTEN: z.string().optional(),
+  PORT: z.string().optional(),
 });
 
 export const env = ZEnv.parse(process.env);

@@ -1,11 +1,17 @@
 import { type NextRequest, NextResponse } from "next/server";
-import { isHttps } from "~/server/request-origin";
+import { misdirected } from "~/server/public-url";
+import { isHttps, requestedPublicUrl } from "~/server/request-origin";
+import { badPath, badPathReason } from "~/server/request-path";
 import { securityHeaders } from "~/server/security-headers";
 
 // An optimistic redirect for signed-out visitors; every procedure checks the session itself.
 const PUBLIC_PREFIXES = ["/sign-in", "/sign-up", "/invite/", "/share/", "/api/", "/_next/", "/favicon"];
 
 export function proxy(request: NextRequest) {
+  // A host name that is not one of the app's (a rebound DNS name) gets nothing.
+  if (!requestedPublicUrl(request)) return misdirected();
+  const pathProblem = badPathReason(request.nextUrl.pathname);
+  if (pathProblem) return badPath(pathProblem);
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   const headers = securityHeaders(nonce, { https: isHttps(request), dev: process.env.NODE_ENV !== "production" });
   const { pathname, search } = request.nextUrl;

@@ -1,5 +1,5 @@
 import { ZMonitorConfig, ZOverheadStages } from "@benchboard/core";
-import { type Db, inOneTransaction, storedSecretHeaderValues } from "@benchboard/db";
+import { type Db, inOneTransaction, type storedSecretHeaderValues } from "@benchboard/db";
 import { z } from "zod";
 import type { createCaller } from "./root";
 import { ZCreateInstanceConfigInput } from "./routers/instance-config";
@@ -235,10 +235,9 @@ export async function applyConfig(
       },
     );
     const givenSecrets = desired.headers.filter((h) => h.secret && h.value !== undefined);
-    if (givenSecrets.length && !fields.includes("headers")) {
-      const values = await storedSecretHeaderValues(ctx.db, ctx.orgId, stored.id, ctx.secretKey);
-      if (!values || givenSecrets.some((h) => values[h.name] !== h.value)) fields.push("headers");
-    }
+    // A secret value given in the file is replaced, never compared with the stored one: an
+    // "unchanged" answer would tell whoever guessed the secret right.
+    if (givenSecrets.length && !fields.includes("headers")) fields.push("headers");
     const storedMonitors = stored.monitors as { id: string; kind: string }[];
     plan(
       {

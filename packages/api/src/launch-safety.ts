@@ -1,5 +1,5 @@
-import { DEFAULT_INSTALL_SETTINGS, type InstallSettings } from "@benchboard/core";
-import { ConflictError, type Db, getInstallSettings } from "@benchboard/db";
+import { allowListForOrg, DEFAULT_INSTALL_SETTINGS, type InstallSettings } from "@benchboard/core";
+import { ConflictError, type Db, getInstallSettings, isInstallOrganization } from "@benchboard/db";
 import { assessUrl, type Resolve, type SafetyPolicy } from "@benchboard/loadgen/target-safety";
 
 export interface TargetUrls {
@@ -21,14 +21,19 @@ export function installSettingsFor(ctx: { db: Db; install?: InstallSettings | nu
   return getInstallSettings(ctx.db, ctx.install ?? DEFAULT_INSTALL_SETTINGS);
 }
 
-/** Where requests made for this request's caller may go: the operator's allow-list. */
+/**
+ * Where requests made for this request's organization may go: the operator's whole allow-list
+ * for the install's own organization, only the entries opened to tenants for any other.
+ */
 export async function safetyPolicyFor(ctx: {
   db: Db;
+  orgId?: string | null;
   install?: InstallSettings | null;
   network?: NetworkDeps | null;
 }): Promise<SafetyPolicy> {
   const settings = await installSettingsFor(ctx);
-  return { allowList: settings.allowedTargets, resolve: ctx.network?.lookup };
+  const installOrg = ctx.orgId ? await isInstallOrganization(ctx.db, ctx.orgId) : false;
+  return { allowList: allowListForOrg(settings, installOrg), resolve: ctx.network?.lookup };
 }
 
 /**

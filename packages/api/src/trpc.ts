@@ -71,6 +71,14 @@ const t = initTRPC
     transformer: superjson,
     errorFormatter({ shape, error }) {
       const cause = error.cause;
+      // An unexpected failure says nothing about the database or the code: the server log has it.
+      if (error.code === "INTERNAL_SERVER_ERROR") {
+        return {
+          ...shape,
+          message: "internal error; the server log has the details",
+          data: { ...shape.data, stack: undefined, fieldErrors: null },
+        };
+      }
       return {
         ...shape,
         data: {
@@ -87,8 +95,31 @@ const t = initTRPC
     },
   });
 
-/** Domain errors thrown by queries become tRPC errors naming the field. */
-const mapErrors = t.middleware(async ({ next }) => {
+/** Where a NUL character is in an input (PostgreSQL stores none), or null. */
+function nulPath(value: unknown, path: string[] = [], depth = 0): string | null {
+  if (typeof value === "string") return value.includes("\u0000") ? path.join(".") || "input" : null;
+  if (value === null || typeof value !== "object" || depth > 64) return null;
+  for (const [k, v] of Object.entries(value)) {
+    if (k.includes("\u0000")) return [...path, k].join(".");
+    const found = nulPath(v, [...path, k], depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * Domain errors thrown by queries become tRPC errors naming the field; input with a NUL character
+ * anywhere is a 400 naming it, before any query sees it.
+ */
+const mapErrors = t.middleware(async ({ next, getRawInput }) => {
+  const at = nulPath(await getRawInput().catch(() => undefined));
+  if (at) {
+    throw new TRPCError({
+      code: "BAD_REQUEST",
+      message: `${at}: contains a NUL character (\u0000), which cannot be stored`,
+      cause: new ConflictError(at, "contains a NUL character (\u0000), which cannot be stored"),
+    });
+  }
   const result = await next();
   if (!result.ok) {
     const cause = result.error.cause;

@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { assessTarget, canonicalOrigin, classifyIp, EMPTY_ALLOW_LIST, parseAllowList, parseIp } from "./address";
 import {
+  allowListForOrg,
   DEFAULT_INSTALL_SETTINGS,
   InstallEnvError,
   installSettingsFromEnv,
   isProbe,
   mergeInstallSettings,
+  probeRefusal,
+  probeSpec,
 } from "./install";
 import { ZScenarioSpec } from "./scenario";
 
@@ -145,6 +148,15 @@ describe("install settings", () => {
     expect(() => installSettingsFromEnv({ BENCHBOARD_ALLOWED_TARGETS: "10.0.0.0/99" })).toThrow(InstallEnvError);
   });
 
+  it("let a DNS verification cover only its port unless the operator says true", () => {
+    expect(DEFAULT_INSTALL_SETTINGS.dnsCoversAllPorts).toBe(false);
+    expect(installSettingsFromEnv({ BENCHBOARD_DNS_ALL_PORTS: "false" }).dnsCoversAllPorts).toBe(false);
+    expect(installSettingsFromEnv({ BENCHBOARD_DNS_ALL_PORTS: "true" }).dnsCoversAllPorts).toBe(true);
+    expect(() => installSettingsFromEnv({ BENCHBOARD_DNS_ALL_PORTS: "yes" })).toThrow(
+      /BENCHBOARD_DNS_ALL_PORTS: use true or false/,
+    );
+  });
+
   it("take the operator's stored edits over the environment", () => {
     const merged = mergeInstallSettings(DEFAULT_INSTALL_SETTINGS, {
       allowedTargets: ["10.0.0.0/8"],
@@ -156,10 +168,70 @@ describe("install settings", () => {
     expect(merged.defaultCaps).toMatchObject({ maxRate: 20, maxConnections: 200 });
   });
 
-  it("call a closed-model run of at most 10 requests a probe, and nothing else", () => {
-    expect(isProbe(ZScenarioSpec.parse({ engine: "http-closed", concurrency: 1, requests: 10 }))).toBe(true);
-    expect(isProbe(ZScenarioSpec.parse({ engine: "http-closed", concurrency: 1, requests: 11 }))).toBe(false);
-    expect(isProbe(ZScenarioSpec.parse({ engine: "http-closed", concurrency: 1, durationS: 1 }))).toBe(false);
+  it("call at most 10 GET or HEAD requests of the root, one at a time and unadorned, a probe; nothing else", () => {
+    const closed = (extra: object) => ZScenarioSpec.parse({ engine: "http-closed", concurrency: 1, ...extra });
+    expect(isProbe(closed({ requests: 10 }))).toBe(true);
+    expect(isProbe(closed({ requests: 3, request: { method: "HEAD" } }))).toBe(true);
+    expect(isProbe(closed({ requests: 11 }))).toBe(false);
+    expect(isProbe(closed({ durationS: 1 }))).toBe(false);
     expect(isProbe(ZScenarioSpec.parse({ engine: "http-open", rate: 1, durationS: 1 }))).toBe(false);
+    expect(isProbe(ZScenarioSpec.parse({ engine: "http-closed", concurrency: 2, requests: 2 }))).toBe(false);
+    expect(isProbe(closed({ requests: 1, request: { method: "POST" } }))).toBe(false);
+    expect(isProbe(closed({ requests: 1, request: { path: "/admin/config" } }))).toBe(false);
+    expect(isProbe(closed({ requests: 1, request: { headers: { authorization: "Basic x" } } }))).toBe(false);
+    expect(isProbe(closed({ requests: 1, request: { body: "" } }))).toBe(false);
+    const items = closed({
+      requests: 1,
+      plan: [{ name: "s", request: { path: "/" }, withItems: Array.from({ length: 30 }, (_, i) => i) }],
+    });
+    expect(isProbe(items)).toBe(false);
+    expect(probeRefusal(items, { shards: 1, runs: 1 })).toMatch(/at most 10 GET or HEAD requests/);
+    expect(probeRefusal(closed({ requests: 10 }), { shards: 2, runs: 1 })).toMatch(/one shard/);
+    expect(probeRefusal(closed({ requests: 10 }), { shards: 1, runs: 3 })).toMatch(/launched once/);
+    expect(probeRefusal(closed({ requests: 10 }), { shards: 1, runs: 1 })).toBeNull();
+  });
+
+  it("build a probe's spec from nothing but a count: at most 10 GETs of the root", () => {
+    const anything = ZScenarioSpec.parse({
+      engine: "http-closed",
+      concurrency: 50,
+      requests: 100_000,
+      request: { method: "POST", path: "/admin/config", headers: { authorization: "x" }, body: "{}" },
+      plan: [{ name: "s", request: { method: "PATCH", path: "/x" }, withItems: [1, 2, 3] }],
+    });
+    const probe = probeSpec(anything);
+    expect(probe).toEqual({
+      engine: "http-closed",
+      request: { method: "GET", path: "/", headers: {} },
+      concurrency: 1,
+      requests: 10,
+      rampUpS: 0,
+      timeoutMs: 10_000,
+    });
+    expect(probeSpec(ZScenarioSpec.parse({ engine: "http-open", rate: 1000, durationS: 60 })).requests).toBe(1);
+  });
+
+  it("give the install's organization the whole allow-list and tenants only what was opened to them", () => {
+    const settings = installSettingsFromEnv({
+      BENCHBOARD_ALLOWED_TARGETS: "127.0.0.1",
+      BENCHBOARD_TENANT_TARGETS: "127.0.0.1:4100, gw.test:8080",
+    });
+    const own = allowListForOrg(settings, true);
+    const tenant = allowListForOrg(settings, false);
+    expect(own.entries.map((e) => e.text)).toEqual(["127.0.0.1", "127.0.0.1:4100", "gw.test:8080"]);
+    expect(assessTarget(dest("127.0.0.1", 15672), ["127.0.0.1"], own).allowed).toBe(true);
+    expect(assessTarget(dest("127.0.0.1", 15672), ["127.0.0.1"], tenant).allowed).toBe(false);
+    expect(assessTarget(dest("127.0.0.1", 4100), ["127.0.0.1"], tenant).allowed).toBe(true);
+    // A tenant's own name pointed at the opened address proves nothing about the server.
+    expect(assessTarget(dest("evil.test", 4100), ["127.0.0.1"], tenant).allowed).toBe(false);
+    // A name the operator opened is allowed by name.
+    expect(assessTarget(dest("gw.test", 8080), ["10.1.2.3"], tenant).allowed).toBe(true);
+    expect(assessTarget(dest("gw.test", 8081), ["10.1.2.3"], tenant).allowed).toBe(false);
+    // Public addresses are not the allow-list's business.
+    expect(assessTarget(dest("example.test", 80), ["93.184.216.34"], tenant).allowed).toBe(true);
+    expect(settings.verificationDays).toBe(7);
+    expect(() => installSettingsFromEnv({ BENCHBOARD_TENANT_TARGETS: "10.0.0.0/99" })).toThrow(
+      /BENCHBOARD_TENANT_TARGETS/,
+    );
   });
 });

@@ -239,6 +239,12 @@ export type AllowEntry =
 
 export interface AllowList {
   entries: AllowEntry[];
+  /**
+   * Whose list this is. A tenant's (what the operator opened to tenants) differs in one way: a
+   * host name that resolves to a private address is refused unless an entry names that host —
+   * a tenant's own DNS name pointed at an allowed address proves nothing about the server.
+   */
+  scope?: "install" | "tenant";
 }
 
 export const EMPTY_ALLOW_LIST: AllowList = { entries: [] };
@@ -299,8 +305,13 @@ export function allowListText(list: AllowList): string[] {
 }
 
 function allowListed(list: AllowList, host: string, port: number, ip: ParsedIp): boolean {
+  const byName = host !== ip.text;
   return list.entries.some((e) => {
-    if (e.kind === "cidr") return e.family === ip.family && prefixMatch(ip.bytes, e.bytes, e.bits);
+    if (e.kind === "cidr") {
+      if (byName && list.scope === "tenant") return false;
+      return e.family === ip.family && prefixMatch(ip.bytes, e.bytes, e.bits);
+    }
+    if (byName && list.scope === "tenant" && e.host !== host) return false;
     if (e.port !== null && e.port !== port) return false;
     return e.host === host || e.host === ip.text;
   });

@@ -16,6 +16,7 @@ export * from "./monitor";
 export * from "./notifications";
 export * from "./overhead-stages";
 export * from "./published";
+export * from "./record-keys";
 export * from "./regression";
 export * from "./run-label";
 export * from "./run-result";

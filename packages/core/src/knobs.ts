@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RESERVED_KEYS } from "./record-keys";
 
 /**
  * Service knobs on an instance config: typed values applied to the target's config-apply URL
@@ -13,7 +14,11 @@ export const KNOB_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
 export const ZKnobs = z
   .record(
-    z.string().max(100).regex(KNOB_NAME_PATTERN, "knob names: letters, digits, _ . - (not starting with a digit)"),
+    z
+      .string()
+      .max(100)
+      .regex(KNOB_NAME_PATTERN, "knob names: letters, digits, _ . - (not starting with a digit)")
+      .refine((k) => !RESERVED_KEYS.has(k), { error: (issue) => `${String(issue.input)} is a reserved name` }),
     z.union([z.string().max(2_000), z.number().finite(), z.boolean()]),
   )
   .refine((k) => Object.keys(k).length <= 100, "at most 100 knobs");

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ZRecordKey } from "./record-keys";
 
 /**
  * The normalized result of a run: what engines produce, importers return and uploads accept.
@@ -47,21 +48,21 @@ export const ZToolThresholdVerdict = z.object({
 export type TToolThresholdVerdict = z.infer<typeof ZToolThresholdVerdict>;
 
 export const ZRunResultData = z.object({
-  metrics: z.record(z.string(), z.number().finite()),
+  metrics: z.record(ZRecordKey, z.number().finite()),
   /** Compressed base64 HDR histogram of latency in microseconds. */
   histogram: z.string().optional(),
-  statusCounts: z.record(z.string(), z.number().int().nonnegative()).default({}),
+  statusCounts: z.record(ZRecordKey, z.number().int().nonnegative()).default({}),
   errors: z.array(ZErrorEntry).default([]),
-  stages: z.record(z.string(), ZStageStat).default({}),
+  stages: z.record(ZRecordKey, ZStageStat).default({}),
   valid: z.boolean().default(true),
   invalidReasons: z.array(z.string()).default([]),
   /** Series keyed by metric: `rps`, `latency_p50`, `latency_p99`, `errors`, `mem_bytes`, `queue_depth`, … */
-  series: z.record(z.string(), ZSeries).default({}),
+  series: z.record(ZRecordKey, ZSeries).default({}),
   /**
    * Further encoded HDR histograms (µs) keyed by metric prefix: `ttft`, `itl`, `stage.<name>`.
    * Kept so shard results merge exactly.
    */
-  histograms: z.record(z.string(), z.string()).optional(),
+  histograms: z.record(ZRecordKey, z.string()).optional(),
   /**
    * Per-interval latency histograms (encoded, µs; null for an interval without samples) aligned
    * with `series`, so per-second percentiles of merged shards are re-read, never averaged.
@@ -76,7 +77,7 @@ export const ZRunResultData = z.object({
   /** Threshold verdicts of the tool that ran the load (not Benchboard's own thresholds). */
   toolThresholds: z.array(ZToolThresholdVerdict).optional(),
   /** Fields from a foreign format that have no place in the vocabulary, kept as they were. */
-  extra: z.record(z.string(), z.unknown()).optional(),
+  extra: z.record(ZRecordKey, z.unknown()).optional(),
 });
 export type TRunResultData = z.infer<typeof ZRunResultData>;
 export type TRunResultDataInput = z.input<typeof ZRunResultData>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ZRecordKey } from "./record-keys";
 
 /**
  * Scenario specs: what an engine runs. Stored as JSON on Scenario rows and snapshotted on runs;
@@ -20,7 +21,7 @@ export const ZThreshold = z.object({
 });
 export type TThreshold = z.infer<typeof ZThreshold>;
 
-const ZHeaders = z.record(z.string(), z.string()).default({});
+const ZHeaders = z.record(ZRecordKey, z.string()).default({});
 
 export const ZRequestSpec = z.object({
   method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]).default("GET"),
@@ -43,7 +44,7 @@ export const ZPlanStep = z.object({
   /** Pause after the step (e.g. a drill `delay` at the end of a plan). */
   delayAfterMs: z.number().int().min(0).max(60_000).optional(),
   /** Variables set before the request is built (drill's standalone `assign: {key, value}`). */
-  set: z.record(z.string(), z.string()).optional(),
+  set: z.record(ZRecordKey, z.string()).optional(),
   /** Checked after the response (and its `assign`); a mismatch counts as an `assert` error. */
   asserts: z
     .array(z.object({ key: z.string().min(1), value: z.union([z.string(), z.number(), z.boolean()]) }))
@@ -73,7 +74,7 @@ export const ZHttpClosedSpec = z
     request: ZRequestSpec.default({ method: "GET", path: "/", headers: {} }),
     /** Multi-step plan (drill model); when present each iteration runs the whole plan. */
     plan: z.array(ZPlanStep).optional(),
-    variables: z.record(z.string(), z.string()).optional(),
+    variables: z.record(ZRecordKey, z.string()).optional(),
     concurrency: z.number().int().positive().max(HARD_LIMITS.maxConcurrency),
     requests: z.number().int().positive().max(HARD_LIMITS.maxRequests).optional(),
     durationS: z.number().positive().max(HARD_LIMITS.maxDurationS).optional(),

@@ -18,12 +18,54 @@ describe("redactForShare", () => {
     expect(shared.target).toEqual({ name: "checkout", kind: "http", baseUrl: null });
     expect(shared.run).toEqual({ ciUrl: null, startedAt: at, notes: "fine" });
     expect(shared.scenario).toEqual({ name: "steady", engine: "http-open", spec: { rate: 500, durationS: 60 } });
-    expect(shared.errors[0]?.message).toBe("dial tcp [address hidden]: connection refused");
+    expect(shared.errors[0]).toEqual({ kind: "connect", message: "", count: 3 });
   });
 
   it("hides URLs and host:port pairs in text", () => {
     expect(redactText("Get http://payments.internal:9000/v1: timeout")).toBe("Get [address hidden] timeout");
     expect(redactText("connect to db-primary.corp:5432 failed")).toBe("connect to [address hidden] failed");
     expect(redactText("p99 12.5 ms at 500 req/s")).toBe("p99 12.5 ms at 500 req/s");
+  });
+});
+
+describe("redactForShare without target details", () => {
+  it("shows errors by kind, status and count only, and hides run errors, invalid reasons and text knob values", () => {
+    const shared = redactForShare({
+      run: {
+        error: "worker vm-5163 stopped responding",
+        workerIds: ["vm-5163", "vm-5164"],
+        serverConfig: { upstream: "redis-master.corp.internal" },
+      },
+      config: { knobs: { upstream: "redis-master.corp.internal", buffer_size: 15000, tls: true } },
+      result: {
+        invalidReasons: ["shard 2 ran on vm-5164 alone"],
+        errors: [
+          { kind: "assert", message: 'who: r.body is {"name":"guest","tags":["administrator"]}', count: 1 },
+          { kind: "status", status: 503, message: "HTTP 503", count: 7 },
+        ],
+      },
+    });
+    expect(shared.run).toEqual({
+      error: expect.stringContaining("details hidden"),
+      workerIds: null,
+      serverConfig: null,
+    });
+    expect(shared.config.knobs).toEqual({ upstream: "[hidden]", buffer_size: 15000, tls: true });
+    expect(shared.result.invalidReasons).toEqual([expect.stringContaining("details hidden")]);
+    expect(shared.result.errors).toEqual([
+      { kind: "assert", message: "", count: 1 },
+      { kind: "status", status: 503, message: "", count: 7 },
+    ]);
+    expect(JSON.stringify(shared)).not.toMatch(/vm-516|corp\.internal|administrator/);
+  });
+
+  it("hides bare host names and IPv6 literals in text, and keeps times of day and numbers", () => {
+    expect(redactText("calls payments.corp.internal then vault.corp.internal")).toBe(
+      "calls [address hidden] then [address hidden]",
+    );
+    expect(redactText("peer [fd00::1]:8443 and 2001:db8:0:0:0:0:0:1 and ::1 and fe80::")).toBe(
+      "peer [address hidden] and [address hidden] and [address hidden] and [address hidden]",
+    );
+    expect(redactText("ran at 12:30:45 with p99 12.5 ms")).toBe("ran at 12:30:45 with p99 12.5 ms");
   });
 });

@@ -9,6 +9,7 @@ export * from "./queries/badge";
 export * from "./queries/comparison";
 export * from "./queries/exec-run";
 export * from "./queries/instance-config";
+export * from "./queries/member";
 export * from "./queries/notification";
 export * from "./queries/notification-planner";
 export * from "./queries/org";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { createDb, type Db, DEFAULT_DATABASE_URL } from "./client";
-import { applyMigrations, migrationsFingerprint } from "./migrate";
+import { applyMigrations, migrationsFingerprint, readMigrations } from "./migrate";
 
 /**
  * Test databases: the migrations are applied once to a template named by their fingerprint;
@@ -92,12 +92,36 @@ export async function dropStaleTestDatabases(
 
 /**
  * What the operator of a test install does: allow 127.0.0.1 as a target, where every test server
- * listens. Tenants still need to verify an origin before it gets load.
+ * listens, and open it to tenants too. Tenants still need to verify an origin before it gets load.
  */
 export async function allowLoopbackTargets(db: Db): Promise<void> {
   await db.installSettings.upsert({
     where: { id: 1 },
-    update: { allowedTargets: ["127.0.0.1"], allowedTargetsSet: true },
-    create: { id: 1, allowedTargets: ["127.0.0.1"], allowedTargetsSet: true },
+    update: {
+      allowedTargets: ["127.0.0.1"],
+      allowedTargetsSet: true,
+      tenantTargets: ["127.0.0.1"],
+      tenantTargetsSet: true,
+    },
+    create: {
+      id: 1,
+      allowedTargets: ["127.0.0.1"],
+      allowedTargetsSet: true,
+      tenantTargets: ["127.0.0.1"],
+      tenantTargetsSet: true,
+    },
   });
+}
+
+/** Run one migration's SQL file again on a test database (a repair migration's own test). */
+export async function rerunMigration(t: TestDatabase, name: string): Promise<void> {
+  const migration = (await readMigrations()).find((m) => m.name === name);
+  if (!migration) throw new Error(`no migration ${name}`);
+  const client = new pg.Client({ connectionString: t.url });
+  await client.connect();
+  try {
+    await client.query(migration.sql);
+  } finally {
+    await client.end();
+  }
 }

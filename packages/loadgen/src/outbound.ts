@@ -27,6 +27,8 @@ export interface OutboundResponse {
   headers: Record<string, string | string[] | undefined>;
   /** The body, for the caller to parse; never to be echoed to a tenant. */
   body: Buffer;
+  /** The address the request was sent to (the one checked). */
+  address: string;
 }
 
 export class OutboundError extends Error {
@@ -80,7 +82,7 @@ export async function outboundRequest(url: string, options: OutboundOptions): Pr
       }
       chunks.push(chunk as Buffer);
     }
-    return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) };
+    return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), address: verdict.pin.address };
   } catch (err) {
     if (err instanceof OutboundError) throw err;
     if (signal.aborted || /TIMEOUT/.test(String((err as { code?: string }).code))) {

@@ -3,6 +3,7 @@ import type { LookupFunction } from "node:net";
 import {
   type AddressVerdict,
   type AllowList,
+  assessHostname,
   assessTarget,
   destinationOf,
   EMPTY_ALLOW_LIST,
@@ -47,6 +48,9 @@ export async function resolveUrl(raw: string, policy: SafetyPolicy): Promise<Url
   const dest = destinationOf(raw);
   if (!dest) return { allowed: false, reason: `${url.protocol} URLs are not allowed` };
   const host = normalizeHostname(dest.hostname);
+  // Judged by name before any lookup: a metadata name is never sent to a resolver.
+  const byName = assessHostname(host);
+  if (!byName.allowed) return byName;
   const literal = parseIp(host);
   let addresses: { address: string; family: number }[];
   if (literal) {

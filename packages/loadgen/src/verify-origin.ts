@@ -12,7 +12,9 @@ export interface VerifyOptions {
   resolveTxt?: (name: string) => Promise<string[][]>;
 }
 
-export type VerifyResult = { ok: true; method: VerificationMethod } | { ok: false; reason: string };
+export type VerifyResult =
+  | { ok: true; method: VerificationMethod /** HTTP: where the token was served from. */; addresses: string[] }
+  | { ok: false; reason: string };
 
 const TOKEN_FILE_MAX_BYTES = 4_096;
 
@@ -43,7 +45,7 @@ export async function verifyOrigin(
         .toString("utf8")
         .split(/\r?\n/)
         .map((l) => l.trim());
-      if (lines.includes(token) || lines.includes(expected)) return { ok: true, method };
+      if (lines.includes(token) || lines.includes(expected)) return { ok: true, method, addresses: [res.address] };
       return {
         ok: false,
         reason: `${VERIFICATION_PATH} answered HTTP 200, ${res.body.length} bytes, without this organization's token`,
@@ -64,6 +66,6 @@ export async function verifyOrigin(
     return { ok: false, reason: `no TXT record at ${name} (${code})` };
   }
   const values = records.map((chunks) => chunks.join(""));
-  if (values.includes(expected)) return { ok: true, method };
+  if (values.includes(expected)) return { ok: true, method, addresses: [] };
   return { ok: false, reason: `the TXT records at ${name} (${values.length}) do not hold this organization's token` };
 }

@@ -120,13 +120,17 @@ beforeAll(async () => {
   const base = { db: t.db, queue, secretKey, network, install: DEFAULT_INSTALL_SETTINGS };
   anonymous = createCaller({ ...base, orgId: null, userId: null, role: null });
 
-  // The install's first account is the operator. It allow-lists 127.0.0.1 for this suite, on the
-  // operator page's own procedure.
+  // The install's first account is the operator. It allow-lists 127.0.0.1 for its own
+  // organization, and opens only the server tenants' tests use (and a name DNS tests point at it)
+  // to tenants, on the operator page's own procedure.
   const op = await signUp(t.db, { email: "operator@example.test", password: "operator password 1" });
   const local = await ensureLocalOrganization(t.db);
   operatorCtx = { ...base, orgId: local.id, userId: op.id, role: "owner" };
   operator = createCaller(operatorCtx);
-  await operator.install.update({ allowedTargets: ["127.0.0.1"] });
+  await operator.install.update({
+    allowedTargets: ["127.0.0.1"],
+    tenantTargets: [`127.0.0.1:${tokenServer.port}`, `svc.test:${tokenServer.port}`],
+  });
 
   // A stranger signs up like anyone: an organization of its own, owned by it.
   await anonymous.auth.signUp({ email: "stranger@example.test", password: "stranger password 1" });
@@ -282,17 +286,11 @@ describe("a stranger's load reaches only origins it verified", () => {
     expect(run.status, run.error ?? "").toBe("succeeded");
     expect((run.result?.metrics as Record<string, number>).success).toBeGreaterThan(0);
 
-    // Another origin (here another port) is not covered: it must be verified again.
-    const moved = await stranger.target.update({
-      id: target.id,
-      name: "mine",
-      kind: "http",
-      baseUrl: internal.url,
-    });
-    expect(moved.baseUrl).toBe(internal.url);
-    await expect(stranger.run.launch({ targetId: target.id, scenarioId: load.id })).rejects.toMatchObject({
-      code: "CONFLICT",
-    });
+    // Another port of the same address is the operator's, not opened to tenants: the target
+    // cannot even point there.
+    await expect(
+      stranger.target.update({ id: target.id, name: "mine", kind: "http", baseUrl: internal.url }),
+    ).rejects.toMatchObject({ code: "CONFLICT", cause: { field: "baseUrl" } });
     expect(internal.hits).toEqual([]);
   });
 
@@ -316,8 +314,27 @@ describe("a stranger's load reaches only origins it verified", () => {
     expect(view.dns).toEqual({ name: "_benchboard-verification.svc.test", value: `benchboard-verification=${token}` });
   });
 
-  it("reads monitors only on verified origins: an allow-listed internal service is never requested", async () => {
+  it("reads monitors only where tenants may go: an allow-listed internal service is never requested", async () => {
     const project = await projectOf(stranger);
+    await expect(
+      stranger.target.create({
+        projectId: project.id,
+        name: "peek",
+        kind: "http",
+        baseUrl: tokenServer.url,
+        monitors: [
+          {
+            config: {
+              kind: "prometheus",
+              url: `${internal.url}/metrics`,
+              memoryMetric: "m",
+              cpuMetric: "c",
+              gauges: [],
+            },
+          },
+        ],
+      }),
+    ).rejects.toMatchObject({ code: "CONFLICT", cause: { field: "monitors.0.config.url" } });
     const target = await stranger.target.create({
       projectId: project.id,
       name: "peek",

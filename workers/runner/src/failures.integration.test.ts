@@ -153,7 +153,8 @@ describe("runs survive failures", () => {
 
     const run = await waitFor(ended(launched.id), 20_000, "the watchdog to end the run");
     expect(run.status).toBe("failed");
-    expect(run.error).toMatch(new RegExp(`^worker ${owner} stopped responding \\(no heartbeat for \\d+ s\\)`));
+    expect(run.error).toMatch(/^its worker stopped responding \(no heartbeat for \d+ s\)/);
+    expect(run.error).not.toContain(owner);
     // What was measured until the checkpoint is kept, flagged as partial.
     const partial = run.result?.metrics as Record<string, number>;
     expect(partial.requests).toBeGreaterThan(0);

@@ -115,7 +115,7 @@ describe("run lifecycle", () => {
         "the watchdog to end the first run",
       );
       expect(dead.status).toBe("failed");
-      expect(dead.error).toMatch(/^worker w-only stopped responding/);
+      expect(dead.error).toMatch(/^its worker stopped responding/);
       await waitFor(
         async () => (await t.db.run.findUnique({ where: { id: second } }))?.dispatchedAt != null,
         10_000,

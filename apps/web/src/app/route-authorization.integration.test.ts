@@ -297,8 +297,14 @@ beforeAll(async () => {
   await allowLoopbackTargets(t.db);
   // The app reads its environment once, when ~/env is first imported: point it at the test
   // database and a private queue prefix before importing any route.
-  savedEnv = { DATABASE_URL: process.env.DATABASE_URL, BENCHBOARD_QUEUE_PREFIX: process.env.BENCHBOARD_QUEUE_PREFIX };
+  savedEnv = {
+    DATABASE_URL: process.env.DATABASE_URL,
+    BENCHBOARD_QUEUE_PREFIX: process.env.BENCHBOARD_QUEUE_PREFIX,
+    BENCHBOARD_PUBLIC_URL: process.env.BENCHBOARD_PUBLIC_URL,
+  };
   process.env.DATABASE_URL = t.url;
+  // The app answers only for its public URL; requests here come from a browser on it.
+  process.env.BENCHBOARD_PUBLIC_URL = ORIGIN;
   process.env.BENCHBOARD_QUEUE_PREFIX = prefix;
   redis = new Redis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
   const files = findRouteFiles(APP_DIR);
@@ -357,7 +363,12 @@ async function token(
 function request(call: Call, method: string, headers: Record<string, string>): Request {
   return new Request(`${ORIGIN}${call.url}`, {
     method,
-    headers: { ...headers, ...(call.contentType ? { "content-type": call.contentType } : {}) },
+    headers: {
+      host: new URL(ORIGIN).host,
+      origin: ORIGIN,
+      ...headers,
+      ...(call.contentType ? { "content-type": call.contentType } : {}),
+    },
     body: method === "GET" || method === "HEAD" ? undefined : call.body,
   });
 }

@@ -9,11 +9,23 @@ describe("safeNextPath", () => {
     ["//evil.example/path", "/"],
     ["https://evil.example/", "/"],
     ["/\t/evil.example", "/"],
+    ["/.//evil.example", "/"],
+    ["/..//evil.example/x", "/"],
+    ["/%2e//evil.example", "/"],
+    ["/%2E%2E//evil.example", "/"],
+    ["/a/../..//evil.example", "/"],
     ["javascript:alert(1)", "/"],
     ["", "/"],
     [undefined, "/"],
   ])("sends %j home", (next, expected) => {
     expect(safeNextPath(next, origin)).toBe(expected);
+  });
+
+  it("never returns a path the browser would read as another host", () => {
+    for (const next of ["/.//evil.example", "/./\\evil.example", "/x/..//evil.example"]) {
+      const path = safeNextPath(next, origin);
+      expect(new URL(path, origin).origin, next).toBe(origin);
+    }
   });
 
   it("keeps a page of the app with its query and fragment", () => {

@@ -78,9 +78,9 @@ export async function resolveCaller(req: Request) {
   const found = await getSessionUser(db, token);
   if (!found) return { db, token, user: null, orgId: null, role: null } as const;
   const wanted = readCookie(cookie, ORG_COOKIE);
-  const memberships = found.user.memberships;
-  const chosen =
-    memberships.find((m) => m.org.slug === wanted) ?? memberships.find((m) => !m.org.demo) ?? memberships[0] ?? null;
+  // Memberships first, then demo organizations read as public data (a viewer, never a member).
+  const orgs = found.orgs;
+  const chosen = orgs.find((m) => m.org.slug === wanted) ?? orgs.find((m) => !m.org.demo) ?? orgs[0] ?? null;
   return { db, token, user: found.user, orgId: chosen?.orgId ?? null, role: chosen?.role ?? null } as const;
 }
 

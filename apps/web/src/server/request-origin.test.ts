@@ -21,6 +21,18 @@ describe("client address", () => {
     expect(clientIp(proxied, behindProxy)).toBe("198.51.100.7");
   });
 
+  it("does not take https from the request's URL, which the framework builds from X-Forwarded-Proto", () => {
+    const publicUrls = [new URL("http://127.0.0.1:3000")];
+    const spoofed = request(
+      { host: "127.0.0.1:3000", "x-benchboard-peer": "203.0.113.9", "x-forwarded-proto": "https" },
+      "GET",
+      "https://127.0.0.1:3000/",
+    );
+    expect(isHttps(spoofed, { ...direct, publicUrls })).toBe(false);
+    const served = request({ host: "bench.example" }, "GET", "https://bench.example/");
+    expect(isHttps(served, { ...direct, publicUrls: [new URL("https://bench.example")] })).toBe(true);
+  });
+
   it("believes X-Forwarded-Proto only from a trusted proxy", () => {
     const headers = { "x-benchboard-peer": "10.0.0.2", "x-forwarded-proto": "https" };
     expect(isHttps(request(headers), direct)).toBe(false);

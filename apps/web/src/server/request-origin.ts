@@ -1,5 +1,6 @@
 import { clientAddress, type TrustedProxies } from "@benchboard/api/client-address";
 import { env, trustedProxies } from "~/env";
+import { matchPublicUrl, publicUrls } from "./public-url";
 
 /**
  * What a request says about where it came from, believing forwarded headers only from a proxy
@@ -9,12 +10,25 @@ import { env, trustedProxies } from "~/env";
 export interface RequestOriginOptions {
   peerHeader?: string | undefined;
   trusted?: TrustedProxies;
+  /** The URLs the app is reached at (BENCHBOARD_PUBLIC_URL, or where the server listens). */
+  publicUrls?: URL[];
 }
+
+const configuredPublicUrls = publicUrls(env.BENCHBOARD_PUBLIC_URL, env.BENCHBOARD_LISTEN, env.PORT);
 
 const defaults = (): Required<RequestOriginOptions> => ({
   peerHeader: env.BENCHBOARD_PEER_HEADER ?? "",
   trusted: trustedProxies,
+  publicUrls: configuredPublicUrls,
 });
+
+/**
+ * The public URL this request was addressed to (its Host header, or X-Forwarded-Host from a
+ * trusted proxy), or null: a request for any other host name is answered 421.
+ */
+export function requestedPublicUrl(req: Request, options: RequestOriginOptions = {}): URL | null {
+  return matchPublicUrl(requestHost(req, options), { ...defaults(), ...options }.publicUrls);
+}
 
 function peerOf(req: Request, peerHeader: string): string | null {
   return peerHeader ? req.headers.get(peerHeader) || null : null;
@@ -39,8 +53,12 @@ export function requestHost(req: Request, options: RequestOriginOptions = {}): s
   return forwarded || req.headers.get("host");
 }
 
-/** Served over https: by the URL, or by X-Forwarded-Proto from a trusted proxy. */
+/**
+ * Served over https: the public URL it was addressed to is https, or a trusted proxy says so. The
+ * request's own URL is not asked: the framework builds it from X-Forwarded-Proto, which any
+ * client can send, and Secure cookies or HSTS must not be switched on by a stranger.
+ */
 export function isHttps(req: Request, options: RequestOriginOptions = {}): boolean {
-  if (new URL(req.url).protocol === "https:") return true;
+  if (requestedPublicUrl(req, options)?.protocol === "https:") return true;
   return viaTrustedProxy(req, options) && req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
 }

@@ -114,9 +114,20 @@ describe("configuration as code", () => {
       { kind: "instanceConfig", name: "small", action: "create" },
       { kind: "scenario", name: "steady", action: "create" },
     ]);
+    // A secret value given in the file is always replaced: a dry run never confirms a guess of
+    // the stored value. Everything else is unchanged the second time.
+    const guess = await put(slug, DOC, tokens.config, true);
+    expect(bodyOf(guess).changes).toContainEqual({
+      kind: "target",
+      name: "api",
+      action: "update",
+      fields: ["headers"],
+    });
     const second = await put(slug, DOC);
-    expect(bodyOf(second)).toMatchObject({ changed: 0 });
-    expect((bodyOf(second).changes as { action: string }[]).every((c) => c.action === "unchanged")).toBe(true);
+    expect(bodyOf(second)).toMatchObject({ changed: 1 });
+    expect(
+      (bodyOf(second).changes as { kind: string; action: string }[]).filter((c) => c.action !== "unchanged"),
+    ).toEqual([{ kind: "target", name: "api", action: "update", fields: ["headers"] }]);
 
     // A changed secret value is a change; the value never comes back.
     const rotated = structuredClone(DOC);
@@ -157,14 +168,14 @@ describe("configuration as code", () => {
       kind: "target",
       name: "api",
       action: "update",
-      fields: ["overheadStages"],
+      fields: ["overheadStages", "headers"],
     });
     expect((bodyOf(await get(slug)).targets as { overheadStages?: string[] }[])[0]!.overheadStages).toEqual(["auth"]);
     expect(bodyOf(await put(slug, rotated)).changes).toContainEqual({
       kind: "target",
       name: "api",
       action: "update",
-      fields: ["overheadStages"],
+      fields: ["overheadStages", "headers"],
     });
   });
 
@@ -184,7 +195,9 @@ describe("configuration as code", () => {
     expect(applied.status, JSON.stringify(applied.body)).toBe(200);
     const copy = bodyOf(await get(empty));
     expect({ ...copy, project: source.project }).toEqual(source);
-    expect(bodyOf(await put(empty, withSecret))).toMatchObject({ changed: 0 });
+    // Applied again: only the given secret is replaced (a file that carries it always replaces it).
+    expect(bodyOf(await put(empty, withSecret))).toMatchObject({ changed: 1 });
+    expect(bodyOf(await put(empty, source))).toMatchObject({ changed: 0 });
   });
 
   it("applies the web app's target rules and names the item and field", async () => {
@@ -384,5 +397,31 @@ describe("client-driven runs (benchboard exec)", () => {
       run.id,
     );
     expect(foreign.status).toBe(404);
+  });
+
+  it("stores exactly one of eight concurrent finishes; the others are refused", async () => {
+    const slug = projects["Checkout API"]!.slug;
+    const start = await startExecRunHandler(
+      request("POST", "/runs/exec", tokens.runsOnly!, { project: slug, tool: "vegeta", scenario: "steady" }),
+      deps,
+    );
+    const runId = (bodyOf(start).run as { id: string }).id;
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        finishExecRunHandler(
+          request("POST", `/runs/${runId}/finish`, tokens.runsOnly!, {
+            status: "succeeded",
+            result: { metrics: { requests: 100 + i } },
+          }),
+          deps,
+          runId,
+        ),
+      ),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
+    const winner = results.findIndex((r) => r.status === 200);
+    const stored = await t.db.runResult.findUniqueOrThrow({ where: { runId } });
+    expect((stored.metrics as Record<string, number>).requests).toBe(100 + winner);
   });
 });

@@ -1,3 +1,4 @@
+import { findReservedKey } from "@benchboard/core";
 import { ImportError, jsonTooDeep, MAX_JSON_DEPTH } from "@benchboard/core/importers";
 import { ConflictError, isDatabaseUnavailable, NotFoundError } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
@@ -150,8 +151,9 @@ export function parseJsonBody(text: string): unknown {
   if (deep) {
     throw new RestError(400, `the request body nests deeper than ${MAX_JSON_DEPTH} levels (line ${deep.line})`, deep);
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const position = /at position (\d+)/.exec(message);
@@ -160,6 +162,13 @@ export function parseJsonBody(text: string): unknown {
       line,
     });
   }
+  // Schemas drop a `__proto__` key silently; a reserved key is refused by name instead.
+  const reserved = findReservedKey(parsed);
+  if (reserved) {
+    const field = reserved.join(".");
+    throw new RestError(400, `${field}: ${String(reserved.at(-1))} is a reserved name`, { field });
+  }
+  return parsed;
 }
 
 /** Render a handler's result for a fetch-style server (Next.js route handlers). */

@@ -724,7 +724,7 @@ describe("POST /api/v1/runs/launch", () => {
       baseUrl: `http://127.0.0.1:${targetPort}`,
     });
     // Acme is a tenant: it has proved it controls the target's origin.
-    await recordVerifiedOrigin(t.db, org.id, `http://127.0.0.1:${targetPort}`, "http");
+    await recordVerifiedOrigin(t.db, org.id, `http://127.0.0.1:${targetPort}`, "http", { addresses: ["127.0.0.1"] });
   });
 
   it("queues a stored scenario by project and name on a named target, through the same checks as the UI", async () => {

@@ -1,8 +1,11 @@
 import {
   acceptInvitation,
+  ConflictError,
   checkCredentials,
   createSession,
+  decoySignUp,
   deleteSession,
+  emailRegistered,
   getInvitation,
   getSessionUser,
   installHasOwner,
@@ -24,14 +27,25 @@ export const ZSignUpInput = z.object({
   name: z.string().trim().max(80, "name is at most 80 characters").optional(),
   /** The token of the invitation link the account is made from: it joins that organization. */
   invitation: z.string().min(1).max(200).optional(),
+  /** The install's first account only: the setup token scripts/up.sh printed. */
+  setupToken: z.string().max(200).optional(),
 });
 export const ZSignInInput = z.object({ email: z.string().max(254), password: z.string().max(200) });
 
 export const authRouter = router({
   signUp: publicProcedure.input(ZSignUpInput).mutation(async ({ ctx, input }) => {
     await enforceRateLimit(ctx, `signup:${ctx.clientIp ?? "?"}`, 10, 3600, "sign-ups from this address");
+    const install = await installSettingsFor(ctx);
+    // An email that already has an account gets the answer a new one would (without a session):
+    // sign-up does not tell who is registered. Closed sign-up refuses both alike.
+    if (await emailRegistered(ctx.db, input.email)) {
+      if (!install.signupOpen) {
+        throw new ConflictError("email", "sign-up is closed on this install; ask an owner for an invitation");
+      }
+      return { ...(await decoySignUp(input)), orgSlug: null };
+    }
     const { invitation, ...account } = input;
-    const user = await signUp(ctx.db, { ...account, invitationToken: invitation }, await installSettingsFor(ctx));
+    const user = await signUp(ctx.db, { ...account, invitationToken: invitation }, install);
     const session = await createSession(ctx.db, user.id, ctx.userAgent);
     ctx.session?.set(session.token, session.expiresAt);
     // The slug of the organization the invitation joined: the client opens it.

@@ -1,4 +1,9 @@
-import { findRunOrganizationForUser, getOrganization, listUserOrganizations, renameOrganization } from "@benchboard/db";
+import {
+  findRunOrganizationForUser,
+  getOrganization,
+  listCallerOrganizations,
+  renameOrganization,
+} from "@benchboard/db";
 import { z } from "zod";
 import { orgProcedure, ownerProcedure, router, userProcedure } from "../trpc";
 
@@ -13,10 +18,21 @@ export const ZUpdateOrgInput = z
   .strict();
 
 export const orgRouter = router({
-  /** Organizations the caller belongs to, with the current one marked. */
-  list: userProcedure.query(async ({ ctx }) =>
-    (await listUserOrganizations(ctx.db, ctx.userId)).map((o) => ({ ...o, current: o.id === ctx.orgId })),
-  ),
+  /** Organizations the caller belongs to, then demo organizations (read-only), the current one marked. */
+  list: userProcedure.query(async ({ ctx }) => {
+    const orgs = await listCallerOrganizations(ctx.db, ctx.userId);
+    return orgs
+      .map((o) => ({
+        id: o.orgId,
+        name: o.org.name,
+        slug: o.org.slug,
+        demo: o.org.demo,
+        createdAt: o.createdAt,
+        role: o.role,
+        current: o.orgId === ctx.orgId,
+      }))
+      .sort((a, b) => Number(a.demo) - Number(b.demo) || a.createdAt.getTime() - b.createdAt.getTime());
+  }),
   current: orgProcedure.query(({ ctx }) => getOrganization(ctx.db, ctx.orgId)),
   update: ownerProcedure
     .input(ZUpdateOrgInput)

@@ -1,5 +1,6 @@
 import {
   PROBE_MAX_REQUESTS,
+  RESERVED_KEYS,
   type TMonitorConfig,
   VERIFICATION_DNS_LABEL,
   VERIFICATION_PATH,
@@ -27,7 +28,7 @@ import { type ProbeResult, probeMonitor } from "@benchboard/loadgen/monitors/ind
 import { verifyOrigin } from "@benchboard/loadgen/verify-origin";
 import { z } from "zod";
 import { withinLimits } from "../input-limits";
-import { assertTargetAllowed, safetyPolicyFor } from "../launch-safety";
+import { assertTargetAllowed, installSettingsFor, safetyPolicyFor } from "../launch-safety";
 import { type Context, enforceRateLimit, memberProcedure, orgProcedure, router } from "../trpc";
 
 const ZHttpUrl = z
@@ -74,6 +75,8 @@ const ZTargetFields = z.object({
       headers.forEach((h, i) => {
         const key = h.name.toLowerCase();
         if (seen.has(key)) ctx.addIssue({ code: "custom", path: [i, "name"], message: "header names must be unique" });
+        if (RESERVED_KEYS.has(key))
+          ctx.addIssue({ code: "custom", path: [i, "name"], message: `${h.name} is a reserved name` });
         seen.add(key);
       });
     }),
@@ -145,7 +148,16 @@ async function verificationView(ctx: Context & { orgId: string }, targetId: stri
     targetId,
     origin: status.origin,
     trusted: status.trusted,
-    verified: status.verified ? { method: status.verified.method, at: status.verified.verifiedAt } : null,
+    verified: status.verified
+      ? {
+          method: status.verified.method,
+          at: status.verified.verifiedAt,
+          expiresAt: status.verified.expiresAt,
+          // DNS proves the name; load needs the token served over HTTP from the load's address.
+          coversLoad: status.verified.method === "http" && status.verified.addresses.length > 0,
+        }
+      : null,
+    expiredAt: status.expired?.expiresAt ?? null,
     probeMaxRequests: PROBE_MAX_REQUESTS,
     http: { url: status.origin ? `${status.origin}${VERIFICATION_PATH}` : null, content: verificationRecord(token) },
     dns: { name: `${VERIFICATION_DNS_LABEL}.${host}`, value: verificationRecord(token) },
@@ -194,8 +206,9 @@ export const targetRouter = router({
     // never read here: this is the web process, and its host is not the target.
     const policy = await assertAddresses(ctx, { monitors: configs }, { skipBaseUrl: true });
     // A tenant reads only what it proved it controls; an unverified URL is not requested at all.
+    const install = await installSettingsFor(ctx);
     const unverified = await Promise.all(
-      configs.map(async (c) => "url" in c && !(await requestsMayReach(ctx.db, ctx.orgId, c.url))),
+      configs.map(async (c) => "url" in c && !(await requestsMayReach(ctx.db, ctx.orgId, c.url, install))),
     );
     const results = await Promise.all(
       configs.map((config, i) =>
@@ -238,7 +251,11 @@ export const targetRouter = router({
         resolveTxt: ctx.network?.resolveTxt,
       });
       if (!result.ok) throw new ConflictError("method", `not verified: ${result.reason}`);
-      await recordVerifiedOrigin(ctx.db, ctx.orgId, view.origin, result.method);
+      const settings = await installSettingsFor(ctx);
+      await recordVerifiedOrigin(ctx.db, ctx.orgId, view.origin, result.method, {
+        addresses: result.addresses,
+        days: settings.verificationDays,
+      });
       return verificationView(ctx, input.targetId);
     }),
 });

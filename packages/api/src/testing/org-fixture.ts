@@ -78,7 +78,15 @@ export async function createOrgFixture(db: Db, label = randomBytes(4).toString("
   // The fixture's target lives on 127.0.0.1:9; the organization has proved it controls that
   // origin (the suite's operator allows 127.0.0.1, see allowLoopbackTargets), so its scenario
   // may be launched there like any verified tenant's.
-  await db.verifiedOrigin.create({ data: { orgId: org.id, origin: "http://127.0.0.1:9", method: "http" } });
+  await db.verifiedOrigin.create({
+    data: {
+      orgId: org.id,
+      origin: "http://127.0.0.1:9",
+      method: "http",
+      addresses: ["127.0.0.1"],
+      expiresAt: new Date(Date.now() + 86_400_000),
+    },
+  });
   const users = {} as OrgFixture["users"];
   await Promise.all(
     ROLES.map(async (role) => {
@@ -187,7 +195,7 @@ export async function createOrgFixture(db: Db, label = randomBytes(4).toString("
 /**
  * The tRPC context the web handler would build for a request carrying this session cookie: the
  * session resolved (unknown, expired and deleted sessions are anonymous), and the organization
- * chosen by slug among the user's memberships.
+ * chosen by slug among the user's organizations (memberships, then demo organizations).
  */
 export async function sessionContext(
   deps: { db: Db; queue: Queue; secretKey?: Buffer | null },
@@ -195,8 +203,8 @@ export async function sessionContext(
   orgSlug?: string,
 ): Promise<Context> {
   const found = await getSessionUser(deps.db, sessionToken);
-  const memberships = found?.user.memberships ?? [];
-  const chosen = memberships.find((m) => m.org.slug === orgSlug) ?? memberships[0] ?? null;
+  const orgs = found?.orgs ?? [];
+  const chosen = orgs.find((m) => m.org.slug === orgSlug) ?? orgs[0] ?? null;
   return {
     db: deps.db,
     queue: deps.queue,

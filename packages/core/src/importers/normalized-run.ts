@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ZRecordKey } from "../record-keys";
 import { ZRunResultData } from "../run-result";
 
 /**
@@ -25,7 +26,7 @@ export const ZNormalizedRunScenario = z.object({
   /** A Benchboard engine (`http-open`, `http-closed`, `llm`, `ws-chat`) or the tool's own model. */
   engine: z.string().min(1).max(64).optional(),
   /** Load settings: a Benchboard scenario spec, or the settings a foreign tool reported. */
-  spec: z.record(z.string(), z.unknown()).optional(),
+  spec: z.record(ZRecordKey, z.unknown()).optional(),
 });
 
 export const ZNormalizedRunTarget = z.object({
@@ -42,7 +43,7 @@ export const ZNormalizedRunInstanceConfig = z.object({
   cpuLimit: z.number().positive().optional(),
   replicas: z.number().int().positive().optional(),
   /** Free-form service settings, e.g. `{ buffer_size: 20000, initial_pool_size: 15000 }`. */
-  knobs: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  knobs: z.record(ZRecordKey, z.union([z.string(), z.number(), z.boolean()])).optional(),
 });
 
 export const ZNormalizedRunGit = z.object({

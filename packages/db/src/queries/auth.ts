@@ -1,3 +1,4 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { DEFAULT_INSTALL_SETTINGS, type InstallSettings } from "@benchboard/core";
 import { decoyHash, hashPassword, verifyPassword } from "../auth/password";
 import { hashToken, newToken } from "../auth/tokens";
@@ -20,12 +21,15 @@ export function normalizeEmail(email: string): string {
  * Create an account. The first account of an install owns the local organization; later ones
  * get an organization of their own (and join others through invitations). An account made from
  * an invitation link (`invitationToken`) joins the inviting organization instead, in the same
- * transaction, and gets no organization of its own. Every account can view demo organizations.
+ * transaction, and gets no organization of its own. Demo organizations are public data read
+ * through `callerOrganizations`, not memberships: sign-up adds none.
  */
 export async function signUp(
   db: Db,
-  input: { email: string; password: string; name?: string; invitationToken?: string },
-  install: Pick<InstallSettings, "signupOpen" | "defaultCaps"> = DEFAULT_INSTALL_SETTINGS,
+  input: { email: string; password: string; name?: string; invitationToken?: string; setupToken?: string },
+  install: Pick<InstallSettings, "signupOpen" | "defaultCaps"> & {
+    setupToken?: string | null;
+  } = DEFAULT_INSTALL_SETTINGS,
 ) {
   const email = normalizeEmail(input.email);
   if (await db.user.findUnique({ where: { email } })) {
@@ -51,8 +55,18 @@ export async function signUp(
   }
   const passwordHash = await hashPassword(input.password);
   return db.$transaction(async (tx) => {
-    const user = await tx.user.create({ data: { email, name: input.name?.trim() ?? "", passwordHash } });
+    // Two first sign-ups at once: the lock makes the second see the first's ownership.
+    await tx.$queryRaw`SELECT id FROM "Organization" WHERE id = ${local.id} FOR UPDATE`;
     const localHasOwner = await tx.membership.count({ where: { orgId: local.id, role: "owner" } });
+    // The operator's account needs the install's setup token: a page that reaches a fresh install
+    // (a rebound DNS name, a forgotten port) cannot create it.
+    if (!localHasOwner && install.setupToken && !sameSecret(input.setupToken ?? "", install.setupToken)) {
+      throw new ConflictError(
+        "setupToken",
+        "the install's first account needs the setup token that scripts/up.sh printed (the sign-up link it shows)",
+      );
+    }
+    const user = await tx.user.create({ data: { email, name: input.name?.trim() ?? "", passwordHash } });
     if (invitation && localHasOwner) {
       // Accepted once: a second use of the link (or a race) finds it taken and stores nothing.
       const taken = await tx.invitation.updateMany({
@@ -76,14 +90,23 @@ export async function signUp(
       });
       await tx.membership.create({ data: { orgId: org.id, userId: user.id, role: "owner" } });
     }
-    const demos = await tx.organization.findMany({ where: { demo: true }, select: { id: true } });
-    if (demos.length) {
-      await tx.membership.createMany({
-        data: demos.map((d) => ({ orgId: d.id, userId: user.id, role: "viewer" as Role })),
-      });
-    }
     return { ...user, joinedOrg: invitation && localHasOwner ? invitation.org : null };
   });
+}
+
+/** Whether an account exists for this email (sign-up answers alike either way; see below). */
+export async function emailRegistered(db: Db, emailInput: string): Promise<boolean> {
+  return (await db.user.count({ where: { email: normalizeEmail(emailInput) } })) > 0;
+}
+
+/**
+ * Sign-up's answer for an email that already has an account: the same work (a password hash) and
+ * the same shape as a new account's, but no account and no session, so the answer does not tell
+ * whether the email is registered.
+ */
+export async function decoySignUp(input: { email: string; password: string }) {
+  await hashPassword(input.password);
+  return { id: `c${randomBytes(12).toString("hex")}`, email: normalizeEmail(input.email) };
 }
 
 /** Returns the user for valid credentials, else null (same timing for unknown emails). */
@@ -128,7 +151,57 @@ export async function getSessionUser(db: Db, token: string | undefined | null) {
       data: { lastSeenAt: new Date(), expiresAt: new Date(Date.now() + SESSION_TTL_MS) },
     });
   }
-  return { sessionId: session.id, user: session.user };
+  return { sessionId: session.id, user: session.user, orgs: await callerOrganizations(db, session.user.memberships) };
+}
+
+/** An organization a signed-in account may act in, with its role there. */
+export type CallerOrganization = {
+  orgId: string;
+  role: Role;
+  /** A demo organization read as public data: the account is not one of its members. */
+  public: boolean;
+  org: { slug: string; name: string; demo: boolean };
+};
+
+/**
+ * The organizations an account may act in: its memberships, then every demo organization it is
+ * not a member of, read as a viewer. A demo organization's readers are no members of it: they
+ * appear in no member list and membership counts, and a viewer cannot list members anyway.
+ */
+export async function callerOrganizations(
+  db: Db,
+  memberships: Array<{ orgId: string; role: Role; org: { slug: string; name: string; demo: boolean } }>,
+): Promise<CallerOrganization[]> {
+  const mine = new Set(memberships.map((m) => m.orgId));
+  const demos = await db.organization.findMany({
+    where: { demo: true, id: { notIn: [...mine] } },
+    select: { id: true, slug: true, name: true, demo: true },
+    orderBy: { createdAt: "asc" },
+  });
+  return [
+    ...memberships.map((m) => ({ orgId: m.orgId, role: m.role, public: false, org: m.org })),
+    ...demos.map((d) => ({
+      orgId: d.id,
+      role: "viewer" as Role,
+      public: true,
+      org: { slug: d.slug, name: d.name, demo: d.demo },
+    })),
+  ];
+}
+
+/** The organizations of `callerOrganizations` for an account, with their creation time (for lists). */
+export async function listCallerOrganizations(db: Db, userId: string) {
+  const memberships = await db.membership.findMany({
+    where: { userId },
+    select: { orgId: true, role: true, org: { select: { slug: true, name: true, demo: true } } },
+  });
+  const orgs = await callerOrganizations(db, memberships);
+  const details = await db.organization.findMany({
+    where: { id: { in: orgs.map((o) => o.orgId) } },
+    select: { id: true, createdAt: true },
+  });
+  const created = new Map(details.map((d) => [d.id, d.createdAt]));
+  return orgs.map((o) => ({ ...o, createdAt: created.get(o.orgId) ?? new Date(0) }));
 }
 
 export async function deleteSession(db: Db, token: string) {
@@ -302,4 +375,10 @@ export async function revokeApiToken(db: Db, orgId: string, id: string) {
 export async function installHasOwner(db: Db): Promise<boolean> {
   const owners = await db.membership.count({ where: { role: "owner", org: { slug: LOCAL_ORG_SLUG } } });
   return owners > 0;
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = createHash("sha256").update(given).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b);
 }

@@ -1,10 +1,11 @@
 import {
+  allowListForOrg,
   DEFAULT_INSTALL_SETTINGS,
   type InstallSettings,
   mergeInstallSettings,
   type TInstallSettingsInput,
 } from "@benchboard/core";
-import { allowListText, parseAllowList } from "@benchboard/core/address";
+import { type AllowList, allowListText, parseAllowList } from "@benchboard/core/address";
 import type { Db } from "../client";
 import type { Prisma } from "../generated/prisma/client";
 
@@ -39,9 +40,26 @@ export async function getInstallSettings(
   if (!row) return fromEnv;
   return mergeInstallSettings(fromEnv, {
     allowedTargets: row.allowedTargetsSet ? row.allowedTargets : null,
+    tenantTargets: row.tenantTargetsSet ? row.tenantTargets : null,
     signupOpen: row.signupOpen,
     defaultCaps: row.defaultCaps,
   });
+}
+
+/**
+ * May this organization reach this address? The private addresses an organization's outbound
+ * requests may go to: the operator's whole allow-list for the install's own organization, only
+ * the entries opened to tenants for any other. Every outbound caller (load, monitors, config
+ * hooks, webhooks, test connections) judges its URL against this list, e.g. with
+ * `resolveUrl(url, { allowList })` from the load generator.
+ */
+export async function orgAllowList(
+  db: Db | Prisma.TransactionClient,
+  orgId: string,
+  fromEnv: InstallSettings = DEFAULT_INSTALL_SETTINGS,
+): Promise<AllowList> {
+  const [settings, installOrg] = await Promise.all([getInstallSettings(db, fromEnv), isInstallOrganization(db, orgId)]);
+  return allowListForOrg(settings, installOrg);
 }
 
 /** Store the operator's edits; keys left out keep their stored (or environment) value. */
@@ -58,6 +76,9 @@ export async function updateInstallSettings(
   const data = {
     ...(input.allowedTargets !== undefined
       ? { allowedTargets: allowListText(parseAllowList(input.allowedTargets).list), allowedTargetsSet: true }
+      : {}),
+    ...(input.tenantTargets !== undefined
+      ? { tenantTargets: allowListText(parseAllowList(input.tenantTargets).list), tenantTargetsSet: true }
       : {}),
     ...(input.signupOpen !== undefined ? { signupOpen: input.signupOpen } : {}),
     defaultCaps: caps as Prisma.InputJsonValue,

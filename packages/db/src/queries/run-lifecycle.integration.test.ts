@@ -20,7 +20,15 @@ beforeAll(async () => {
   const org = await t.db.organization.create({ data: { name: "L", slug: "l", caps: { maxConcurrentRuns: 2 } } });
   orgId = org.id;
   // A tenant that has verified its target's origin.
-  await t.db.verifiedOrigin.create({ data: { orgId, origin: "http://127.0.0.1:9", method: "http" } });
+  await t.db.verifiedOrigin.create({
+    data: {
+      orgId,
+      origin: "http://127.0.0.1:9",
+      method: "http",
+      addresses: ["127.0.0.1"],
+      expiresAt: new Date(Date.now() + 86_400_000),
+    },
+  });
   const project = await t.db.project.create({ data: { orgId, name: "P", slug: "p" } });
   const target = await t.db.target.create({
     data: { orgId, projectId: project.id, name: "svc", kind: "http", baseUrl: "http://127.0.0.1:9" },
@@ -242,7 +250,7 @@ describe("reaping", () => {
     expect(dispatched.at(-1)?.id).toBe(second.id);
     const ended = await t.db.run.findUniqueOrThrow({ where: { id: first.id } });
     expect(ended.status).toBe("failed");
-    expect(ended.error).toMatch(/^worker gone stopped responding \(no heartbeat for 60 s\)/);
+    expect(ended.error).toMatch(/^its worker stopped responding \(no heartbeat for 60 s\)/);
     await endAll();
   });
 });

@@ -208,7 +208,10 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
       for (const [i, snapshot] of snapshots.entries()) {
         const parsed = ZScenarioSpec.safeParse(snapshot.scenario.spec);
         const at = sweep && i > 0 ? `values.${i}` : "targetId";
-        await assertLoadMayReach(tx, orgId, target.baseUrl, parsed.success ? parsed.data : null, at);
+        await assertLoadMayReach(tx, orgId, target.baseUrl, parsed.success ? parsed.data : null, at, {
+          shards,
+          runs: values.length * repetitions,
+        });
       }
 
       await takeLaunchSlot(tx, orgId, caps, shards);

@@ -68,18 +68,23 @@ export async function countActiveLoad(
   return { runs: Number(rows[0]?.runs ?? 0), workerSlots: Number(rows[0]?.slots ?? 0) };
 }
 
-/** A run with its result and project, and how many runs its group (repetitions, sweep values) has. */
+/**
+ * A run with its result and project, and how many runs its group (repetitions, sweep values) has;
+ * the ids of the workers that ran it only for the install's own organization.
+ */
 export async function getRun(db: Db, orgId: string, id: string) {
   const run = await db.run.findFirst({
     where: { orgId, id },
     include: {
       result: true,
       project: { select: { id: true, name: true, slug: true } },
+      org: { select: { slug: true } },
     },
   });
   if (!run) return null;
+  const { org, ...rest } = run;
   const groupSize = run.groupId ? await db.run.count({ where: { orgId, groupId: run.groupId } }) : 1;
-  return { ...run, groupSize };
+  return { ...rest, workerIds: org.slug === LOCAL_ORG_SLUG ? rest.workerIds : [], groupSize };
 }
 
 export const RUN_LIST_SORTS = ["newest", "oldest", "rps", "p99", "metric"] as const;
@@ -119,7 +124,12 @@ export interface ListRunsParams {
 }
 
 /** Position after the last row of a page: the sort value and the id that breaks ties. */
-const ZRunCursor = z.object({ v: z.union([z.string(), z.number(), z.null()]), id: z.string() });
+// Only what encodeCursor writes: a creation time, a finite metric value or null, and a row id —
+// anything else (`"1e999"`, NUL) would reach SQL as a value it cannot take.
+const ZRunCursor = z.object({
+  v: z.union([z.iso.datetime(), z.number().finite(), z.null()]),
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+});
 
 function encodeCursor(v: string | number | null, id: string): string {
   return Buffer.from(JSON.stringify({ v, id })).toString("base64url");
@@ -539,13 +549,13 @@ export async function failStaleRuns(db: Db, now = new Date(), timeoutMs = RUN_HE
   const ended: string[] = [];
   for (const run of stale) {
     const seconds = Math.round((now.getTime() - (run.heartbeatAt?.getTime() ?? cutoff.getTime())) / 1000);
-    const worker = run.workerIds.at(-1) ?? "unknown";
     const { count } = await db.run.updateMany({
       where: { id: run.id, status: "running", heartbeatAt: run.heartbeatAt },
       data: {
         status: "failed",
         endedAt: now,
-        error: `worker ${worker} stopped responding (no heartbeat for ${seconds} s); results measured until its last checkpoint are kept`,
+        // The worker is not named: runs are read by tenants, workers belong to the operator.
+        error: `its worker stopped responding (no heartbeat for ${seconds} s); results measured until its last checkpoint are kept`,
       },
     });
     if (count) ended.push(run.id);

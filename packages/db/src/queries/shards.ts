@@ -159,7 +159,7 @@ export async function failStaleShards(db: Db, timeoutMs: number, now = new Date(
       data: {
         status: "failed",
         endedAt: now,
-        error: `shard ${shard.index} on worker ${shard.workerId ?? "unknown"} stopped responding (no heartbeat for ${seconds} s)`,
+        error: `shard ${shard.index}: its worker stopped responding (no heartbeat for ${seconds} s)`,
       },
     });
     if (count) runs.add(shard.runId);

@@ -16,7 +16,15 @@ beforeAll(async () => {
   t = await createTestDatabase();
   const org = await t.db.organization.create({ data: { name: "O", slug: "o" } });
   orgId = org.id;
-  await t.db.verifiedOrigin.create({ data: { orgId, origin: "http://127.0.0.1:9", method: "http" } });
+  await t.db.verifiedOrigin.create({
+    data: {
+      orgId,
+      origin: "http://127.0.0.1:9",
+      method: "http",
+      addresses: ["127.0.0.1"],
+      expiresAt: new Date(Date.now() + 86_400_000),
+    },
+  });
   const project = await t.db.project.create({ data: { orgId, name: "P", slug: "p" } });
   projectId = project.id;
   const spec = { engine: "http-open", rate: 10, durationS: 1, maxConnections: 1 };

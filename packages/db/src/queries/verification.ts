@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { isProbe, PROBE_MAX_REQUESTS, type TScenarioSpec } from "@benchboard/core";
+import { probeRefusal, type TScenarioSpec } from "@benchboard/core";
 import { canonicalOrigin } from "@benchboard/core/address";
 import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
@@ -23,35 +23,85 @@ export async function getVerificationToken(db: Db, orgId: string): Promise<strin
   return again.verificationToken!;
 }
 
-export async function recordVerifiedOrigin(db: Db, orgId: string, origin: string, method: "http" | "dns") {
+const DAY_MS = 86_400_000;
+
+/**
+ * Record that an origin published the organization's token. Over HTTP the addresses the token was
+ * served from are kept: load goes only there. Every verification lasts `days` days.
+ */
+export async function recordVerifiedOrigin(
+  db: Db,
+  orgId: string,
+  origin: string,
+  method: "http" | "dns",
+  options: { addresses?: string[]; days?: number; now?: Date } = {},
+) {
+  const now = options.now ?? new Date();
+  const data = {
+    method,
+    verifiedAt: now,
+    addresses: method === "http" ? (options.addresses ?? []) : [],
+    expiresAt: new Date(now.getTime() + (options.days ?? 7) * DAY_MS),
+  };
   return db.verifiedOrigin.upsert({
     where: { orgId_origin: { orgId, origin } },
-    update: { method, verifiedAt: new Date() },
-    create: { orgId, origin, method },
+    update: data,
+    create: { orgId, origin, ...data },
   });
 }
 
 /**
  * Where an organization stands with the origin of a URL: trusted (the install's own
- * organization), verified (and how), or not yet.
+ * organization), verified (how, where, until when), or not yet. An expired verification counts
+ * as none.
  */
-export async function originStatus(db: Tx, orgId: string, url: string) {
+export async function originStatus(db: Tx, orgId: string, url: string, now = new Date()) {
   const origin = canonicalOrigin(url);
-  if (!origin) return { origin: null, trusted: false, verified: null };
-  const [trusted, verified] = await Promise.all([
+  if (!origin) return { origin: null, trusted: false, verified: null, expired: null };
+  const [trusted, row] = await Promise.all([
     isInstallOrganization(db, orgId),
     db.verifiedOrigin.findUnique({
       where: { orgId_origin: { orgId, origin } },
-      select: { method: true, verifiedAt: true },
+      select: { method: true, verifiedAt: true, addresses: true, expiresAt: true },
     }),
   ]);
-  return { origin, trusted, verified };
+  const live = row?.expiresAt && row.expiresAt > now ? row : null;
+  return { origin, trusted, verified: live, expired: row && !live ? row : null };
+}
+
+/**
+ * The launch-time trust decision for load aimed at a URL, in one place:
+ * - `install`: the install's own organization; the operator trusts its targets.
+ * - `verified`: the organization served its token over HTTP from this origin, recently; load may
+ *   go only to the addresses it was served from (the worker checks the address it connects to).
+ * - `probe-only`: anything else; at most a probe (see `probeRefusal`) may reach the origin.
+ */
+export type LoadTrust =
+  | { kind: "install"; origin: string }
+  | { kind: "verified"; origin: string; addresses: string[]; expiresAt: Date }
+  | { kind: "probe-only"; origin: string; why: string };
+
+export async function decideLoadTrust(db: Tx, orgId: string, url: string, now = new Date()): Promise<LoadTrust | null> {
+  const status = await originStatus(db, orgId, url, now);
+  if (!status.origin) return null;
+  const origin = status.origin;
+  if (status.trusted) return { kind: "install", origin };
+  const v = status.verified;
+  if (v && v.method === "http" && v.addresses.length > 0 && v.expiresAt) {
+    return { kind: "verified", origin, addresses: v.addresses, expiresAt: v.expiresAt };
+  }
+  const why = v
+    ? `${origin} is verified by DNS only; load needs the HTTP token served from the address the load goes to`
+    : status.expired
+      ? `the verification of ${origin} expired on ${status.expired.expiresAt?.toISOString()}; verify it again`
+      : `${origin} is not verified for this organization`;
+  return { kind: "probe-only", origin, why };
 }
 
 /**
  * Load reaches only origins the organization proved it controls. Until then a probe (at most
- * PROBE_MAX_REQUESTS requests) may reach it, to see that it answers. The install's own
- * organization is trusted by the operator and needs no proof.
+ * PROBE_MAX_REQUESTS GET requests to the root, launched once) may reach it, to see that it
+ * answers. The install's own organization is trusted by the operator and needs no proof.
  */
 export async function assertLoadMayReach(
   db: Tx,
@@ -59,29 +109,43 @@ export async function assertLoadMayReach(
   url: string,
   spec: TScenarioSpec | null,
   field = "targetId",
-): Promise<void> {
-  const status = await originStatus(db, orgId, url);
-  if (!status.origin) throw new ConflictError(field, "the target's URL is not an http(s) or ws(s) URL");
-  if (status.trusted || status.verified) return;
-  if (spec && isProbe(spec)) return;
+  launch: { shards: number; runs: number } = { shards: 1, runs: 1 },
+): Promise<LoadTrust> {
+  const trust = await decideLoadTrust(db, orgId, url);
+  if (!trust) throw new ConflictError(field, "the target's URL is not an http(s) or ws(s) URL");
+  if (trust.kind !== "probe-only") return trust;
+  const refusal = probeRefusal(spec, launch);
+  if (!refusal) return trust;
   throw new ConflictError(
     field,
-    `${status.origin} is not verified for this organization: publish the verification token (see the target's page), or run a probe of at most ${PROBE_MAX_REQUESTS} requests`,
+    `${trust.why}: publish the verification token (see the target's page), or run a probe (${refusal})`,
   );
 }
 
 /**
  * May requests that are not load (monitor samples, "test connection", the instance-config PUT)
- * go to this URL for the organization? Only to what it proved it controls: a verified origin, or
- * any port of a host verified by DNS. The install's own organization is trusted.
+ * go to this URL for the organization? Only to an origin it verified (HTTP or DNS), and only
+ * while the verification lasts: a DNS record covers the port it was verified for, not the host's
+ * other ports, unless the operator set `dnsCoversAllPorts`. The install's own organization is
+ * trusted.
  */
-export async function requestsMayReach(db: Tx, orgId: string, url: string): Promise<boolean> {
-  const status = await originStatus(db, orgId, url);
+export async function requestsMayReach(
+  db: Tx,
+  orgId: string,
+  url: string,
+  install: { dnsCoversAllPorts?: boolean } = {},
+  now = new Date(),
+): Promise<boolean> {
+  const status = await originStatus(db, orgId, url, now);
   if (!status.origin) return false;
-  if (status.trusted || status.verified) return true;
+  if (status.trusted || status.verified !== null) return true;
+  if (!install.dnsCoversAllPorts) return false;
   const host = new URL(status.origin).hostname;
-  const byDns = await db.verifiedOrigin.findMany({ where: { orgId, method: "dns" }, select: { origin: true } });
-  return byDns.some((v) => new URL(v.origin).hostname === host);
+  const dns = await db.verifiedOrigin.findMany({
+    where: { orgId, method: "dns", expiresAt: { gt: now } },
+    select: { origin: true },
+  });
+  return dns.some((row) => new URL(row.origin).hostname === host);
 }
 
 export const UNVERIFIED_REQUEST_MESSAGE =

@@ -101,14 +101,8 @@ export async function seedPublishedDemo(db: Db) {
         update: { name: DEMO_ORG_NAME, demo: true },
         create: { slug: DEMO_ORG_SLUG, name: DEMO_ORG_NAME, demo: true },
       });
-      // Every account may look at the demo; accounts created later get this at sign-up.
-      const users = await tx.user.findMany({ select: { id: true } });
-      if (users.length) {
-        await tx.membership.createMany({
-          data: users.map((u) => ({ orgId: org.id, userId: u.id, role: "viewer" as const })),
-          skipDuplicates: true,
-        });
-      }
+      // Every signed-in account reads the demo as public data (see callerOrganizations): no
+      // memberships are created for it.
 
       const projectIds = new Map<string, string>();
       for (const p of PUBLISHED_PROJECTS) {

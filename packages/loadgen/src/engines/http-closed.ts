@@ -377,10 +377,9 @@ async function runIteration(plan: CompiledPlan, it: IterationContext): Promise<v
           it.rec.add("failed");
           it.rec.add("success", -1);
           it.rec.count("errors", now);
-          it.rec.error(
-            "assert",
-            `${step.name}: ${a.key} is ${JSON.stringify(actual)}, expected ${JSON.stringify(a.value)}`,
-          );
+          // The key and the expectation, never what the response held: a stored error is shown
+          // to the run's readers and on share pages.
+          it.rec.error("assert", `${step.name}: ${a.key} is not ${JSON.stringify(a.value)}`);
           return;
         }
       }

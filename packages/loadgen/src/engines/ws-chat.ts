@@ -130,15 +130,17 @@ export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<E
 
   const onServerError = (frame: Record<string, unknown>, now: number) => {
     const id = frame.id;
-    const code = typeof frame.code === "string" ? frame.code : "error";
+    // A stored error names the server's error code (when it looks like one), never its message:
+    // what a server answered is not repeated to the run's readers.
+    const code = typeof frame.code === "string" && /^[A-Za-z0-9_.-]{1,40}$/.test(frame.code) ? frame.code : "error";
     const msg = typeof id === "string" ? pending.get(id) : undefined;
     if (typeof id === "string" && msg) {
       pending.delete(id);
       stats.expected -= msg.expected - msg.delivered;
-      markFailed(now, "server", `${code}: ${String(frame.message ?? "")}`);
+      markFailed(now, "server", `server error ${code}`);
       if (pending.size === 0) drainWaiter?.();
     } else if (rec) {
-      rec.error("server", `${code}: ${String(frame.message ?? "")}`);
+      rec.error("server", `server error ${code}`);
     }
   };
 

@@ -1,8 +1,11 @@
 import {
+  allowListForOrg,
   type EngineProgress,
   type InstallSettings,
   judge,
   LiveSamples,
+  PROBE_RATE_PER_S,
+  probeSpec,
   type TRunResultData,
   ZScenarioSpec,
 } from "@benchboard/core";
@@ -98,7 +101,7 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
   const abort = watch.abort;
 
   try {
-    const { target, spec, caps, monitorConfigs, monitorOptions, headers, pin, serverConfig } = await prepareLoad(
+    const { target, spec, limits, monitorConfigs, monitorOptions, headers, pin, serverConfig } = await prepareLoad(
       deps,
       run,
       { lead: true },
@@ -116,7 +119,7 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
         headers,
         pin,
         signal: abort.signal,
-        limits: { maxRate: caps.maxRate, maxConcurrency: caps.maxConnections, maxDurationS: caps.maxDurationS },
+        limits,
         onProgress: (p: EngineProgress) => {
           const now = Date.now();
           const snapshot = live.add(p, monitors.latest());
@@ -216,30 +219,51 @@ export async function prepareLoad(deps: ProcessorDeps, run: ClaimedRun, options:
   }
   const { caps, installOrg } = await orgLoadPolicy(db, run.orgId);
   const settings = await getInstallSettings(db, deps.install ?? undefined);
-  const policy: SafetyPolicy = { allowList: settings.allowedTargets, resolve: deps.lookup };
+  // The operator's whole allow-list serves the install's own organization; a tenant reaches only
+  // the entries opened to tenants.
+  const policy: SafetyPolicy = { allowList: allowListForOrg(settings, installOrg), resolve: deps.lookup };
   // Checked again right before load is sent, and the engine connects to the address checked
   // here: a name that resolved to an allowed address at registration may not do so now.
   const verdict = await resolveUrl(target.baseUrl, policy);
   if (!verdict.allowed) throw new Error(`refused to send load: ${verdict.reason}`);
-  // The origin must still be verified (or the load a probe) when the run starts.
-  await assertLoadMayReach(db, run.orgId, target.baseUrl, parsed.data);
+  // The origin must still be verified (or the load a probe) when the run starts, and a verified
+  // origin's load goes only to an address its token was served from.
+  const trust = await assertLoadMayReach(db, run.orgId, target.baseUrl, parsed.data, "targetId", {
+    shards: run.shardCount,
+    runs: 1,
+  });
+  if (trust.kind === "verified" && !trust.addresses.includes(verdict.pin.address)) {
+    throw new Error(
+      `refused to send load: ${verdict.pin.hostname} now resolves to ${verdict.pin.address}, not an address the verification token was served from; verify the origin again`,
+    );
+  }
+  // A probe runs a spec built from scratch (≤ 10 GETs of the root at a fixed slow pace, no
+  // headers): nothing the tenant wrote in the scenario or the target reaches an unverified origin.
+  const probe = trust.kind === "probe-only";
+  const spec = probe ? probeSpec(parsed.data) : parsed.data;
+  // Each shard gets its share of the rate ceiling, so shards together stay within the cap.
+  const limits = {
+    maxRate: probe ? PROBE_RATE_PER_S : caps.maxRate / Math.max(1, run.shardCount),
+    maxConcurrency: caps.maxConnections,
+    maxDurationS: caps.maxDurationS,
+  };
   const resolved =
-    options.lead && run.targetId
+    options.lead && run.targetId && !probe
       ? await resolveMonitors(db, run.orgId, run.targetId, null, { secretKey: deps.secretKey })
       : [];
   // A tenant's monitors read only origins it verified; the others are left out of the run.
   const monitorConfigs: typeof resolved = [];
   for (const m of resolved) {
-    if ("url" in m && !(await requestsMayReach(db, run.orgId, m.url))) {
+    if ("url" in m && !(await requestsMayReach(db, run.orgId, m.url, settings))) {
       deps.log(`run ${run.id}: monitor ${new URL(m.url).origin} skipped: not verified`);
       continue;
     }
     monitorConfigs.push(m);
   }
   const monitorOptions = { policy, allowProcess: installOrg };
-  const headers = runHeaders(target.headers, run.target, deps.secretKey);
-  const applyUrl = run.target?.configApplyUrl ?? null;
-  if (options.lead && applyUrl && !(await requestsMayReach(db, run.orgId, applyUrl))) {
+  const headers = probe ? {} : runHeaders(target.headers, run.target, deps.secretKey);
+  const applyUrl = probe ? null : (run.target?.configApplyUrl ?? null);
+  if (options.lead && applyUrl && !(await requestsMayReach(db, run.orgId, applyUrl, settings))) {
     throw new Error(`refused to apply the instance config: ${new URL(applyUrl).origin} ${UNVERIFIED_REQUEST_MESSAGE}`);
   }
   // The lead sets the target to the run's config (its baseline for knobs the config leaves out)
@@ -251,7 +275,7 @@ export async function prepareLoad(deps: ProcessorDeps, run: ClaimedRun, options:
         policy,
       )
     : null;
-  return { target, spec: parsed.data, caps, monitorConfigs, monitorOptions, headers, pin: verdict.pin, serverConfig };
+  return { target, spec, probe, limits, monitorConfigs, monitorOptions, headers, pin: verdict.pin, serverConfig };
 }
 
 export function toResultData(result: EngineResult): TRunResultData {

@@ -38,7 +38,7 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
   const watch = watchRun(db, runId, () => touchShard(db, runId, index), deps.shutdown);
   try {
     const lead = index === 0;
-    const { target, spec, caps, monitorConfigs, monitorOptions, headers, pin, serverConfig } = await prepareLoad(
+    const { target, spec, limits, monitorConfigs, monitorOptions, headers, pin, serverConfig } = await prepareLoad(
       deps,
       run,
       { lead },
@@ -64,7 +64,7 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
         headers,
         pin,
         signal: watch.abort.signal,
-        limits: { maxRate: caps.maxRate, maxConcurrency: caps.maxConnections, maxDurationS: caps.maxDurationS },
+        limits,
         // Every 5 s the shard's result so far, kept if its worker dies before the end.
         onCheckpoint: (partial) => {
           checkpointShard(db, runId, index, JSON.parse(JSON.stringify(partial))).catch(() => {});

@@ -7,9 +7,9 @@ export const metadata = { title: "Create account" };
 export default async function SignUpPage({
   searchParams,
 }: {
-  searchParams: Promise<{ next?: string; email?: string; invitation?: string }>;
+  searchParams: Promise<{ next?: string; email?: string; invitation?: string; setup?: string }>;
 }) {
-  const { next, email, invitation } = await searchParams;
+  const { next, email, invitation, setup } = await searchParams;
   return (
     <AuthCard
       title="Create your account"
@@ -25,7 +25,7 @@ export default async function SignUpPage({
         </>
       }
     >
-      <CredentialsForm mode="sign-up" next={next} email={email} invitation={invitation} />
+      <CredentialsForm mode="sign-up" next={next} email={email} invitation={invitation} setupToken={setup} />
     </AuthCard>
   );
 }

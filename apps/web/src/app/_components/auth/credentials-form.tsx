@@ -18,17 +18,21 @@ export function CredentialsForm({
   next,
   email: fixedEmail,
   invitation,
+  setupToken: givenSetupToken,
 }: {
   mode: "sign-in" | "sign-up";
   next?: string;
   email?: string;
   /** Sign-up from an invitation link: the account joins the inviting organization and opens it. */
   invitation?: string;
+  /** From the sign-up link scripts/up.sh prints: the install's first account needs it. */
+  setupToken?: string;
 }) {
   const trpc = useTRPC();
   const [email, setEmail] = useState(fixedEmail ?? "");
   const [password, setPassword] = useState("");
   const [name, setName] = useState("");
+  const [setupToken, setSetupToken] = useState(givenSetupToken ?? "");
   const router = useRouter();
   const queryClient = useQueryClient();
   const go = () => {
@@ -62,7 +66,7 @@ export function CredentialsForm({
       onSubmit={(e) => {
         e.preventDefault();
         if (mode === "sign-in") signIn.mutate({ email, password });
-        else signUp.mutate({ email, password, name: name || undefined, invitation });
+        else signUp.mutate({ email, password, name: name || undefined, invitation, setupToken: setupToken || undefined });
       }}
     >
       {mode === "sign-up" && (
@@ -106,6 +110,23 @@ export function CredentialsForm({
           required
         />
       </Field>
+      {mode === "sign-up" && (givenSetupToken || errors.setupToken) && (
+        <Field
+          label="Setup token"
+          htmlFor="auth-setup-token"
+          error={errors.setupToken}
+          hint="Only the install's first account needs it: scripts/up.sh printed it with the sign-up link."
+        >
+          <input
+            id="auth-setup-token"
+            className={`${inputClass} font-mono`}
+            value={setupToken}
+            onChange={(e) => setSetupToken(e.target.value)}
+            autoComplete="off"
+            aria-invalid={!!errors.setupToken}
+          />
+        </Field>
+      )}
       {m.isError && !Object.keys(errors).length && (
         <p role="alert" className="text-sm text-rose-700">
           {errorMessage(m.error)}

@@ -14,7 +14,9 @@ export function Members() {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const me = useQuery(trpc.auth.me.queryOptions());
-  const members = useQuery(trpc.member.list.queryOptions());
+  // Viewers (and readers of a demo organization) are not shown who else is in it.
+  const canList = me.data?.role === "owner" || me.data?.role === "member";
+  const members = useQuery({ ...trpc.member.list.queryOptions(), enabled: canList });
   const isOwner = me.data?.role === "owner";
   const invitations = useQuery({ ...trpc.member.invitations.queryOptions(), enabled: isOwner });
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.member.pathKey() });
@@ -46,7 +48,9 @@ export function Members() {
 
   return (
     <Card title="Members">
-      {members.isPending ? (
+      {me.data && !canList ? (
+        <p className="text-sm text-slate-600">Only owners and members of this organization see its members.</p>
+      ) : members.isPending ? (
         <Skeleton className="h-24" label="Loading members" />
       ) : members.isError ? (
         <ErrorState message={members.error.message} />

@@ -16,6 +16,13 @@ const CAP_FIELDS = [
 ] as const;
 type CapKey = (typeof CAP_FIELDS)[number][0];
 
+function entries(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
 /**
  * Install-wide settings, shown only to the operator (owners of the install's own organization):
  * which private ranges and hosts may be targets, whether sign-up is open, and the caps new
@@ -33,6 +40,7 @@ function OperatorForm() {
   const qc = useQueryClient();
   const settings = useQuery(trpc.install.get.queryOptions());
   const [allowed, setAllowed] = useState("");
+  const [forTenants, setForTenants] = useState("");
   const [signupOpen, setSignupOpen] = useState(true);
   const [caps, setCaps] = useState<Record<CapKey, string>>({
     maxRate: "",
@@ -45,6 +53,7 @@ function OperatorForm() {
   useEffect(() => {
     if (!settings.data) return;
     setAllowed(settings.data.allowedTargets.join("\n"));
+    setForTenants(settings.data.tenantTargets.join("\n"));
     setSignupOpen(settings.data.signupOpen);
     setCaps(
       Object.fromEntries(CAP_FIELDS.map(([k]) => [k, String(settings.data.defaultCaps[k])])) as Record<CapKey, string>,
@@ -70,10 +79,8 @@ function OperatorForm() {
           e.preventDefault();
           setSaved(false);
           update.mutate({
-            allowedTargets: allowed
-              .split(/[\s,]+/)
-              .map((s) => s.trim())
-              .filter(Boolean),
+            allowedTargets: entries(allowed),
+            tenantTargets: entries(forTenants),
             signupOpen,
             defaultCaps: Object.fromEntries(
               CAP_FIELDS.filter(([k]) => caps[k] !== "").map(([k]) => [k, Number(caps[k])]),
@@ -85,13 +92,26 @@ function OperatorForm() {
           label="Allowed private targets"
           htmlFor="allowed-targets"
           error={Object.entries(errors).find(([k]) => k.startsWith("allowedTargets"))?.[1]}
-          hint="One per line: CIDR ranges (10.0.0.0/8), addresses (127.0.0.1) or host:port (db.internal:5432). Loopback and private addresses are refused unless listed; metadata and link-local addresses are refused always."
+          hint="For this install's own organization. One per line: CIDR ranges (10.0.0.0/8), addresses (127.0.0.1) or host:port (db.internal:5432). Loopback and private addresses are refused unless listed; metadata and link-local addresses are refused always."
         >
           <textarea
             id="allowed-targets"
             className={`${inputClass} h-24 font-mono`}
             value={allowed}
             onChange={(e) => setAllowed(e.target.value)}
+          />
+        </Field>
+        <Field
+          label="Tenants may target"
+          htmlFor="tenant-targets"
+          error={Object.entries(errors).find(([k]) => k.startsWith("tenantTargets"))?.[1]}
+          hint="Private entries every other organization may reach too (empty by default). List only services meant for tenants: anything here can receive their load once they verify it. A tenant's own host name never reaches a private address unless an entry names that host."
+        >
+          <textarea
+            id="tenant-targets"
+            className={`${inputClass} h-16 font-mono`}
+            value={forTenants}
+            onChange={(e) => setForTenants(e.target.value)}
           />
         </Field>
         <label className="flex items-center gap-2 text-sm">

@@ -4,6 +4,8 @@ import { jsonTooDeep, MAX_JSON_DEPTH } from "@benchboard/core/importers";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { createContext } from "~/server/context";
 import { isCrossSiteWrite } from "~/server/csrf";
+import { misdirected } from "~/server/public-url";
+import { requestedPublicUrl } from "~/server/request-origin";
 
 export const dynamic = "force-dynamic";
 
@@ -34,6 +36,7 @@ async function boundedRequest(req: Request): Promise<Request | Response> {
 }
 
 const handler = async (req: Request) => {
+  if (!requestedPublicUrl(req)) return misdirected();
   if (isCrossSiteWrite(req)) return refuse(403, "cross-site request refused");
   const bounded = await boundedRequest(req);
   if (bounded instanceof Response) return bounded;
