@@ -170,8 +170,8 @@ function recordLlmCall(
     if (sse.error) failure = sse.error;
     else if (sse.firstContentAt === null) failure = "stream carried no content";
     else {
-      rec.recordExtra("ttft", (sse.firstContentAt - call.startAt) * 1000);
-      for (const gap of sse.gapsMs) rec.recordExtra("itl", gap * 1000);
+      rec.recordExtraAt("ttft", (sse.firstContentAt - call.startAt) * 1000, sse.firstContentAt);
+      for (const gap of sse.gapsMs) rec.recordExtraAt("itl", gap * 1000, now);
       // Counted from the stream itself (one content event per token), not from what the server says.
       tokens = sse.contentEvents;
       const afterFirst = (sse.lastContentAt ?? now) - sse.firstContentAt;
