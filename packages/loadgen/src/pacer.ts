@@ -38,7 +38,8 @@ export class Pacer {
       // The thread needs a few KB; the defaults reserve a full heap.
       resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1, stackSizeMb: 1 },
     });
-    this.worker.unref();
+    // Kept referenced: a pending `Atomics.waitAsync` alone does not keep Node running, and
+    // before the first connection opens nothing else may. `close()` ends the thread.
     this.worker.on("error", () => undefined);
   }
 
