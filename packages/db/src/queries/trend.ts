@@ -79,7 +79,7 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
       configSnapshot: true,
       scenarioSnapshot: true,
       scenario: { select: { thresholds: true } },
-      result: { select: { metrics: true } },
+      result: { select: { metrics: true, valid: true } },
     },
   });
   rows.reverse();
@@ -99,6 +99,8 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
       value: metrics[input.metric] ?? null,
       excluded: r.excluded,
       excludedReason: r.excludedReason,
+      // Not a sound measurement: drawn marked, off the lines, and left out of change points.
+      invalid: r.result?.valid === false,
     };
   });
   // The project's thresholds and those of the stored scenario the runs came from, drawn on the chart.
@@ -141,12 +143,19 @@ export interface TrendChangePoint {
  * excluded, with a value), each reported at the first run of the new level.
  */
 export function changePointsByBranch(
-  points: readonly { runId: string; number: number; branch: string | null; value: number | null; excluded: boolean }[],
+  points: readonly {
+    runId: string;
+    number: number;
+    branch: string | null;
+    value: number | null;
+    excluded: boolean;
+    invalid?: boolean;
+  }[],
 ): TrendChangePoint[] {
   const out: TrendChangePoint[] = [];
   const branches = new Map<string, typeof points>();
   for (const p of points) {
-    if (p.excluded || p.value === null || !Number.isFinite(p.value)) continue;
+    if (p.excluded || p.invalid || p.value === null || !Number.isFinite(p.value)) continue;
     const key = p.branch ?? "";
     branches.set(key, [...(branches.get(key) ?? []), p]);
   }
@@ -183,7 +192,8 @@ export async function scenarioHistory(db: Db, orgId: string, input: ScenarioHist
       status: "succeeded",
       excluded: false,
       sweepId: null,
-      result: { isNot: null },
+      // An invalid measurement is no baseline: its figures may be the load generator's.
+      result: { is: { valid: true } },
       ...(input.beforeRunId ? { id: { not: input.beforeRunId } } : {}),
       ...(input.through ? { createdAt: { lte: input.through } } : {}),
     },

@@ -5,6 +5,7 @@ import { formatDurationMs, formatMetric, metricDef, THRESHOLD_STATUS_TEXT } from
 import { Card, cx, Skeleton, StatCard } from "@benchboard/ui";
 import { HistogramChart } from "@benchboard/ui/charts/histogram-chart";
 import { PublishedFigures } from "@benchboard/ui/published-figures";
+import { GeneratorFigures } from "./generator-figures";
 import { StageBreakdown } from "./stage-breakdown";
 import { Timeline } from "./timeline";
 
@@ -193,6 +194,12 @@ export function RunReport({
       {isLlm && (
         <Card title="LLM latency and output">
           <LlmLatency metrics={m} />
+        </Card>
+      )}
+
+      {m.send_lag_p50 !== undefined && (
+        <Card title="Load generator (its own error)">
+          <GeneratorFigures metrics={m} />
         </Card>
       )}
 
