@@ -210,6 +210,7 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
               )
             : {},
           latency: decodeLatency(result.histogram),
+          tokenCount: tokenCountOf(result.extra),
         }
       : null,
     published,
@@ -290,4 +291,18 @@ export async function getRunExport(db: Db, orgId: string, runId: string) {
       values: (Array.isArray(s.values) ? s.values : []) as (number | null)[],
     })),
   };
+}
+
+/**
+ * How an LLM run counted its output tokens: from the provider's usage, from stream events (one
+ * per content event, on streams that report no usage), or both across its requests.
+ */
+function tokenCountOf(extra: unknown): "usage" | "stream events" | "mixed" | null {
+  const counters = (extra as { counters?: Record<string, unknown> } | null)?.counters;
+  const usage = typeof counters?.tokens_from_usage === "number" ? counters.tokens_from_usage : 0;
+  const events = typeof counters?.tokens_from_events === "number" ? counters.tokens_from_events : 0;
+  if (usage > 0 && events > 0) return "mixed";
+  if (usage > 0) return "usage";
+  if (events > 0) return "stream events";
+  return null;
 }
