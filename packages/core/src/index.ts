@@ -2,6 +2,7 @@ export * from "./caps";
 export * from "./change-point";
 export * from "./compare";
 export * from "./derived";
+export * from "./generator-capacity";
 export * from "./histogram";
 export * from "./install";
 export * from "./instance-presets";

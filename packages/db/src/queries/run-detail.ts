@@ -3,6 +3,7 @@ import {
   checkPublishedFigures,
   contradictions,
   DERIVED_KEYS,
+  type GeneratorSample,
   histogramBuckets,
   planShards,
   publishedText,
@@ -10,6 +11,7 @@ import {
   type TScenarioSpec,
   type TStageStat,
   targetOverheadStages,
+  workerCapacity,
   ZScenarioSpec,
 } from "@benchboard/core";
 import { decodeHistogramBounded } from "@benchboard/core/histogram-input";
@@ -305,4 +307,34 @@ function tokenCountOf(extra: unknown): "usage" | "stream events" | "mixed" | nul
   if (usage > 0) return "usage";
   if (events > 0) return "stream events";
   return null;
+}
+
+/** Recent runs that recorded their generator's CPU, per engine: enough for a stable median. */
+const CAPACITY_SAMPLE_RUNS = 20;
+
+/**
+ * What one worker can drive with `engine`, from this organization's recent valid runs that
+ * recorded the generator's CPU (else the benchmark's figure), for the launch form's shard hint.
+ */
+export async function generatorCapacity(db: Db, orgId: string, engine: string) {
+  const rows = await db.run.findMany({
+    where: {
+      orgId,
+      status: "succeeded",
+      source: "launched",
+      scenarioSnapshot: { path: ["spec", "engine"], equals: engine },
+      result: { is: { valid: true } },
+    },
+    orderBy: { createdAt: "desc" },
+    take: CAPACITY_SAMPLE_RUNS * 3,
+    select: { shardCount: true, result: { select: { metrics: true } } },
+  });
+  const samples: GeneratorSample[] = [];
+  for (const row of rows) {
+    const metrics = numericMetrics(row.result?.metrics);
+    if (metrics.generator_cpu === undefined || metrics.rps === undefined) continue;
+    samples.push({ rps: metrics.rps, generatorCpu: metrics.generator_cpu, shards: Math.max(1, row.shardCount ?? 1) });
+    if (samples.length >= CAPACITY_SAMPLE_RUNS) break;
+  }
+  return workerCapacity(engine, samples);
 }
