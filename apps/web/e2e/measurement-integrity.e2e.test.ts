@@ -96,6 +96,7 @@ describe("invalid measurements", () => {
     const rows = table.locator("tbody tr");
     await expect(rows.count()).resolves.toBe(3);
     const last = rows.nth(2);
+    await last.locator("[data-invalid]").waitFor();
     await expect(last.locator("[data-invalid]").textContent()).resolves.toBe("invalid");
     await expect(last.textContent()).resolves.toMatch(/not a valid measurement: the target/);
     await expect(last.textContent()).resolves.not.toContain("★ best");
@@ -124,6 +125,7 @@ describe("invalid measurements", () => {
     });
     await page.goto(`${baseUrl}/projects/${p.id}/launch?targetId=${t.id}&scenarioId=${scenario.id}`);
     // The launch form says what one worker sends on time with this engine.
+    await page.getByText(/One worker sends about [\d,]+ req\/s on time with this engine/).waitFor();
     await page.getByRole("button", { name: /^Launch/ }).click();
     await page.waitForURL(/\/runs\/[a-z0-9]+$/);
     const runId = page.url().split("/").pop()!;

@@ -57,14 +57,6 @@ export function LaunchForm({
   const configs = useQuery(trpc.instanceConfig.list.queryOptions({ projectId }));
   const caps = useQuery(trpc.project.caps.queryOptions());
   const labels = useQuery(trpc.worker.labels.queryOptions());
-  const specEngine = scenarios.data?.find((s) => s.id === (scenarioId || scenarios.data?.[0]?.id))?.spec as
-    | { engine?: string }
-    | undefined;
-  const capacityEngine = specEngine?.engine === "http-open" || specEngine?.engine === "llm" ? specEngine.engine : null;
-  const capacityQuery = useQuery({
-    ...trpc.run.workerCapacity.queryOptions({ engine: capacityEngine ?? "http-open" }),
-    enabled: capacityEngine !== null,
-  });
   const canEdit = useCanEdit();
   const me = useQuery(trpc.auth.me.queryOptions());
   const [targetId, setTargetId] = useState(preselect.targetId ?? "");
@@ -79,6 +71,15 @@ export function LaunchForm({
   const [tags, setTags] = useState("");
   const [notes, setNotes] = useState("");
   const [clientErrors, setClientErrors] = useState<Record<string, string>>({});
+  // What one worker sends on time with the chosen scenario's engine (open models only).
+  const specEngine = scenarios.data?.find((s) => s.id === (scenarioId || scenarios.data?.[0]?.id))?.spec as
+    | { engine?: string }
+    | undefined;
+  const capacityEngine = specEngine?.engine === "http-open" || specEngine?.engine === "llm" ? specEngine.engine : null;
+  const capacityQuery = useQuery({
+    ...trpc.run.workerCapacity.queryOptions({ engine: capacityEngine ?? "http-open" }),
+    enabled: capacityEngine !== null,
+  });
   const launch = useMutation(
     trpc.run.launch.mutationOptions({
       onSuccess: async (run) => {
