@@ -59,8 +59,8 @@ async function shot(name: string) {
 describe("invalid measurements", () => {
   it("marks a sweep's invalid value, never picks it, and badges it in the runs list", async () => {
     const { page, baseUrl, db } = stack;
-    const { owned, project: p } = await project("Rate sweep", "rate-sweep");
-    await db.db.scenario.create({
+    const { owned, project: p, target: t } = await project("Rate sweep", "rate-sweep");
+    const scenario = await db.db.scenario.create({
       data: {
         ...owned,
         name: "open 4 connections",
@@ -100,16 +100,23 @@ describe("invalid measurements", () => {
     await expect(last.locator("[data-invalid]").textContent()).resolves.toBe("invalid");
     await expect(last.textContent()).resolves.toMatch(/not a valid measurement: the target/);
     await expect(last.textContent()).resolves.not.toContain("★ best");
-    // The chart draws it hollow and says why.
-    await expect(page.locator("figure circle[data-invalid]").count()).resolves.toBe(1);
-    await page.getByText(/Hollow amber points are not valid measurements \(1 run\)/).waitFor();
+    // The chart draws it hollow and says why. (On a machine busy enough, the generator may also
+    // have been late at the lower rates: those runs then say so and are marked the same way.)
+    const invalidRuns = runs.filter((r) => !r.result!.valid).length;
+    await expect(page.locator("figure circle[data-invalid]").count()).resolves.toBe(invalidRuns);
+    await page.getByText(/Hollow amber points are not valid measurements \(\d runs?\)/).waitFor();
+    await expect(table.locator("tr", { hasText: "★ best" }).locator("[data-invalid]").count()).resolves.toBe(0);
     await shot("sweep-invalid-point");
 
     await page.goto(`${baseUrl}/runs`);
     const badge = page.locator("table tbody tr [data-invalid]");
     await badge.first().waitFor();
-    await expect(badge.count()).resolves.toBe(1);
+    await expect(badge.count()).resolves.toBe(invalidRuns);
     await shot("runs-list-invalid");
+
+    // Before the next launch, the form says what one worker sends on time with this engine.
+    await page.goto(`${baseUrl}/projects/${p.id}/launch?targetId=${t.id}&scenarioId=${scenario.id}`);
+    await page.getByText(/One worker sends about [\d,]+ req\/s on time with this engine/).waitFor();
   });
 
   it("shows the generator's own figures and per-second TTFT and inter-token timelines on an LLM run", async () => {
@@ -124,8 +131,6 @@ describe("invalid measurements", () => {
       },
     });
     await page.goto(`${baseUrl}/projects/${p.id}/launch?targetId=${t.id}&scenarioId=${scenario.id}`);
-    // The launch form says what one worker sends on time with this engine.
-    await page.getByText(/One worker sends about [\d,]+ req\/s on time with this engine/).waitFor();
     await page.getByRole("button", { name: /^Launch/ }).click();
     await page.waitForURL(/\/runs\/[a-z0-9]+$/);
     const runId = page.url().split("/").pop()!;
