@@ -24,6 +24,7 @@ export * from "./share-redaction";
 export * from "./snapshots";
 export * from "./statistics";
 export * from "./sweep";
+export * from "./target-limits";
 export * from "./thresholds";
 export * from "./ticks";
 export * from "./words";

@@ -200,7 +200,8 @@ export class Recorder {
       if (entry.dur === undefined || entry.dur < 0) continue;
       const key = `stage.${entry.name}`;
       if (!this.extraHistograms.has(key) && this.stageCount() >= MAX_STAGES) continue;
-      this.recordExtra(key, entry.dur * 1000);
+      // Per second too, so a stage that slows over the run shows as the target's own trend.
+      this.recordExtraAt(key, entry.dur * 1000, performance.now());
     }
   }
 

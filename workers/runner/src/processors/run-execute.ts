@@ -4,6 +4,7 @@ import {
   judge,
   LiveSamples,
   type TRunResultData,
+  withTargetSignals,
   ZScenarioSpec,
 } from "@benchboard/core";
 import {
@@ -129,6 +130,8 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
     Object.assign(result.series, watched.series);
     Object.assign(result.metrics, watched.metrics);
     if (watched.errors.length) result.extra = { ...result.extra, monitorErrors: watched.errors };
+    // With the target's own signals beside the engine's: when it says it was the limit, say so first.
+    result = withTargetSignals(result);
     const outcome = stoppedByShutdown(deps, judge(result));
     await finishRun(db, run.id, { ...outcome, result: toResultData(result) });
     log(`run ${run.id} ${outcome.status}${outcome.error ? `: ${outcome.error}` : ""}`);
