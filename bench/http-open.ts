@@ -26,6 +26,8 @@ const RATES = (process.env.BENCH_RATES ?? "500,1000,5000,10000").split(",").map(
 const DURATION_S = envNumber("BENCH_DURATION_S", 8);
 const DELAY_MS = envNumber("BENCH_DELAY_MS", 50);
 const TARGETS = (process.env.BENCH_TARGETS ?? "nginx,delay").split(",");
+/** Every tool gets the same connection budget, never fewer than this. */
+const MIN_CONNECTIONS = envNumber("BENCH_CONNECTIONS", 64);
 
 interface Figures {
   p50: number;
@@ -42,9 +44,12 @@ function findTool(name: string): string | null {
   return candidates.find((p) => existsSync(p)) ?? null;
 }
 
-/** Connections a tool may need: what the rate holds open at the target's latency, with room. */
+/**
+ * The connection budget every tool gets alike: what the rate holds open at the target's latency
+ * with twice the room, and at least `BENCH_CONNECTIONS`, so that no tool queues for a connection.
+ */
 function connectionsFor(rate: number, latencyMs: number): number {
-  return Math.max(16, Math.ceil((rate * Math.max(latencyMs, 1)) / 1000) * 2);
+  return Math.max(MIN_CONNECTIONS, Math.ceil((rate * Math.max(latencyMs, 1)) / 1000) * 2);
 }
 
 async function vegeta(bin: string, url: string, rate: number, latencyMs: number): Promise<Figures | string> {
