@@ -1,5 +1,9 @@
-// The open-model engine at a fixed rate (default 5,000 req/s) against a server that answers
-// after 50 ms, engine and server pinned to separate cores: achieved/target rate and latency.
+// The open-model engine side by side with vegeta and oha (both open models that measure from the
+// intended send time), on nginx serving a static file and on a server that answers after 50 ms,
+// at several fixed rates: p50/p99 of each tool, the engine's against the better reference, and
+// the engine's own send lag and CPU per request. Client and target are pinned to separate cores.
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import {
   BENCH_DIR,
@@ -8,69 +12,167 @@ import {
   fmt,
   freePort,
   loadAverage,
+  ROOT,
   runEngine,
+  runPinned,
   SERVER_CORE,
+  startNginx,
   startPinned,
   stop,
   waitForPort,
 } from "./lib";
 
-const RATE = envNumber("BENCH_RATE", 5_000);
-const DURATION_S = envNumber("BENCH_DURATION_S", 30);
+const RATES = (process.env.BENCH_RATES ?? "500,1000,5000,10000").split(",").map(Number);
+const DURATION_S = envNumber("BENCH_DURATION_S", 8);
 const DELAY_MS = envNumber("BENCH_DELAY_MS", 50);
+const TARGETS = (process.env.BENCH_TARGETS ?? "nginx,delay").split(",");
+/** Every tool gets the same connection budget, never fewer than this. */
+const MIN_CONNECTIONS = envNumber("BENCH_CONNECTIONS", 64);
+
+interface Figures {
+  p50: number;
+  p99: number;
+}
+
+/** A tool's binary: on PATH, in the state directory (vegeta), or where cargo installs (oha). */
+function findTool(name: string): string | null {
+  const candidates = [
+    path.join(ROOT, ".data/tools", name),
+    path.join(os.homedir(), ".cargo/bin", name),
+    ...(process.env.PATH ?? "").split(":").map((dir) => path.join(dir, name)),
+  ];
+  return candidates.find((p) => existsSync(p)) ?? null;
+}
+
+/**
+ * The connection budget every tool gets alike: what the rate holds open at the target's latency
+ * with twice the room, and at least `BENCH_CONNECTIONS`, so that no tool queues for a connection.
+ */
+function connectionsFor(rate: number, latencyMs: number): number {
+  return Math.max(MIN_CONNECTIONS, Math.ceil((rate * Math.max(latencyMs, 1)) / 1000) * 2);
+}
+
+async function vegeta(bin: string, url: string, rate: number, latencyMs: number): Promise<Figures | string> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "benchboard-vegeta-"));
+  try {
+    const out = path.join(dir, "results.bin");
+    const attack = await runPinned(CLIENT_CORE, "bash", [
+      "-c",
+      `echo "GET ${url}" | "$0" attack -rate=${rate}/1s -duration=${DURATION_S}s -workers=${connectionsFor(rate, latencyMs)} -output=${out}`,
+      bin,
+    ]);
+    if (attack.code !== 0) return `vegeta failed: ${attack.stderr.slice(0, 200)}`;
+    const report = await runPinned(CLIENT_CORE, bin, ["report", "-type=json", out]);
+    const r = JSON.parse(report.stdout) as { latencies: Record<string, number>; success: number };
+    return { p50: r.latencies["50th"]! / 1e6, p99: r.latencies["99th"]! / 1e6 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function oha(bin: string, url: string, rate: number, latencyMs: number): Promise<Figures | string> {
+  const r = await runPinned(CLIENT_CORE, bin, [
+    "-z",
+    `${DURATION_S}s`,
+    "-q",
+    String(rate),
+    "--latency-correction",
+    "-c",
+    String(connectionsFor(rate, latencyMs)),
+    "--no-tui",
+    "--output-format",
+    "json",
+    url,
+  ]);
+  if (r.code !== 0) return `oha failed: ${r.stderr.slice(0, 200)}`;
+  const j = JSON.parse(r.stdout) as { latencyPercentiles: Record<string, number> };
+  return { p50: j.latencyPercentiles.p50! * 1000, p99: j.latencyPercentiles.p99! * 1000 };
+}
+
+function cell(f: Figures | string | null): string {
+  if (f === null) return "—".padStart(17);
+  if (typeof f === "string") return "failed".padStart(17);
+  return `${fmt(f.p50, 3)} / ${fmt(f.p99, 3)}`.padStart(17);
+}
 
 async function main() {
+  const vegetaBin = findTool("vegeta");
+  const ohaBin = findTool("oha");
   console.log(
-    `http-open: ${fmt(RATE)} req/s for ${DURATION_S} s against a ${DELAY_MS} ms server; engine on core ${CLIENT_CORE}, ` +
-      `server on core ${SERVER_CORE}; load average ${loadAverage()}`,
+    `http-open side by side: ${DURATION_S} s per tool and rate; engine and tools on core ${CLIENT_CORE}, target on core ${SERVER_CORE}`,
   );
-  const port = await freePort();
-  const server = startPinned(SERVER_CORE, process.execPath, [
-    "--import",
-    "tsx",
-    path.join(BENCH_DIR, "delay-server.ts"),
-    String(port),
-    String(DELAY_MS),
-  ]);
-  try {
-    await waitForPort(port);
-    const r = await runEngine(
-      CLIENT_CORE,
-      { engine: "http-open", rate: RATE, durationS: DURATION_S, warmupS: 1, maxConnections: 2_000, timeoutMs: 10_000 },
-      `http://127.0.0.1:${port}`,
-    );
-    const m = r.metrics;
-    const achievedRatio = (m.rps ?? 0) / (m.target_rps ?? RATE);
-    const schedule = (r.extra.schedule ?? {}) as Record<string, number | null>;
-    console.log(`  target      ${fmt(m.target_rps, 1)} req/s`);
+  console.log(`vegeta: ${vegetaBin ?? "not found"}; oha: ${ohaBin ?? "not found"}; load average ${loadAverage()}`);
+  const notes: string[] = [];
+  for (const target of TARGETS) {
+    let url: string;
+    let close: () => Promise<void>;
+    let latencyMs: number;
+    if (target === "nginx") {
+      const nginx = await startNginx(SERVER_CORE, "static");
+      url = nginx.url;
+      close = nginx.stop;
+      latencyMs = 1;
+    } else {
+      const port = await freePort();
+      const server = startPinned(SERVER_CORE, process.execPath, [
+        "--import",
+        "tsx",
+        path.join(BENCH_DIR, "delay-server.ts"),
+        String(port),
+        String(DELAY_MS),
+      ]);
+      await waitForPort(port);
+      url = `http://127.0.0.1:${port}/`;
+      close = () => stop(server);
+      latencyMs = DELAY_MS;
+    }
+    console.log(`\n${target === "nginx" ? "nginx (1 worker), static file" : `${DELAY_MS} ms server`} — p50 / p99 ms`);
     console.log(
-      `  achieved    ${fmt(m.rps, 1)} req/s  → achieved/target = ${fmt(achievedRatio, 4)} (goal within 1%) ${Math.abs(1 - achievedRatio) <= 0.01 ? "OK" : "OUTSIDE GOAL"}`,
+      `${"rate".padStart(7)} ${"benchboard".padStart(17)} ${"vegeta".padStart(17)} ${"oha".padStart(17)}  ${"Δp50 vs best".padStart(12)} ${"p99 ratio".padStart(9)}  send lag p50/p99/max ms   CPU µs/req  valid`,
     );
-    console.log(
-      `  requests    ${fmt(m.requests)} (failed ${fmt(m.failed)})  valid: ${r.valid}${r.valid ? "" : ` — ${r.invalidReasons.join("; ")}`}`,
-    );
-    console.log(
-      `  latency     p50 ${fmt(m.latency_p50, 2)} ms  p90 ${fmt(m.latency_p90, 2)}  p99 ${fmt(m.latency_p99, 2)}  max ${fmt(m.latency_max, 2)}  (p50 − delay = ${fmt((m.latency_p50 ?? 0) - DELAY_MS, 2)} ms)`,
-    );
-    console.log(
-      `  send lag    p50 ${fmt(schedule.sendLagP50Ms ?? undefined, 2)} ms  p99 ${fmt(schedule.sendLagP99Ms ?? undefined, 2)} ms  max ${fmt(schedule.sendLagMaxMs ?? undefined, 2)} ms; late (>100 ms) ${fmt(schedule.lateSends ?? 0)}`,
-    );
-    const p99 = r.series.latency_p99 ?? [];
-    const rpsSeries = r.series.rps ?? [];
-    const worst = p99
-      .map((v, i) => ({ second: i, p99: v ?? 0, rps: rpsSeries[i] ?? 0 }))
-      .sort((a, b) => b.p99 - a.p99)
-      .slice(0, 3);
-    console.log(
-      `  worst secs  ${worst.map((w) => `#${w.second}: p99 ${fmt(w.p99, 1)} ms at ${fmt(w.rps)} req/s`).join(";  ")}`,
-    );
-    console.log(
-      `  engine CPU  ${fmt(r.cpuSeconds, 1)} s over the run (${fmt((r.cpuSeconds / (DURATION_S + 1)) * 100, 0)}% of a core)`,
-    );
-  } finally {
-    await stop(server);
+    try {
+      for (const rate of RATES) {
+        const engine = await runEngine(
+          CLIENT_CORE,
+          {
+            engine: "http-open",
+            rate,
+            durationS: DURATION_S,
+            warmupS: 1,
+            maxConnections: connectionsFor(rate, latencyMs),
+            timeoutMs: 10_000,
+          },
+          url.replace(/\/$/, ""),
+        );
+        const m = engine.metrics;
+        const ours: Figures = { p50: m.latency_p50 ?? Number.NaN, p99: m.latency_p99 ?? Number.NaN };
+        const v = vegetaBin ? await vegeta(vegetaBin, url, rate, latencyMs) : null;
+        const o = ohaBin ? await oha(ohaBin, url, rate, latencyMs) : null;
+        for (const r of [v, o]) if (typeof r === "string") notes.push(`${target} ${rate}: ${r}`);
+        const refs = [v, o].filter((r): r is Figures => r !== null && typeof r !== "string");
+        const bestP50 = refs.length ? Math.min(...refs.map((r) => r.p50)) : Number.NaN;
+        const bestP99 = refs.length ? Math.min(...refs.map((r) => r.p99)) : Number.NaN;
+        const schedule = (engine.extra.schedule ?? {}) as Record<string, number | null>;
+        const lag = [
+          m.send_lag_p50 ?? schedule.sendLagP50Ms,
+          m.send_lag_p99 ?? schedule.sendLagP99Ms,
+          m.send_lag_max ?? schedule.sendLagMaxMs,
+        ];
+        const cpuPerRequestUs = (engine.cpuSeconds / Math.max(1, m.requests ?? 0)) * 1e6;
+        console.log(
+          `${fmt(rate).padStart(7)} ${cell(ours)} ${cell(v)} ${cell(o)}  ${fmt(ours.p50 - bestP50, 3).padStart(12)} ${fmt(ours.p99 / bestP99, 2).padStart(9)}  ${lag
+            .map((x) => fmt(x ?? undefined, 3))
+            .join(" / ")
+            .padEnd(24)} ${fmt(cpuPerRequestUs, 1).padStart(10)}  ${engine.valid ? "yes" : "no"}`,
+        );
+        if (!engine.valid) notes.push(`${target} ${rate}: ${engine.invalidReasons.join("; ")}`);
+      }
+    } finally {
+      await close();
+    }
   }
-  console.log(`load average after: ${loadAverage()}`);
+  for (const n of notes) console.log(`  note: ${n}`);
+  console.log(`\nload average after: ${loadAverage()}`);
 }
 
 await main();

@@ -97,6 +97,40 @@ describe("buildCompareTable", () => {
   });
 });
 
+describe("derived deltas that restate a fixed input", () => {
+  it("shows req/s per vCPU neutral, with a note, when both runs held the same fixed rate", () => {
+    // t3.large (2 vCPU) vs t3.xlarge (4 vCPU), both at a fixed 1,000 req/s.
+    const rows = buildCompareTable(
+      [
+        { runId: "large", metrics: { rps: 999.5, target_rps: 1000, rps_per_vcpu: 499.75, latency_p99: 20 } },
+        { runId: "xlarge", metrics: { rps: 1000, target_rps: 1000, rps_per_vcpu: 250, latency_p99: 10 } },
+      ],
+      0,
+    );
+    const perVcpu = rows.find((r) => r.key === "rps_per_vcpu")!.cells[1]!;
+    expect(perVcpu.delta).toBeCloseTo(-0.4997, 3);
+    expect(perVcpu.verdict).toBe("neutral");
+    expect(perVcpu.note).toMatch(/fixed 1,000 req\/s: this only restates the rate/);
+    // A measured figure keeps its verdict.
+    expect(rows.find((r) => r.key === "latency_p99")!.cells[1]!.verdict).toBe("better");
+  });
+
+  it("keeps the verdict when a run fell short of its rate or the rates differ", () => {
+    const table = (b: Record<string, number>) =>
+      buildCompareTable(
+        [
+          { runId: "a", metrics: { rps: 1000, target_rps: 1000, rps_per_vcpu: 500 } },
+          { runId: "b", metrics: b },
+        ],
+        0,
+      ).find((r) => r.key === "rps_per_vcpu")!.cells[1]!;
+    expect(table({ rps: 700, target_rps: 1000, rps_per_vcpu: 175 }).verdict).toBe("worse");
+    expect(table({ rps: 2000, target_rps: 2000, rps_per_vcpu: 500 }).verdict).toBe("same");
+    expect(table({ rps: 2000, target_rps: 2000, rps_per_vcpu: 1000 }).verdict).toBe("better");
+    expect(table({ rps: 2000, rps_per_vcpu: 1000 }).note).toBeUndefined();
+  });
+});
+
 describe("diffSnapshots", () => {
   it("lists the fields that differ, flattened", () => {
     const rows = diffSnapshots([

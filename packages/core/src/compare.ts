@@ -52,6 +52,8 @@ export interface CompareCell {
   /** 95 % confidence interval on the relative delta of the repetition means, when both sides were repeated. */
   ci: { low: number; high: number } | null;
   repetitions: number;
+  /** Why the verdict is neutral where the metric has a direction (it only restates an input). */
+  note?: string;
 }
 
 export interface CompareRow {
@@ -99,7 +101,10 @@ export function buildCompareTable(
       let verdict = deltaVerdict(key, delta);
       if (test && test.pValue >= NOISE_ALPHA && (verdict === "better" || verdict === "worse")) verdict = "noise";
       const interval = welchDeltaInterval(baseReps, reps);
+      const restated = restatesFixedRate(key, baseline?.metrics, column.metrics);
+      if (restated && delta !== null && delta !== 0) verdict = "neutral";
       return {
+        ...(restated && delta !== null && delta !== 0 ? { note: restated } : {}),
         value,
         delta,
         verdict,
@@ -110,6 +115,29 @@ export function buildCompareTable(
     });
     return { key, label: def.label, unit: def.unit, direction: def.direction, derived: def.derived === true, cells };
   });
+}
+
+/** Metrics that are the achieved rate over something else: at a fixed rate they restate it. */
+const RATE_RATIOS = new Set(["rps_per_vcpu"]);
+/** Within this relative difference, two rates are the same fixed rate. */
+const SAME_RATE = 0.01;
+
+/**
+ * At a fixed arrival rate that both runs achieved, "req/s per vCPU" only restates the chosen
+ * rate over each config's vCPUs: a bigger machine reads "worse" though nothing was measured.
+ * Returns the note to show instead of a better/worse verdict, or null.
+ */
+export function restatesFixedRate(
+  key: string,
+  base: Readonly<Record<string, number>> | undefined,
+  value: Readonly<Record<string, number>>,
+): string | null {
+  if (!RATE_RATIOS.has(key) || !base) return null;
+  const close = (a: number | undefined, b: number | undefined) =>
+    a !== undefined && b !== undefined && b > 0 && Math.abs(a - b) / b <= SAME_RATE;
+  const fixed = (m: Readonly<Record<string, number>>) => close(m.rps, m.target_rps);
+  if (!fixed(base) || !fixed(value) || !close(value.target_rps, base.target_rps)) return null;
+  return `both ran at a fixed ${Math.round(base.target_rps!).toLocaleString("en-US")} req/s: this only restates the rate over each config's vCPUs`;
 }
 
 export interface SnapshotDiffRow {

@@ -9,6 +9,7 @@ export const ZLiveSample = z.object({
   /** Wall-clock time of the sample (ms since the epoch). */
   t: z.number(),
   rps: z.number(),
+  /** Latency percentiles of that second alone (not of the run so far). */
   p50: z.number().nullable(),
   p99: z.number().nullable(),
   /** Errors so far (cumulative). */
@@ -16,6 +17,13 @@ export const ZLiveSample = z.object({
   mem: z.number().nullable(),
   cpu: z.number().nullable(),
   queue: z.number().nullable(),
+  /** Open model: the generator's send lag p99 so far, ms. */
+  lag: z.number().nullable().optional(),
+  /** LLM streams: that second's time to first token and inter-token p50/p99, ms. */
+  ttft50: z.number().nullable().optional(),
+  ttft99: z.number().nullable().optional(),
+  itl50: z.number().nullable().optional(),
+  itl99: z.number().nullable().optional(),
 });
 export type TLiveSample = z.infer<typeof ZLiveSample>;
 
@@ -33,6 +41,11 @@ export const ZLiveLlm = z.object({
   itlP50Ms: liveMs,
   itlP99Ms: liveMs,
   tokensPerS: z.number().finite().min(0).max(LIVE_TOKENS_PER_S_MAX).nullable(),
+  /** The last complete second alone (stream runs): what the per-second timelines plot. */
+  intervalTtftP50Ms: liveMs.optional(),
+  intervalTtftP99Ms: liveMs.optional(),
+  intervalItlP50Ms: liveMs.optional(),
+  intervalItlP99Ms: liveMs.optional(),
 });
 export type TLiveLlm = z.infer<typeof ZLiveLlm>;
 
@@ -51,6 +64,9 @@ export const ZLiveProgress = z.object({
   monitors: z.record(z.string(), z.number().nullable()).default({}),
   /** LLM runs only; absent from other runs and from progress stored before it existed. */
   llm: ZLiveLlm.optional(),
+  /** Open model: the generator's own send lag p99 and the wait for a connection p99 so far. */
+  sendLagP99Ms: liveMs.optional(),
+  connectionWaitP99Ms: liveMs.optional(),
 });
 export type TLiveProgress = z.infer<typeof ZLiveProgress>;
 
@@ -76,12 +92,23 @@ export class LiveSamples {
     this.samples.push({
       t: this.now(),
       rps: p.rps,
-      p50: p.latencyP50Ms,
-      p99: p.latencyP99Ms,
+      // Engines that report the last second's own percentiles chart those; a spike's recovery
+      // never shows in a cumulative percentile.
+      p50: p.intervalP50Ms !== undefined ? p.intervalP50Ms : p.latencyP50Ms,
+      p99: p.intervalP99Ms !== undefined ? p.intervalP99Ms : p.latencyP99Ms,
       errors: p.errors,
       mem: monitors.mem_bytes ?? null,
       cpu: monitors.cpu_cores ?? null,
       queue: monitors.queue_depth ?? monitors["gauge.queue_depth"] ?? null,
+      ...(p.sendLagP99Ms !== undefined ? { lag: p.sendLagP99Ms } : {}),
+      ...(p.llm
+        ? {
+            ttft50: p.llm.intervalTtftP50Ms ?? null,
+            ttft99: p.llm.intervalTtftP99Ms ?? null,
+            itl50: p.llm.intervalItlP50Ms ?? null,
+            itl99: p.llm.intervalItlP99Ms ?? null,
+          }
+        : {}),
     });
     if (this.samples.length > LIVE_SAMPLES) this.samples.shift();
     return { ...p, samples: [...this.samples], monitors };
@@ -103,8 +130,22 @@ export function combineProgress(all: EngineProgress[]): EngineProgress {
     rps: all.reduce((n, p) => n + p.rps, 0),
     latencyP50Ms: all[0]?.latencyP50Ms ?? null,
     latencyP99Ms: p99s.length ? Math.max(...p99s) : null,
+    ...worstOf(all, "intervalP50Ms"),
+    ...worstOf(all, "intervalP99Ms"),
+    ...worstOf(all, "sendLagP99Ms"),
+    ...worstOf(all, "connectionWaitP99Ms"),
     ...combineLlm(all.map((p) => p.llm).filter((l): l is LlmProgress => l !== undefined)),
   };
+}
+
+/** The highest of an optional figure across shards; absent when no shard reports it. */
+function worstOf(
+  all: EngineProgress[],
+  key: "intervalP50Ms" | "intervalP99Ms" | "sendLagP99Ms" | "connectionWaitP99Ms",
+): Partial<EngineProgress> {
+  if (!all.some((p) => p[key] !== undefined)) return {};
+  const values = all.map((p) => p[key]).filter((v): v is number => typeof v === "number");
+  return { [key]: values.length ? Math.max(...values) : null };
 }
 
 function combineLlm(all: LlmProgress[]): { llm?: LlmProgress } {
@@ -123,6 +164,14 @@ function combineLlm(all: LlmProgress[]): { llm?: LlmProgress } {
       itlP50Ms: first((l) => l.itlP50Ms),
       itlP99Ms: max((l) => l.itlP99Ms),
       tokensPerS: rates.length ? rates.reduce((a, b) => a + b, 0) / rates.length : null,
+      ...(all.some((l) => l.intervalTtftP50Ms !== undefined)
+        ? {
+            intervalTtftP50Ms: first((l) => l.intervalTtftP50Ms ?? null),
+            intervalTtftP99Ms: max((l) => l.intervalTtftP99Ms ?? null),
+            intervalItlP50Ms: first((l) => l.intervalItlP50Ms ?? null),
+            intervalItlP99Ms: max((l) => l.intervalItlP99Ms ?? null),
+          }
+        : {}),
     },
   };
 }

@@ -69,6 +69,14 @@ export const METRICS: readonly MetricDef[] = [
   // Tools such as drill report p99.5 beside p99 and p99.9.
   def("latency_p995", "Latency p99.5", "ms", "lower"),
   def("custom.room_throughput_median", "Median room throughput", "msg/s", "higher"),
+  // The load generator's own error (open model), recorded beside the target's figures.
+  def("send_lag_p50", "Send lag p50 (generator)", "ms", "lower"),
+  def("send_lag_p99", "Send lag p99 (generator)", "ms", "lower"),
+  def("send_lag_max", "Send lag max (generator)", "ms", "lower"),
+  def("connection_wait_p99", "Wait for a connection p99", "ms", "lower"),
+  def("event_loop_delay_p99", "Event-loop delay p99 (generator)", "ms", "lower"),
+  def("event_loop_delay_max", "Event-loop delay max (generator)", "ms", "lower"),
+  def("generator_cpu", "Generator CPU", "cores", "lower"),
 ];
 
 const BY_KEY = new Map(METRICS.map((m) => [m.key, m]));

@@ -92,6 +92,13 @@ export interface EngineProgress {
   rps: number;
   latencyP50Ms: number | null;
   latencyP99Ms: number | null;
+  /** Percentiles of the last complete second alone (what a per-second chart plots). */
+  intervalP50Ms?: number | null;
+  intervalP99Ms?: number | null;
+  /** Open model: the generator's own send lag (due → fired) p99 so far, ms. */
+  sendLagP99Ms?: number | null;
+  /** Open model: wait for a free connection (fired → on a socket) p99 so far, ms. */
+  connectionWaitP99Ms?: number | null;
   /** LLM runs only: streaming and output figures so far (see `ZLiveLlm`). */
   llm?: LlmProgress;
 }
@@ -106,4 +113,9 @@ export interface LlmProgress {
   itlP99Ms: number | null;
   /** Output tokens per second seen by one client, pooled over the requests so far. */
   tokensPerS: number | null;
+  /** The last complete second alone: TTFT and inter-token percentiles (per-second timelines). */
+  intervalTtftP50Ms?: number | null;
+  intervalTtftP99Ms?: number | null;
+  intervalItlP50Ms?: number | null;
+  intervalItlP99Ms?: number | null;
 }

@@ -139,6 +139,35 @@ describe("summarizeSweep", () => {
     expect(why.v01).toBeNull();
   });
 
+  it("never picks an invalid run, with thresholds or for a capacity answer, and marks its point", () => {
+    // A rate sweep where the generator could not keep up at 8,000 req/s: its p99 looks fine.
+    const rate = (runId: string, value: number, p99: number, valid = true) => ({
+      runId,
+      value,
+      status: "succeeded",
+      excluded: false,
+      valid,
+      invalidReasons: valid ? [] : ["the load generator, not the target, was late sending"],
+      metrics: { rps: value, latency_p99: p99, success_rate: 100 },
+    });
+    const input = [rate("a", 1000, 20), rate("b", 2000, 40), rate("c", 8000, 60, false)];
+    const capacity = summarizeSweep(input, { kind: "capacity", metric: "latency_p99", below: 100 }, []);
+    expect(capacity.bestRunId).toBe("b");
+    const withThresholds = summarizeSweep(input, "rps", [{ metric: "latency_p99", op: "<", value: 100 }]);
+    expect(withThresholds.bestRunId).toBe("b");
+    for (const { rows } of [capacity, withThresholds]) {
+      const c = rows.find((r) => r.runId === "c")!;
+      expect(c.best).toBe(false);
+      expect(c.passedOver).toBe("not a valid measurement: the load generator, not the target, was late sending");
+    }
+    const points = sweepPoints(capacity.rows, "latency_p99");
+    expect(points.map((p) => [p.value, p.invalidRuns, p.best])).toEqual([
+      [1000, 0, false],
+      [2000, 0, true],
+      [8000, 1, false],
+    ]);
+  });
+
   it("answers a capacity question: the highest rate whose p99 stays under the limit", () => {
     const rate = (runId: string, value: number, p99: number) => ({
       runId,
@@ -249,8 +278,8 @@ describe("sweepPoints", () => {
       },
     ];
     expect(sweepPoints(rows, "rps")).toEqual([
-      { value: 16, mean: 12, runs: 2, best: true, meetsTargets: true },
-      { value: 64, mean: 8, runs: 1, best: false, meetsTargets: false },
+      { value: 16, mean: 12, runs: 2, best: true, meetsTargets: true, invalidRuns: 0 },
+      { value: 64, mean: 8, runs: 1, best: false, meetsTargets: false, invalidRuns: 0 },
     ]);
   });
 });

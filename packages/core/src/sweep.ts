@@ -184,6 +184,11 @@ export function summarizeSweep(
     if (row.status !== "succeeded") return `the run ${row.status}`;
     const v = row.metrics[metric];
     if (v === undefined) return `no ${metricDef(metric).label} measured`;
+    // An unsound measurement answers nothing, with or without thresholds: its figures may be
+    // the load generator's, not the target's.
+    if (row.valid === false) {
+      return `not a valid measurement${row.invalidReasons?.length ? `: ${row.invalidReasons.join("; ")}` : ""}`;
+    }
     if (thresholds.length > 0) {
       if (row.failedTargets.length) return `misses ${row.failedTargets.join(", ")}`;
       if (row.notMeasuredTargets.length) return `not measured: ${row.notMeasuredTargets.join(", ")}`;
@@ -192,9 +197,6 @@ export function summarizeSweep(
       if (success !== null && success < BEST_MIN_SUCCESS_RATE) {
         const failed = row.metrics.failed;
         return `success rate ${pctText(success)} is below ${BEST_MIN_SUCCESS_RATE}%${failed ? ` (${failed.toLocaleString("en-US")} failed)` : ""}`;
-      }
-      if (row.valid === false) {
-        return `not a valid measurement${row.invalidReasons?.length ? `: ${row.invalidReasons.join("; ")}` : ""}`;
       }
     }
     if (objective.kind === "capacity" && !(v < objective.below)) {
@@ -255,6 +257,8 @@ export interface SweepPoint {
   best: boolean;
   /** False when any of the value's runs misses a threshold. */
   meetsTargets: boolean | null;
+  /** Runs of this value that are not valid measurements (still plotted, marked). */
+  invalidRuns: number;
 }
 
 /** One chart point per swept value, in sweep order; excluded and unfinished runs left out. */
@@ -264,7 +268,7 @@ export function sweepPoints(rows: readonly SweepRow[], metric: string): SweepPoi
     if (row.value === null || row.excluded || row.status !== "succeeded") continue;
     let point = points.find((p) => p.value === row.value);
     if (!point) {
-      point = { value: row.value, mean: null, runs: 0, best: false, meetsTargets: null };
+      point = { value: row.value, mean: null, runs: 0, best: false, meetsTargets: null, invalidRuns: 0 };
       points.push(point);
     }
     const v = row.metrics[metric];
@@ -273,6 +277,7 @@ export function sweepPoints(rows: readonly SweepRow[], metric: string): SweepPoi
       point.runs++;
     }
     point.best ||= row.best;
+    if (row.valid === false) point.invalidRuns++;
     if (row.meetsTargets !== null) point.meetsTargets = (point.meetsTargets ?? true) && row.meetsTargets;
   }
   return points.sort((a, b) => compareSweepValues(a.value, b.value));

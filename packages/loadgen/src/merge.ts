@@ -10,6 +10,8 @@ import { type RoomStats, roomThroughputMedian } from "./engines/ws-chat";
 import { type Counters, deriveMetrics, SERIES_INTERVAL_MS, stepSummaries } from "./recorder";
 import type { EngineResult } from "./types";
 
+const PER_SECOND_PERCENTILE = /_p\d+$/;
+
 /** Series recomputed from interval histograms instead of being added. */
 const PERCENTILE_SERIES: Record<string, number> = { latency_p50: 50, latency_p90: 90, latency_p99: 99 };
 
@@ -34,6 +36,11 @@ export function mergeResults(results: EngineResult[]): EngineResult {
   }
   const { metrics, stages } = deriveMetrics(counters, latency.totalCount > 0 ? latency : null, extraHistograms);
   metrics.runtime_ms = Math.max(...results.map((r) => r.metrics.runtime_ms ?? 0));
+  // Each shard's event loop is its own: the run shows the most held-up one.
+  for (const key of ["event_loop_delay_p99", "event_loop_delay_max"]) {
+    const values = results.map((r) => r.metrics[key]).filter((v): v is number => v !== undefined);
+    if (values.length > 0) metrics[key] = Math.max(...values);
+  }
   // Chat shards hold disjoint rooms: the run's rooms are all of theirs, and the median is re-read.
   const roomLists = results.map((r) => (r.extra as { rooms?: RoomStats[] } | undefined)?.rooms);
   const rooms = roomLists.every((list) => Array.isArray(list)) ? roomLists.flatMap((list) => list ?? []) : null;
@@ -128,6 +135,8 @@ function mergeSeries(results: EngineResult[]): {
   const keys = new Set(results.flatMap((r) => Object.keys(r.series)));
   for (const key of keys) {
     if (key in PERCENTILE_SERIES) continue;
+    // Per-second percentiles of other histograms (TTFT, inter-token) keep the slowest shard's.
+    const slowest = PER_SECOND_PERCENTILE.test(key);
     const values: (number | null)[] = new Array(length).fill(null);
     for (const r of results) {
       const s = r.series[key];
@@ -135,7 +144,7 @@ function mergeSeries(results: EngineResult[]): {
       s.values.forEach((v, i) => {
         if (v === null) return;
         const at = slot(s, i);
-        values[at] = (values[at] ?? 0) + v;
+        values[at] = slowest ? Math.max(values[at] ?? v, v) : (values[at] ?? 0) + v;
       });
     }
     series[key] = { start, intervalMs: interval, values };

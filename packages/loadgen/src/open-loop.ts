@@ -1,45 +1,109 @@
+import { Pacer } from "./pacer";
 import type { ArrivalSchedule } from "./schedule";
 
+/** Beyond this, the next send is far enough away for an ordinary timer to wake us near it. */
+const COARSE_WAIT_MS = 20;
+/** How much before the due time the coarse timer aims, covering its own lateness. */
+const COARSE_MARGIN_MS = 5;
+
+export interface OpenLoop {
+  /** Resolves when every request has been fired, or the signal aborted. */
+  done: Promise<{ fired: number; stoppedEarly: boolean }>;
+  /**
+   * Fire whatever is due now. Engines call it from their completion callbacks: at high rates a
+   * response lands between almost every two sends, so most sends leave from there, on time,
+   * without a wake-up of their own.
+   */
+  poke: (nowPerf: number) => void;
+}
+
 /**
- * Fire requests at their due times. Each timer wakeup fires everything that is due, so a late
- * wakeup (timer granularity, GC, a busy event loop) sends a short burst instead of shifting the
- * rest of the schedule; the lateness shows up in latency, which engines measure from `dueAt`.
+ * Fire requests at their due times. A pacing thread (`Pacer`) wakes the event loop within tens
+ * of microseconds of each due time; every wake-up fires everything that is due, so a late
+ * wake-up (a busy event loop, GC) sends a short burst instead of shifting the rest of the
+ * schedule. `fire` gets the due time and the time it actually fired: engines measure latency
+ * from the due time, so the generator's own lateness is never hidden, and record the difference
+ * as send lag. Without threads, timers pace it (with their ~1 ms of lateness).
  */
-export function runOpenLoop(opts: {
+export function startOpenLoop(opts: {
   schedule: ArrivalSchedule;
   /** performance.now() of the schedule's zero; may be in the future. */
   startPerf: number;
-  fire: (index: number, dueAt: number) => void;
+  fire: (index: number, dueAt: number, firedAt: number) => void;
   signal?: AbortSignal;
-}): Promise<{ fired: number; stoppedEarly: boolean }> {
+  /** A pacer shared across loops (warm-up and measurement); one is started otherwise. */
+  pacer?: Pacer | null;
+}): OpenLoop {
   const { schedule, startPerf, fire, signal } = opts;
   const total = schedule.total;
-  return new Promise((resolve) => {
-    let n = 0;
-    let timer: NodeJS.Timeout | undefined;
-    let finished = false;
-    const finish = (stoppedEarly: boolean) => {
-      if (finished) return;
-      finished = true;
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      resolve({ fired: n, stoppedEarly });
-    };
-    const onAbort = () => finish(true);
-    if (signal?.aborted) return finish(true);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const tick = () => {
-      if (finished) return;
-      const elapsed = performance.now() - startPerf;
-      let next = schedule.timeOfMs(n);
-      while (n < total && next <= elapsed) {
-        fire(n, startPerf + next);
-        n++;
-        next = schedule.timeOfMs(n);
-      }
-      if (n >= total) return finish(false);
-      timer = setTimeout(tick, Math.max(0, next - (performance.now() - startPerf)));
-    };
-    timer = setTimeout(tick, Math.max(0, startPerf - performance.now()));
+  const ownPacer = opts.pacer === undefined;
+  const pacer = ownPacer ? Pacer.start() : opts.pacer;
+  let n = 0;
+  let nextDue = startPerf + schedule.timeOfMs(0);
+  let finished = false;
+  let firing = false;
+  let timer: NodeJS.Timeout | undefined;
+  let resolve!: (r: { fired: number; stoppedEarly: boolean }) => void;
+  const done = new Promise<{ fired: number; stoppedEarly: boolean }>((r) => {
+    resolve = r;
   });
+
+  const finish = (stoppedEarly: boolean) => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+    if (ownPacer) pacer?.close();
+    resolve({ fired: n, stoppedEarly });
+  };
+  const onAbort = () => finish(true);
+
+  /** Fire everything due by `now`; returns false once the schedule is exhausted. */
+  const fireDue = (now: number): boolean => {
+    if (firing) return n < total; // a send's own callbacks re-entered us
+    firing = true;
+    try {
+      while (n < total && nextDue <= now) {
+        fire(n, nextDue, now);
+        n++;
+        nextDue = startPerf + schedule.timeOfMs(n);
+      }
+    } finally {
+      firing = false;
+    }
+    return n < total;
+  };
+
+  const tick = () => {
+    if (finished) return;
+    if (!fireDue(performance.now())) return finish(false);
+    const wait = nextDue - performance.now();
+    if (pacer && wait <= COARSE_WAIT_MS) {
+      void pacer.wakeAt(nextDue).then(tick);
+    } else {
+      // Far off (or no pacer): a timer, aimed early enough that the pacer takes over in time.
+      const lead = pacer ? COARSE_MARGIN_MS : 0;
+      timer = setTimeout(tick, Math.max(0, wait - lead));
+    }
+  };
+
+  const poke = (now: number) => {
+    if (finished || now < nextDue) return;
+    if (!fireDue(now)) return finish(false);
+    pacer?.postpone(nextDue);
+  };
+
+  if (signal?.aborted) finish(true);
+  else {
+    signal?.addEventListener("abort", onAbort, { once: true });
+    tick();
+  }
+  return { done, poke };
+}
+
+/** `startOpenLoop` for callers that only wait for it. */
+export function runOpenLoop(
+  opts: Parameters<typeof startOpenLoop>[0],
+): Promise<{ fired: number; stoppedEarly: boolean }> {
+  return startOpenLoop(opts).done;
 }

@@ -63,6 +63,8 @@ export class Recorder {
   readonly statusCounts: Record<string, number> = {};
   private readonly errors = new Map<string, TErrorEntry>();
   private readonly extraHistograms = new Map<string, LatencyHistogram>();
+  /** Extra histograms also kept per second (`ttft`, `itl`): p50/p99 series of their own. */
+  private readonly perSecond = new Map<string, PerSecondPercentiles>();
   private readonly countSeries = new Map<string, number[]>();
   private readonly interval: LatencyHistogram = createHistogram();
   private intervalIndex = 0;
@@ -157,6 +159,32 @@ export class Recorder {
     else this.errors.set(key, { kind, message, count: n, ...(status !== undefined ? { status } : {}) });
   }
 
+  /** A named extra histogram to record into directly on a hot path (µs, with `recordMicros`). */
+  extraHistogram(name: string): LatencyHistogram {
+    let h = this.extraHistograms.get(name);
+    if (!h) {
+      h = createHistogram();
+      this.extraHistograms.set(name, h);
+    }
+    return h;
+  }
+
+  /**
+   * Record into a named extra histogram and into that second's histogram of the same name, so
+   * the result carries `<name>_p50` and `<name>_p99` per-second series beside the run's figures.
+   */
+  recordExtraAt(name: string, micros: number, nowPerf: number): void {
+    this.recordExtra(name, micros);
+    let entry = this.perSecond.get(name);
+    if (!entry) {
+      entry = { current: createHistogram(), second: this.secondOf(nowPerf), p50: [], p99: [] };
+      this.perSecond.set(name, entry);
+    }
+    const second = this.secondOf(nowPerf);
+    if (second > entry.second) closePerSecond(entry, second);
+    recordMicros(entry.current, micros);
+  }
+
   /** Record into a named extra histogram (`ttft`, `itl`, `stage.<name>`), in µs. */
   recordExtra(name: string, micros: number): void {
     let h = this.extraHistograms.get(name);
@@ -172,7 +200,8 @@ export class Recorder {
       if (entry.dur === undefined || entry.dur < 0) continue;
       const key = `stage.${entry.name}`;
       if (!this.extraHistograms.has(key) && this.stageCount() >= MAX_STAGES) continue;
-      this.recordExtra(key, entry.dur * 1000);
+      // Per second too, so a stage that slows over the run shows as the target's own trend.
+      this.recordExtraAt(key, entry.dur * 1000, performance.now());
     }
   }
 
@@ -192,7 +221,16 @@ export class Recorder {
       return h && h.totalCount > 0 ? h.getValueAtPercentile(p) / 1000 : null;
     };
     const decodeS = this.counters.decode_s ?? 0;
+    const lastSecond = this.secondOf(performance.now()) - 1;
+    const lastOf = (name: string, which: "p50" | "p99") => {
+      const entry = this.perSecond.get(name);
+      return entry && lastSecond >= 0 ? (entry[which][lastSecond] ?? null) : null;
+    };
     return {
+      intervalTtftP50Ms: lastOf("ttft", "p50"),
+      intervalTtftP99Ms: lastOf("ttft", "p99"),
+      intervalItlP50Ms: lastOf("itl", "p50"),
+      intervalItlP99Ms: lastOf("itl", "p99"),
       ttftP50Ms: pct("ttft", 50),
       ttftP99Ms: pct("ttft", 99),
       itlP50Ms: pct("itl", 50),
@@ -201,10 +239,20 @@ export class Recorder {
     };
   }
 
+  /** The generator's own figures so far, for live progress (open model). */
+  generatorProgress(): { sendLagP99Ms?: number | null; connectionWaitP99Ms?: number | null } {
+    const pct = (name: string) => {
+      const h = this.extraHistograms.get(name);
+      return h && h.totalCount > 0 ? h.getValueAtPercentile(99) / 1000 : null;
+    };
+    return { sendLagP99Ms: pct("send_lag"), connectionWaitP99Ms: pct("connection_wait") };
+  }
+
   /** Close every interval before the one containing `nowPerf` (call about once a second). */
   tick(nowPerf = performance.now()): void {
     const second = this.secondOf(nowPerf);
     if (second > this.intervalIndex) this.rollTo(second);
+    for (const entry of this.perSecond.values()) if (second > entry.second) closePerSecond(entry, second);
   }
 
   private rollTo(second: number): void {
@@ -245,6 +293,8 @@ export class Recorder {
     const lastSecond = this.secondOf(nowPerf) - 1;
     const rps = lastSecond >= 0 ? (rpsSeries[lastSecond] ?? 0) : requests / Math.max(0.001, elapsedMs / 1000);
     return {
+      intervalP50Ms: lastSecond >= 0 ? (this.intervalP50[lastSecond] ?? null) : null,
+      intervalP99Ms: lastSecond >= 0 ? (this.intervalP99[lastSecond] ?? null) : null,
       elapsedMs,
       fraction: fraction === null ? null : Math.min(1, Math.max(0, fraction)),
       requests,
@@ -274,6 +324,7 @@ export class Recorder {
       this.finished = true;
       this.tick(endPerf);
       this.closeInterval();
+      for (const entry of this.perSecond.values()) closePerSecond(entry, entry.second + 1);
     }
     return this.build(opts);
   }
@@ -308,6 +359,10 @@ export class Recorder {
     series.latency_p50 = { start, intervalMs: SERIES_INTERVAL_MS, values: padArray(this.intervalP50, length, null) };
     series.latency_p90 = { start, intervalMs: SERIES_INTERVAL_MS, values: padArray(this.intervalP90, length, null) };
     series.latency_p99 = { start, intervalMs: SERIES_INTERVAL_MS, values: padArray(this.intervalP99, length, null) };
+    for (const [name, entry] of this.perSecond) {
+      series[`${name}_p50`] = { start, intervalMs: SERIES_INTERVAL_MS, values: padArray(entry.p50, length, null) };
+      series[`${name}_p99`] = { start, intervalMs: SERIES_INTERVAL_MS, values: padArray(entry.p99, length, null) };
+    }
 
     const histograms: Record<string, string> = {};
     for (const [key, h] of this.extraHistograms) if (h.totalCount > 0) histograms[key] = encodeHistogram(h);
@@ -340,6 +395,27 @@ export class Recorder {
       },
     };
   }
+}
+
+interface PerSecondPercentiles {
+  current: LatencyHistogram;
+  /** The second `current` holds. */
+  second: number;
+  p50: (number | null)[];
+  p99: (number | null)[];
+}
+
+/** Close the second `entry` holds (and any empty ones up to `second`), then move to `second`. */
+function closePerSecond(entry: PerSecondPercentiles, second: number): void {
+  while (entry.p50.length < entry.second) {
+    entry.p50.push(null);
+    entry.p99.push(null);
+  }
+  const h = entry.current;
+  entry.p50[entry.second] = h.totalCount > 0 ? h.getValueAtPercentile(50) / 1000 : null;
+  entry.p99[entry.second] = h.totalCount > 0 ? h.getValueAtPercentile(99) / 1000 : null;
+  h.reset();
+  entry.second = second;
 }
 
 /** `values[index] += n`, growing the series with zeros up to `index`. */
@@ -385,6 +461,19 @@ export function deriveMetrics(
   if (ttft) Object.assign(metrics, summarizeMergeable(ttft, "ttft") ?? {});
   const itl = extraHistograms.get("itl");
   if (itl) Object.assign(metrics, summarizeMergeable(itl, "itl") ?? {});
+  // The generator's own error (open model): due → fired, and fired → on a socket.
+  const sendLag = extraHistograms.get("send_lag");
+  if (sendLag && sendLag.totalCount > 0) {
+    metrics.send_lag_p50 = sendLag.getValueAtPercentile(50) / 1000;
+    metrics.send_lag_p99 = sendLag.getValueAtPercentile(99) / 1000;
+    metrics.send_lag_max = sendLag.maxValue / 1000;
+  }
+  const connectionWait = extraHistograms.get("connection_wait");
+  if (connectionWait && connectionWait.totalCount > 0)
+    metrics.connection_wait_p99 = connectionWait.getValueAtPercentile(99) / 1000;
+  const cpuWall = counters.generator_wall_s ?? 0;
+  // Cores per generator process: CPU seconds over wall seconds, both summed over shards.
+  if (cpuWall > 0) metrics.generator_cpu = (counters.generator_cpu_s ?? 0) / cpuWall;
 
   const stages: Record<string, TStageStat> = {};
   for (const [key, h] of extraHistograms) {

@@ -84,6 +84,23 @@ export function StatusBadge({ status }: { status: string }) {
 }
 
 /**
+ * A finished run whose measurement is not sound (the generator could not keep the schedule, the
+ * target fell behind, …): shown beside its status wherever the run is listed.
+ */
+export function InvalidBadge({ reasons }: { reasons?: readonly string[] }) {
+  const title = reasons?.length ? `Not a valid measurement: ${reasons.join("; ")}` : "Not a valid measurement";
+  return (
+    <span
+      className="ml-1 inline-flex items-center rounded-full bg-amber-50 px-2 py-0.5 text-xs font-medium text-amber-800 ring-1 ring-inset ring-amber-300"
+      title={title}
+      data-invalid="true"
+    >
+      invalid
+    </span>
+  );
+}
+
+/**
  * A bar for a known fraction; without one (`value` null) a full, pulsing bar that claims no
  * amount, with `unknown` saying why ("duration unknown", "waiting for the first figures").
  */

@@ -1,5 +1,6 @@
 import { MAX_SHARDS, ZLaunchOverrides } from "@benchboard/core";
 import {
+  generatorCapacity,
   getRun,
   getRunChart,
   getRunExport,
@@ -158,6 +159,10 @@ export const runRouter = router({
     if (!view) throw new NotFoundError("id", "run not found");
     return view;
   }),
+  /** What one worker drives on time with an open-model engine, for the launch form's shard hint. */
+  workerCapacity: orgProcedure
+    .input(z.object({ engine: z.enum(["http-open", "llm"]) }))
+    .query(({ ctx, input }) => generatorCapacity(ctx.db, ctx.orgId, input.engine)),
   /** Per-second series on one shared time axis, reduced for charting. */
   chart: orgProcedure
     .input(z.object({ id: z.string(), maxPoints: z.number().int().min(10).max(5_000).default(900) }))

@@ -3,6 +3,7 @@ import {
   checkPublishedFigures,
   contradictions,
   DERIVED_KEYS,
+  type GeneratorSample,
   histogramBuckets,
   planShards,
   publishedText,
@@ -10,6 +11,7 @@ import {
   type TScenarioSpec,
   type TStageStat,
   targetOverheadStages,
+  workerCapacity,
   ZScenarioSpec,
 } from "@benchboard/core";
 import { decodeHistogramBounded } from "@benchboard/core/histogram-input";
@@ -210,6 +212,7 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
               )
             : {},
           latency: decodeLatency(result.histogram),
+          tokenCount: tokenCountOf(result.extra),
         }
       : null,
     published,
@@ -290,4 +293,48 @@ export async function getRunExport(db: Db, orgId: string, runId: string) {
       values: (Array.isArray(s.values) ? s.values : []) as (number | null)[],
     })),
   };
+}
+
+/**
+ * How an LLM run counted its output tokens: from the provider's usage, from stream events (one
+ * per content event, on streams that report no usage), or both across its requests.
+ */
+function tokenCountOf(extra: unknown): "usage" | "stream events" | "mixed" | null {
+  const counters = (extra as { counters?: Record<string, unknown> } | null)?.counters;
+  const usage = typeof counters?.tokens_from_usage === "number" ? counters.tokens_from_usage : 0;
+  const events = typeof counters?.tokens_from_events === "number" ? counters.tokens_from_events : 0;
+  if (usage > 0 && events > 0) return "mixed";
+  if (usage > 0) return "usage";
+  if (events > 0) return "stream events";
+  return null;
+}
+
+/** Recent runs that recorded their generator's CPU, per engine: enough for a stable median. */
+const CAPACITY_SAMPLE_RUNS = 20;
+
+/**
+ * What one worker can drive with `engine`, from this organization's recent valid runs that
+ * recorded the generator's CPU (else the benchmark's figure), for the launch form's shard hint.
+ */
+export async function generatorCapacity(db: Db, orgId: string, engine: string) {
+  const rows = await db.run.findMany({
+    where: {
+      orgId,
+      status: "succeeded",
+      source: "launched",
+      scenarioSnapshot: { path: ["spec", "engine"], equals: engine },
+      result: { is: { valid: true } },
+    },
+    orderBy: { createdAt: "desc" },
+    take: CAPACITY_SAMPLE_RUNS * 3,
+    select: { shardCount: true, result: { select: { metrics: true } } },
+  });
+  const samples: GeneratorSample[] = [];
+  for (const row of rows) {
+    const metrics = numericMetrics(row.result?.metrics);
+    if (metrics.generator_cpu === undefined || metrics.rps === undefined) continue;
+    samples.push({ rps: metrics.rps, generatorCpu: metrics.generator_cpu, shards: Math.max(1, row.shardCount ?? 1) });
+    if (samples.length >= CAPACITY_SAMPLE_RUNS) break;
+  }
+  return workerCapacity(engine, samples);
 }

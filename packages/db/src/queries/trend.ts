@@ -71,6 +71,8 @@ interface TrendRow {
   value: number | null;
   config: string | null;
   load: string | null;
+  /** The run's result says it is not a sound measurement. */
+  invalid: boolean;
 }
 
 /** Times in JSON from a `timestamp` column: UTC, written without a zone. */
@@ -90,9 +92,10 @@ function trendRows(text: string): TrendRow[] {
     number | null,
     unknown,
     unknown,
+    boolean,
   ][];
   return tuples.map(
-    ([id, number, branch, commit, createdAt, startedAt, excluded, excludedReason, scenarioId, value, config, load]) => ({
+    ([id, number, branch, commit, createdAt, startedAt, excluded, excludedReason, scenarioId, value, config, load, invalid]) => ({
       id,
       number,
       branch,
@@ -106,6 +109,7 @@ function trendRows(text: string): TrendRow[] {
       // Labels read from the few snapshot fields they need (see the query), not whole snapshots.
       config: configLabel(config) ?? null,
       load: snapshotLoadLabel(load) ?? null,
+      invalid,
     }),
   );
 }
@@ -143,10 +147,10 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
   // the ORM took longer than the query.
   const [line] = await db.$queryRaw<{ rows: string }[]>`
     SELECT coalesce(json_agg(json_build_array(t.id, t.number, t.branch, t.commit, t."createdAt", t."startedAt",
-      t.excluded, t."excludedReason", t."scenarioId", t.value, t.config, t.load) ORDER BY t."createdAt" DESC, t.number DESC), '[]')::text AS rows
+      t.excluded, t."excludedReason", t."scenarioId", t.value, t.config, t.load, t.invalid) ORDER BY t."createdAt" DESC, t.number DESC), '[]')::text AS rows
     FROM (
       SELECT r.id, r.number, r.branch, r.commit, r."createdAt", r."startedAt", r.excluded, r."excludedReason",
-        r."scenarioId", m.value,
+        r."scenarioId", m.value, coalesce(rr.valid = false, false) AS invalid,
         jsonb_build_object('instanceType', r."configSnapshot"->'instanceType', 'name', r."configSnapshot"->'name',
           'cpuLimit', r."configSnapshot"->'cpuLimit') AS config,
         jsonb_build_object('engine', r."scenarioSnapshot"->'engine', 'spec', jsonb_build_object(
@@ -156,6 +160,7 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
           'rooms', r."scenarioSnapshot"->'spec'->'rooms',
           'messagesPerUser', r."scenarioSnapshot"->'spec'->'messagesPerUser')) AS load
       FROM "Run" r LEFT JOIN "RunMetric" m ON m."runId" = r.id AND m.key = ${input.metric}
+        LEFT JOIN "RunResult" rr ON rr."runId" = r.id
       WHERE r."orgId" = ${orgId} AND r."projectId" = ${project.id} AND r."scenarioName" = ${input.scenarioName}
         AND r.status = 'succeeded' AND r."sweepId" IS NULL
         ${input.branch ? Prisma.sql`AND r.branch = ${input.branch}` : Prisma.empty}
@@ -196,6 +201,8 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
       excludedReason: r.excludedReason,
       config: r.config,
       load: r.load,
+      // Not a sound measurement: drawn marked, off the lines, and left out of change points.
+      invalid: r.invalid,
     };
   });
   // The project's thresholds and those of the stored scenarios the runs came from, drawn on the chart.
@@ -276,12 +283,19 @@ export interface TrendChangePoint {
  * excluded, with a value), each reported at the first run of the new level.
  */
 export function changePointsByBranch(
-  points: readonly { runId: string; number: number; branch: string | null; value: number | null; excluded: boolean }[],
+  points: readonly {
+    runId: string;
+    number: number;
+    branch: string | null;
+    value: number | null;
+    excluded: boolean;
+    invalid?: boolean;
+  }[],
 ): TrendChangePoint[] {
   const out: TrendChangePoint[] = [];
   const branches = new Map<string, (typeof points)[number][]>();
   for (const p of points) {
-    if (p.excluded || p.value === null || !Number.isFinite(p.value)) continue;
+    if (p.excluded || p.invalid || p.value === null || !Number.isFinite(p.value)) continue;
     const key = p.branch ?? "";
     const line = branches.get(key);
     if (line) line.push(p);
@@ -320,7 +334,8 @@ export async function scenarioHistory(db: Db, orgId: string, input: ScenarioHist
       status: "succeeded",
       excluded: false,
       sweepId: null,
-      result: { isNot: null },
+      // An invalid measurement is no baseline: its figures may be the load generator's.
+      result: { is: { valid: true } },
       ...(input.beforeRunId ? { id: { not: input.beforeRunId } } : {}),
       ...(input.through ? { createdAt: { lte: input.through } } : {}),
     },

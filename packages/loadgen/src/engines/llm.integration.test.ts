@@ -35,8 +35,10 @@ async function startMockLlm(prompts: string[]) {
       if (i > 0) await sleep(25);
       res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: `tok${i} ` } }] })}\n\n`);
     }
-    // The usage chunk over-reports on purpose: a streaming run counts tokens from the stream.
-    res.write(`data: ${JSON.stringify({ choices: [], usage: { completion_tokens: 50 } })}\n\n`);
+    // Two tokens per event, as providers often send: only the usage chunk says so.
+    if (!body.model.endsWith("-no-usage")) {
+      res.write(`data: ${JSON.stringify({ choices: [], usage: { completion_tokens: 10 } })}\n\n`);
+    }
     res.end("data: [DONE]\n\n");
   });
 }
@@ -49,7 +51,11 @@ describe("llm engine", () => {
       { engine: "llm", rate: 20, durationS: 2, stream: true, promptTemplate: "#{{index}} {{nonce}} hi" },
       { baseUrl: server.url },
     );
-    expect(result.valid, result.invalidReasons.join("; ")).toBe(true);
+    // Only the generator may be late (on a busy machine), and then the run says so.
+    expect(
+      result.invalidReasons.filter((r) => !r.startsWith("the load generator")),
+      result.invalidReasons.join("; "),
+    ).toEqual([]);
     expect(result.metrics.requests).toBe(40);
     expect(result.metrics.failed).toBe(0);
     expect(result.metrics.ttft_p50).toBeGreaterThan(39);
@@ -57,11 +63,12 @@ describe("llm engine", () => {
     expect(result.metrics.itl_p50).toBeGreaterThan(23);
     expect(result.metrics.itl_p50).toBeLessThan(40);
     expect(result.metrics.latency_p50).toBeGreaterThan(139);
-    // 4 tokens after the first over ~100 ms: about 40 tokens/s per stream.
-    expect(result.metrics.tokens_per_s).toBeGreaterThan(25);
-    expect(result.metrics.tokens_per_s).toBeLessThan(42);
-    // Five content events per reply, whatever the usage chunk claims.
-    expect(result.metrics.output_tokens).toBe(200);
+    // 8 of the 10 tokens came after the first event, over ~100 ms: about 80 tokens/s per stream.
+    expect(result.metrics.tokens_per_s).toBeGreaterThan(50);
+    expect(result.metrics.tokens_per_s).toBeLessThan(84);
+    // The provider's count (10 per reply), not the five content events.
+    expect(result.metrics.output_tokens).toBe(400);
+    expect((result.extra?.counters as Record<string, number>).tokens_from_usage).toBe(40);
     // Completed throughput sits beside the send rate; runtime is the window plus the last replies.
     expect(result.metrics.completed_rps).toBeGreaterThan(17);
     expect(result.metrics.completed_rps).toBeLessThanOrEqual(result.metrics.rps!);
@@ -93,12 +100,25 @@ describe("llm engine", () => {
       expect(llm.itlP50Ms).toBeGreaterThan(23);
       expect(llm.itlP50Ms).toBeLessThan(40);
       expect(llm.itlP99Ms).toBeGreaterThanOrEqual(llm.itlP50Ms!);
-      expect(llm.tokensPerS).toBeGreaterThan(25);
-      expect(llm.tokensPerS).toBeLessThan(42);
+      expect(llm.tokensPerS).toBeGreaterThan(50);
+      expect(llm.tokensPerS).toBeLessThan(84);
     }
     // What the worker stores from it passes the live schema with the LLM figures intact.
     const stored = parseLiveProgress(JSON.parse(JSON.stringify(new LiveSamples().add(during.at(-1)!, {}))));
     expect(stored?.llm).toEqual(during.at(-1)!.llm);
+  });
+
+  it("counts stream events, and says so, when a stream reports no usage", async () => {
+    server = await startMockLlm([]);
+    const result = await runScenario(
+      { engine: "llm", rate: 10, durationS: 1, stream: true, model: "mock-no-usage", warmupS: 0 },
+      { baseUrl: server.url },
+    );
+    expect(result.metrics.requests).toBe(10);
+    expect(result.metrics.output_tokens).toBe(50);
+    const counters = result.extra?.counters as Record<string, number>;
+    expect(counters.tokens_from_events).toBe(10);
+    expect(counters.tokens_from_usage).toBeUndefined();
   });
 
   it("reads usage from non-streaming responses", async () => {
@@ -113,13 +133,14 @@ describe("llm engine", () => {
     expect(result.metrics.failed).toBe(0);
     expect(result.metrics.latency_p50).toBeGreaterThan(59);
     expect(result.metrics.ttft_p50).toBeUndefined();
-    expect(result.metrics.tokens_per_s).toBeGreaterThan(150);
-    expect(result.metrics.tokens_per_s).toBeLessThan(205);
+    // The reply arrives whole: a per-request output rate would mean nothing, so there is none.
+    expect(result.metrics.tokens_per_s).toBeUndefined();
+    expect(result.metrics.output_tokens).toBe(480);
     expect(result.stages.provider?.count).toBe(40);
-    // Without a stream there is no first token to time, but the output rate is live all the same.
+    // Without a stream there is no first token to time, nor a per-request output rate.
     const live = progress.filter((p) => p.requests > 0).at(-1)?.llm;
     expect(live).toMatchObject({ ttftP50Ms: null, ttftP99Ms: null, itlP50Ms: null, itlP99Ms: null });
-    expect(live?.tokensPerS).toBeGreaterThan(150);
+    expect(live?.tokensPerS).toBeNull();
   });
 
   it("flags the run invalid when completed responses fall behind the send rate", async () => {
@@ -137,7 +158,7 @@ describe("llm engine", () => {
     expect(result.metrics.completed_rps).toBeLessThan(9);
     expect(result.valid).toBe(false);
     expect(result.invalidReasons.join("; ")).toMatch(
-      /^completed \d+\.\d responses\/s, below 90% of the 20\.0 req\/s sent: the target did not keep up/,
+      /^the target did not keep up: completed \d+\.\d responses\/s, below 90% of the 20\.0 req\/s sent/,
     );
   });
 

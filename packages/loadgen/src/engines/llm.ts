@@ -100,11 +100,13 @@ class LlmCall extends HttpCall {
  * from the due time to the end of the response; with `stream`, time to first token (`ttft_*`)
  * runs from the due time to the first content event and inter-token latency (`itl_*`) is the gap
  * between content events (a server that sends several tokens per event reports per-event gaps).
- * `tokens_per_s` is the output rate seen by one client: completion tokens over the time spent
- * generating them (after the first token when streaming), pooled over all requests. When
- * streaming, tokens are counted from the stream (one per content event); without streaming they
- * are the server's reported `usage.completion_tokens`, the only count there is.
+ * Output tokens are defined once for both modes: the provider's `usage.completion_tokens`
+ * (asked for on streams with `stream_options.include_usage`), or, on a stream that reports no
+ * usage, one token per content event — the run says which (`extra.tokenCount`).
  * `output_tokens` is their total; `tokens_per_s_total` (derived) is that total over the runtime.
+ * `tokens_per_s` is the output rate seen by one client and exists only for streams: the tokens
+ * after the first content event over the time they took, pooled over all requests. A reply that
+ * arrives whole has no such rate.
  */
 export async function runLlm(spec: LlmSpec, ctx: EngineContext): Promise<EngineResult> {
   enforceLimits(spec, ctx);
@@ -162,7 +164,6 @@ function recordLlmCall(
   const ok = recordHttpCall(rec, call, error, now, reqBodyBytes);
   if (!ok) return;
   let tokens: number | null = null;
-  let generationMs = now - call.startAt;
   let failure: string | null = null;
   if (stream && call.sse) {
     const sse = call.sse;
@@ -170,16 +171,20 @@ function recordLlmCall(
     if (sse.error) failure = sse.error;
     else if (sse.firstContentAt === null) failure = "stream carried no content";
     else {
-      rec.recordExtra("ttft", (sse.firstContentAt - call.startAt) * 1000);
-      for (const gap of sse.gapsMs) rec.recordExtra("itl", gap * 1000);
-      // Counted from the stream itself (one content event per token), not from what the server says.
-      tokens = sse.contentEvents;
-      const afterFirst = (sse.lastContentAt ?? now) - sse.firstContentAt;
-      // Tokens after the first event over the time they took; a one-event reply has no rate.
-      if (afterFirst > 0 && tokens > 1) {
-        rec.add("decode_tokens", tokens - 1);
-        generationMs = afterFirst;
-      } else tokens = null;
+      rec.recordExtraAt("ttft", (sse.firstContentAt - call.startAt) * 1000, sse.firstContentAt);
+      for (const gap of sse.gapsMs) rec.recordExtraAt("itl", gap * 1000, now);
+      // The provider's count when the stream reports it (we ask with `include_usage`); else one
+      // token per content event, which undercounts a provider that sends several per event.
+      const fromUsage = sse.completionTokens !== null;
+      tokens = fromUsage ? sse.completionTokens! : sse.contentEvents;
+      rec.add(fromUsage ? "tokens_from_usage" : "tokens_from_events");
+      // Per-request output rate: the tokens after the first content event over the time they
+      // took. The first event's share is taken as an even share of the events.
+      const afterFirstMs = (sse.lastContentAt ?? now) - sse.firstContentAt;
+      if (afterFirstMs > 0 && sse.contentEvents > 1) {
+        rec.add("decode_tokens", (tokens * (sse.contentEvents - 1)) / sse.contentEvents);
+        rec.add("decode_s", afterFirstMs / 1000);
+      }
     }
   } else {
     try {
@@ -191,7 +196,8 @@ function recordLlmCall(
       if (parsed.error) failure = "response carries an error";
       else if (!Array.isArray(parsed.choices)) failure = "response has no choices";
       tokens = typeof parsed.usage?.completion_tokens === "number" ? parsed.usage.completion_tokens : null;
-      if (tokens !== null) rec.add("decode_tokens", tokens);
+      // A whole reply at once has no per-request output rate: only the total is counted.
+      if (tokens !== null) rec.add("tokens_from_usage");
     } catch {
       failure = "response is not JSON";
     }
@@ -203,8 +209,5 @@ function recordLlmCall(
     rec.error("response", failure);
     return;
   }
-  if (tokens !== null) {
-    rec.add("decode_s", generationMs / 1000);
-    rec.add("output_tokens", tokens);
-  }
+  if (tokens !== null) rec.add("output_tokens", tokens);
 }

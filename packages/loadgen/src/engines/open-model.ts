@@ -1,7 +1,10 @@
-import { createHistogram, type EngineProgress, recordMicros } from "@benchboard/core";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { type EngineProgress, recordMicros } from "@benchboard/core";
 import type { Pool } from "undici";
+import { judgeGenerator } from "../generator-error";
 import { type CallDone, CallTimeoutError, createPool, type HttpCall } from "../http/call";
-import { runOpenLoop } from "../open-loop";
+import { startOpenLoop } from "../open-loop";
+import { Pacer } from "../pacer";
 import { checkpointer, Recorder } from "../recorder";
 import { ArrivalSchedule } from "../schedule";
 import type { EngineContext, EngineResult } from "../types";
@@ -11,8 +14,6 @@ import { everySecond, InFlight } from "../util";
 export const MIN_ACHIEVED_FRACTION = 0.99;
 /** A request that left this much behind its due time was not sent by an open model. */
 export const LATE_SEND_MS = 100;
-/** More than this share of late sends makes the run invalid. */
-export const MAX_LATE_FRACTION = 0.01;
 /** Slack for the last requests of the window: timer granularity, not under-load. */
 const WINDOW_GRACE_MS = 50;
 /** Below this share of the send rate, completed responses per second make the run invalid. */
@@ -47,6 +48,11 @@ export interface OpenModelOptions {
  * Connections are opened and warmed by `warmupS` of the same traffic first; those requests are
  * not measured. If the engine cannot keep the schedule — CPU, or every one of `maxConnections`
  * busy so requests wait in the client — the result carries the achieved rate and is invalid.
+ *
+ * The generator's own error is measured beside the target's figures: send lag (due time → fired,
+ * the pacing's own lateness), connection wait (fired → on a socket, which a slow target causes),
+ * event-loop delay and the process's CPU. A run whose send lag is material against the latency
+ * it measured is invalid, and the reason names the generator.
  */
 export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): Promise<EngineResult> {
   const signal = ctx.signal;
@@ -57,6 +63,7 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
   const maxInFlight = Math.min(1_000_000, spec.maxConnections + Math.ceil(peakRate * (spec.timeoutMs / 1000 + 1)));
   const inFlight = new InFlight();
   const startedAt = new Date();
+  const pacer = Pacer.start();
   let closing = false;
 
   try {
@@ -70,30 +77,43 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
       const warm = new ArrivalSchedule(warmRate, spec.warmupS, warmRate / 10, spec.warmupS / 2);
       const warmStart = performance.now() + 5;
       measureStart = warmStart + spec.warmupS * 1000;
-      const warmDone = () => inFlight.dec();
-      await runOpenLoop({
+      let poke: (now: number) => void = () => undefined;
+      const warmDone = () => {
+        inFlight.dec();
+        poke(performance.now());
+      };
+      const warmLoop = startOpenLoop({
         schedule: warm,
         startPerf: warmStart,
         signal,
-        fire: (n, dueAt) => {
+        pacer,
+        fire: (n, dueAt, firedAt) => {
           if (inFlight.count >= maxInFlight) return;
           inFlight.inc();
           warmupRequests++;
-          spec.dispatch(pool, dueAt, n, false, warmDone).deadline = dueAt + spec.timeoutMs;
+          const call = spec.dispatch(pool, dueAt, n, false, warmDone);
+          call.deadline = dueAt + spec.timeoutMs;
+          call.firedAt = firedAt;
         },
       });
+      poke = warmLoop.poke;
+      await warmLoop.done;
     }
 
     const rec = new Recorder(["rps", "errors", "target_rps", ...(spec.seriesKeys ?? [])], measureStart);
-    const sendLag = createHistogram();
     const windowEndPlanned = measureStart + spec.durationS * 1000;
     let windowEnd = windowEndPlanned;
     let issuedInWindow = 0;
     let lateSends = 0;
     let dropped = 0;
+    let firedAllBusy = 0;
+    let firedMeasured = 0;
 
     let completedCalls = 0;
     let lastDoneAt = measureStart;
+    let poke: (now: number) => void = () => undefined;
+    const sendLag = rec.extraHistogram(SEND_LAG);
+    const connectionWait = rec.extraHistogram(CONNECTION_WAIT);
     const done = (call: HttpCall, error: Error | null) => {
       inFlight.dec();
       if (closing) return; // torn down by cancellation: not a measurement
@@ -101,51 +121,68 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
       completedCalls++;
       lastDoneAt = Math.max(lastDoneAt, now);
       const issuedAt = call.sentAt > 0 ? call.sentAt : now;
-      const lagMs = issuedAt - call.startAt;
-      recordMicros(sendLag, lagMs * 1000);
-      if (lagMs > LATE_SEND_MS) lateSends++;
+      const firedAt = call.firedAt > 0 ? call.firedAt : issuedAt;
+      recordMicros(sendLag, Math.max(0, firedAt - call.startAt) * 1000);
+      recordMicros(connectionWait, Math.max(0, issuedAt - firedAt) * 1000);
+      if (issuedAt - call.startAt > LATE_SEND_MS) lateSends++;
       if (issuedAt <= windowEnd + WINDOW_GRACE_MS) issuedInWindow++;
       spec.record(rec, call, error, now);
+      poke(now);
     };
 
+    const eventLoop = monitorEventLoopDelay({ resolution: 10 });
+    eventLoop.enable();
+    const cpuAtStart = process.cpuUsage();
     const checkpoint = checkpointer(ctx, rec, startedAt);
     const stopProgress = everySecond(() => {
       const now = performance.now();
       rec.tick(now);
       checkpoint(now);
       if (!ctx.onProgress) return;
-      const progress = rec.progress(now, (now - measureStart) / (spec.durationS * 1000));
+      const progress = {
+        ...rec.progress(now, (now - measureStart) / (spec.durationS * 1000)),
+        ...rec.generatorProgress(),
+      };
       ctx.onProgress(spec.progress ? spec.progress(rec, progress) : progress);
     });
     let loop: { fired: number; stoppedEarly: boolean };
     try {
-      loop = await runOpenLoop({
+      const measured = startOpenLoop({
         schedule,
         startPerf: measureStart,
         signal,
-        fire: (n, dueAt) => {
+        pacer,
+        fire: (n, dueAt, firedAt) => {
           rec.count("target_rps", dueAt);
           if (inFlight.count >= maxInFlight) {
             dropped++;
-            const now = performance.now();
             rec.add("requests");
             rec.add("failed");
-            rec.count("rps", now);
-            rec.count("errors", now);
+            rec.count("rps", firedAt);
+            rec.count("errors", firedAt);
             rec.error("dropped", `more than ${maxInFlight} requests waiting for a connection`);
             return;
           }
+          firedMeasured++;
+          if (inFlight.count >= spec.maxConnections) firedAllBusy++;
           inFlight.inc();
-          spec.dispatch(pool, dueAt, n, true, done).deadline = dueAt + spec.timeoutMs;
+          const call = spec.dispatch(pool, dueAt, n, true, done);
+          call.deadline = dueAt + spec.timeoutMs;
+          call.firedAt = firedAt;
         },
       });
+      poke = measured.poke;
+      loop = await measured.done;
       if (loop.stoppedEarly) windowEnd = Math.min(windowEndPlanned, performance.now());
       const drainMs = signal?.aborted ? CANCEL_GRACE_MS : spec.timeoutMs + 1000;
       await inFlight.drained(drainMs, signal);
       if (signal?.aborted && inFlight.count > 0) await inFlight.drained(CANCEL_GRACE_MS);
     } finally {
       stopProgress();
+      eventLoop.disable();
+      pacer?.close();
     }
+    const cpu = process.cpuUsage(cpuAtStart);
     const canceled = loop.stoppedEarly;
     const leftOver = inFlight.count;
     if (leftOver > 0 && !canceled) {
@@ -170,53 +207,86 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     // Completed throughput: successful responses per second over that runtime, beside the send rate.
     const completedRps = (rec.counters.success ?? 0) / (runtimeMs / 1000);
     rec.counters.completed_rps = completedRps;
+    // The generator's CPU over the measured part (the process's: the engine is all it runs here).
+    const busyS = (cpu.user + cpu.system) / 1e6;
+    const wallS = Math.max(0.001, (endPerf - measureStart) / 1000);
+    rec.add("generator_cpu_s", busyS);
+    rec.add("generator_wall_s", wallS);
+    const loopDelayMs = (v: number) => (Number.isFinite(v) && eventLoop.count > 0 ? v / 1e6 : null);
 
-    const invalidReasons: string[] = [];
-    const lateFraction = lateSends / Math.max(1, completedCalls);
-    if (targetRequests > 0 && issuedInWindow < MIN_ACHIEVED_FRACTION * targetRequests) {
-      invalidReasons.push(
-        `achieved ${achievedRps.toFixed(1)} req/s, below ${MIN_ACHIEVED_FRACTION * 100}% of the target ${targetRps.toFixed(1)} req/s: ${underloadCause(spec.maxConnections, sendLag)}`,
-      );
-    }
-    if (lateFraction > MAX_LATE_FRACTION) {
-      invalidReasons.push(
-        `${lateSends} requests (${(lateFraction * 100).toFixed(1)}%) left more than ${LATE_SEND_MS} ms after their due time (max ${(sendLag.maxValue / 1000).toFixed(0)} ms): the engine could not keep the schedule (CPU, or all ${spec.maxConnections} connections busy)`,
-      );
-    }
-    if (dropped > 0)
-      invalidReasons.push(`${dropped} requests dropped: more than ${maxInFlight} waiting for a connection`);
-    if (!canceled && issuedInWindow > 0 && completedCalls > 0 && completedRps < MIN_COMPLETED_FRACTION * achievedRps) {
-      invalidReasons.push(
-        `completed ${completedRps.toFixed(1)} responses/s, below ${MIN_COMPLETED_FRACTION * 100}% of the ${achievedRps.toFixed(1)} req/s sent: the target did not keep up (responses failed or took until ${((runtimeMs - windowMs) / 1000).toFixed(1)} s after the sending window)`,
-      );
-    }
-
-    return rec.finish(endPerf, {
+    const eventLoopFigures = {
+      eventLoopDelayP50Ms: loopDelayMs(eventLoop.percentile(50)),
+      eventLoopDelayP99Ms: loopDelayMs(eventLoop.percentile(99)),
+      eventLoopDelayMaxMs: loopDelayMs(eventLoop.max),
+    };
+    const result = rec.finish(endPerf, {
       startedAt,
       endedAt: new Date(),
       canceled,
       runtimeMs,
-      invalidReasons,
       extra: {
         schedule: {
           targetRequests,
           issuedInWindow,
-          sendLagP50Ms: sendLag.totalCount > 0 ? sendLag.getValueAtPercentile(50) / 1000 : null,
-          sendLagP99Ms: sendLag.totalCount > 0 ? sendLag.getValueAtPercentile(99) / 1000 : null,
-          sendLagMaxMs: sendLag.totalCount > 0 ? sendLag.maxValue / 1000 : null,
           lateSends,
           dropped,
           warmupRequests,
+          pacer: pacer ? "thread" : "timer",
         },
+        generator: { ...eventLoopFigures, cpuSeconds: busyS, cpuShare: busyS / wallS },
       },
     });
+    const m = result.metrics;
+    if (eventLoopFigures.eventLoopDelayP99Ms !== null) m.event_loop_delay_p99 = eventLoopFigures.eventLoopDelayP99Ms;
+    if (eventLoopFigures.eventLoopDelayMaxMs !== null) m.event_loop_delay_max = eventLoopFigures.eventLoopDelayMaxMs;
+    Object.assign(result.extra?.schedule as object, {
+      sendLagP50Ms: m.send_lag_p50 ?? null,
+      sendLagP99Ms: m.send_lag_p99 ?? null,
+      sendLagMaxMs: m.send_lag_max ?? null,
+      connectionWaitP99Ms: m.connection_wait_p99 ?? null,
+    });
+
+    const judged = judgeGenerator({
+      sendLagP50Ms: m.send_lag_p50 ?? null,
+      sendLagP99Ms: m.send_lag_p99 ?? null,
+      connectionWaitP99Ms: m.connection_wait_p99 ?? null,
+      latencyP50Ms: m.latency_p50 ?? null,
+      latencyP99Ms: m.latency_p99 ?? null,
+      cpuShare: busyS / wallS,
+      maxConnections: spec.maxConnections,
+      allBusyShare: firedAllBusy / Math.max(1, firedMeasured),
+    });
+    // The target's part first: when it is the limit, that is what the reader must see first.
+    const targetReasons: string[] = [];
+    const generatorReasons: string[] = [];
+    if (!canceled && issuedInWindow > 0 && completedCalls > 0 && completedRps < MIN_COMPLETED_FRACTION * achievedRps) {
+      targetReasons.push(
+        `the target did not keep up: completed ${completedRps.toFixed(1)} responses/s, below ${MIN_COMPLETED_FRACTION * 100}% of the ${achievedRps.toFixed(1)} req/s sent (responses failed or took until ${((runtimeMs - windowMs) / 1000).toFixed(1)} s after the sending window)`,
+      );
+    }
+    if (judged.targetLimited) targetReasons.push(judged.targetLimited);
+    if (judged.generator) generatorReasons.push(judged.generator);
+    if (targetRequests > 0 && issuedInWindow < MIN_ACHIEVED_FRACTION * targetRequests) {
+      const shortfall = `achieved ${achievedRps.toFixed(1)} req/s, below ${MIN_ACHIEVED_FRACTION * 100}% of the target ${targetRps.toFixed(1)} req/s`;
+      if (judged.targetLimited && !judged.generator)
+        targetReasons.push(`${shortfall}: the target held the connections`);
+      else
+        generatorReasons.push(
+          `${shortfall}: the load generator could not send faster (its CPU ${(judged.cpuShare * 100).toFixed(0)}% of a core)`,
+        );
+    }
+    if (dropped > 0)
+      targetReasons.push(`${dropped} requests dropped: more than ${maxInFlight} waiting for a connection`);
+    result.invalidReasons = [...targetReasons, ...generatorReasons];
+    result.valid = result.invalidReasons.length === 0;
+    return result;
   } finally {
     closing = true;
+    pacer?.close();
     await pool.destroy().catch(() => undefined);
   }
 }
 
-function underloadCause(maxConnections: number, sendLag: ReturnType<typeof createHistogram>): string {
-  const p99 = sendLag.totalCount > 0 ? sendLag.getValueAtPercentile(99) / 1000 : 0;
-  return `requests waited up to ${p99.toFixed(0)} ms (p99) before leaving; the engine's CPU or the ${maxConnections}-connection limit held them back`;
-}
+/** Extra histograms (µs) the open model records for every measured request. */
+export const SEND_LAG = "send_lag";
+export const CONNECTION_WAIT = "connection_wait";

@@ -24,6 +24,8 @@ export class HttpCall implements Dispatcher.DispatchHandler {
   resBytes = 0;
   /** performance.now() when the request was handed to a socket. */
   sentAt = 0;
+  /** performance.now() when an open model fired it (before any wait for a free connection). */
+  firedAt = 0;
   serverTiming: string | null = null;
   rawHeaders: Buffer[] | null = null;
   chunks: Buffer[] | null;

@@ -16,6 +16,8 @@ export interface ValuePoint {
   value: number | null;
   best?: boolean;
   meetsTargets?: boolean | null;
+  /** Some of this value's runs are not valid measurements: drawn hollow, never the best. */
+  invalid?: boolean;
 }
 
 /**
@@ -80,6 +82,23 @@ export function MetricByValueChart({
             const { cx, cy, payload, index } = props;
             if (cx === undefined || cy === undefined || !payload || payload.value === null) return <g key={index} />;
             const fill = payload.best ? "#16a34a" : payload.meetsTargets === false ? "#dc2626" : "#0284c7";
+            if (payload.invalid) {
+              return (
+                <circle
+                  key={index}
+                  cx={cx}
+                  cy={cy}
+                  r={5.5}
+                  fill="white"
+                  stroke="#d97706"
+                  strokeWidth={2.5}
+                  strokeDasharray="3 2"
+                  data-invalid="true"
+                >
+                  <title>{`${payload.label}: not a valid measurement`}</title>
+                </circle>
+              );
+            }
             return (
               <circle
                 key={index}

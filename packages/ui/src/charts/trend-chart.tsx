@@ -24,7 +24,8 @@ function timeTick(span: number) {
 }
 
 /**
- * A metric over time, one line per branch, excluded runs as grey points off the lines, thresholds
+ * A metric over time, one line per branch, excluded runs as grey points off the lines, runs that
+ * are not valid measurements as hollow amber points (a point's `invalid` value), thresholds
  * as dashed red lines and change points as labelled vertical lines at the first run of a new level.
  */
 export function TrendChart({
@@ -106,6 +107,14 @@ export function TrendChart({
           />
         ))}
         <Scatter dataKey="excluded" name="excluded" fill="#94a3b8" isAnimationActive={false} />
+        <Scatter
+          dataKey="invalid"
+          name="not a valid measurement"
+          fill="white"
+          stroke="#d97706"
+          strokeWidth={2}
+          isAnimationActive={false}
+        />
       </ComposedChart>
     </figure>
   );

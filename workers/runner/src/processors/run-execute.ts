@@ -7,6 +7,7 @@ import {
   PROBE_RATE_PER_S,
   probeSpec,
   type TRunResultData,
+  withTargetSignals,
   ZScenarioSpec,
 } from "@benchboard/core";
 import {
@@ -137,6 +138,8 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
     Object.assign(result.series, watched.series);
     Object.assign(result.metrics, watched.metrics);
     if (watched.errors.length) result.extra = { ...result.extra, monitorErrors: watched.errors };
+    // With the target's own signals beside the engine's: when it says it was the limit, say so first.
+    result = withTargetSignals(result);
     const outcome = stoppedByShutdown(deps, judge(result));
     // What was measured is stored even if PostgreSQL is restarting as the load ends.
     await whileDatabaseReturns(() => finishRun(db, run.id, { ...outcome, result: toResultData(result) }), {

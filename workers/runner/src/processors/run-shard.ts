@@ -1,4 +1,4 @@
-import { combineProgress, LiveSamples, planShards } from "@benchboard/core";
+import { combineProgress, LiveSamples, planShards, withTargetSignals } from "@benchboard/core";
 import {
   checkpointShard,
   claimShard,
@@ -86,6 +86,8 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
         Object.assign(result.series, watched.series);
         Object.assign(result.metrics, watched.metrics);
       }
+      // The target's own signals (its queue, its stages) name it first when it was the limit.
+      if (result!) result = withTargetSignals(result);
     }
     if (start.waitingFor.length) {
       const waitS = Math.round(shardStartWaitMs(deps) / 1000);

@@ -152,6 +152,11 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                             {cell.pValue !== null && cell.verdict !== "noise" && ` · p=${cell.pValue.toFixed(3)}`}
                           </div>
                         )}
+                        {runId !== baselineRunId && cell.note && (
+                          <div className="max-w-48 text-[11px] whitespace-normal text-slate-500" data-note>
+                            {cell.note}
+                          </div>
+                        )}
                         {runId !== baselineRunId && cell.ci && (
                           <div className="text-[11px] text-slate-500" data-ci>
                             95% CI {formatDeltaPct(cell.ci.low)} … {formatDeltaPct(cell.ci.high)}

@@ -1,7 +1,7 @@
 "use client";
 
 import { formatMetric } from "@benchboard/core";
-import { Button, EmptyState, ErrorState, Skeleton, StatusBadge } from "@benchboard/ui";
+import { Button, EmptyState, ErrorState, InvalidBadge, Skeleton, StatusBadge } from "@benchboard/ui";
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
@@ -235,6 +235,7 @@ export function RunList() {
                     </td>
                     <td className="px-3 py-2">
                       <StatusBadge status={r.status} />
+                      {r.result?.valid === false && <InvalidBadge />}
                       {r.excluded && <span className="ml-1 text-xs text-amber-700">excluded</span>}
                     </td>
                     <td className="px-3 py-2">{r.project.name}</td>

@@ -10,7 +10,17 @@ import {
   relativeDelta,
   sweepPoints,
 } from "@benchboard/core";
-import { Button, Card, cx, ErrorState, ProgressBar, Skeleton, StatusBadge, WideTable } from "@benchboard/ui";
+import {
+  Button,
+  Card,
+  cx,
+  ErrorState,
+  InvalidBadge,
+  ProgressBar,
+  Skeleton,
+  StatusBadge,
+  WideTable,
+} from "@benchboard/ui";
 import { MetricByValueChart } from "@benchboard/ui/charts/metric-by-value-chart";
 import { PublishedFigures, PublishedMark, SourceCheckToggle } from "@benchboard/ui/published-figures";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -84,6 +94,7 @@ export function SweepReport({ id }: { id: string }) {
   const labelOf = (runId: string) => rows.find((r) => r.runId === runId)?.label ?? runId;
   const hasTargets = view.thresholds.length > 0;
   const best = rows.find((r) => r.best);
+  const invalidCount = rows.filter((r) => r.valid === false && r.status === "succeeded" && !r.excluded).length;
 
   return (
     <div className="space-y-6">
@@ -148,6 +159,7 @@ export function SweepReport({ id }: { id: string }) {
               value: p.mean,
               best: p.best,
               meetsTargets: p.meetsTargets,
+              invalid: p.invalidRuns > 0,
             }))}
             format={(v) => formatMetric(chosen, v)}
             thresholds={thresholds}
@@ -158,6 +170,8 @@ export function SweepReport({ id }: { id: string }) {
             ? `Best: ${view.sweep.parameter} = ${formatSweepValue(best.value)} (${best.label}), the ${view.objectiveText} among runs that ${hasTargets ? "meet every threshold" : "succeeded with at least 99% success and a valid measurement"}.`
             : "No value qualifies as best yet."}{" "}
           Green marks the best value, red the values that miss a threshold; dashed lines are thresholds on this metric.
+          {invalidCount > 0 &&
+            ` Hollow amber points are not valid measurements (${invalidCount} run${invalidCount === 1 ? "" : "s"}): their figures may be the load generator's rather than the target's, so they are never the best value or a capacity answer — the table says why.`}
         </p>
       </Card>
 
@@ -218,6 +232,9 @@ export function SweepReport({ id }: { id: string }) {
                         {row.label}
                       </Link>{" "}
                       {row.status !== "succeeded" && <StatusBadge status={row.status} />}
+                      {row.status === "succeeded" && row.valid === false && (
+                        <InvalidBadge reasons={row.invalidReasons} />
+                      )}
                       {row.included && <div className="text-[11px] text-slate-500">shared with another sweep</div>}
                       {row.excluded && (
                         <div className="max-w-56 text-[11px] whitespace-normal">excluded: {row.excludedReason}</div>

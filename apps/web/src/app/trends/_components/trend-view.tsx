@@ -60,9 +60,13 @@ export function TrendView() {
     index,
     label: `#${p.number}`,
     t: new Date(p.at).getTime(),
-    ...Object.fromEntries(branches.map((b) => [b, !p.excluded && (p.branch ?? NO_BRANCH) === b ? p.value : null])),
+    ...Object.fromEntries(
+      branches.map((b) => [b, !p.excluded && !p.invalid && (p.branch ?? NO_BRANCH) === b ? p.value : null]),
+    ),
     excluded: p.excluded ? p.value : null,
+    invalid: p.invalid && !p.excluded ? p.value : null,
   }));
+  const invalidCount = (data?.points ?? []).filter((p) => p.invalid && !p.excluded).length;
   const excluded = (data?.points ?? []).filter((p) => p.excluded);
   const changePoints = data?.changePoints ?? [];
   const atOf = new Map((data?.points ?? []).map((p) => [p.runId, new Date(p.at).getTime()]));
@@ -184,6 +188,8 @@ export function TrendView() {
               {data?.points.length} runs over time, oldest first; sweep runs are left out (they vary the scenario). Grey
               points are excluded runs, kept off the lines. Dashed red lines are thresholds; purple lines mark change
               points found by e-divisive means (permutation test, p ≤ 0.01).
+              {invalidCount > 0 &&
+                ` Hollow amber points (${invalidCount}) are not valid measurements — their figures may be the load generator's rather than the target's — kept off the lines and out of change points and gate baselines.`}
             </p>
             {changePoints.length > 0 ? (
               <ul aria-label="Change points" className="mt-2 space-y-0.5 text-sm text-violet-800">

@@ -26,7 +26,15 @@ export function LivePanel({
     errors: i === 0 ? 0 : Math.max(0, s.errors - (samples[i - 1]?.errors ?? 0)),
     mem: s.mem,
     queue: s.queue,
+    lag: s.lag ?? null,
+    ttft50: s.ttft50 ?? null,
+    ttft99: s.ttft99 ?? null,
+    itl50: s.itl50 ?? null,
+    itl99: s.itl99 ?? null,
   }));
+  const hasLag = points.some((p) => p.lag !== null);
+  const hasTtft = points.some((p) => p.ttft50 !== null || p.ttft99 !== null);
+  const hasItl = points.some((p) => p.itl50 !== null || p.itl99 !== null);
   const hasMem = points.some((p) => p.mem !== null);
   const hasQueue = points.some((p) => p.queue !== null);
   const fraction = progress?.fraction ?? null;
@@ -55,8 +63,11 @@ export function LivePanel({
           <Live label="Remaining" value={remainingMs === null ? "—" : formatElapsed(remainingMs / 1000)} />
           <Live label="Requests" value={progress.requests.toLocaleString("en-US")} />
           <Live label="Achieved rate" value={`${progress.rps.toFixed(1)} req/s`} />
-          <Live label="p50" value={formatMetric("latency_p50", progress.latencyP50Ms)} />
-          <Live label="p99" value={formatMetric("latency_p99", progress.latencyP99Ms)} />
+          <Live label="p50 so far" value={formatMetric("latency_p50", progress.latencyP50Ms)} />
+          <Live label="p99 so far" value={formatMetric("latency_p99", progress.latencyP99Ms)} />
+          {progress.sendLagP99Ms !== undefined && (
+            <Live label="Send lag p99" value={formatMetric("send_lag_p99", progress.sendLagP99Ms)} />
+          )}
           <Live label="Errors" value={progress.errors.toLocaleString("en-US")} />
           <Live label="Target memory" value={mem === null ? "—" : formatBytes(mem)} />
           {queue !== null && <Live label="Queue depth" value={queue.toLocaleString("en-US")} />}
@@ -73,7 +84,7 @@ export function LivePanel({
             format={(v) => `${Math.round(v)}`}
           />
           <TimeSeriesChart
-            title="Latency (cumulative p50 / p99)"
+            title="Latency per second (p50 / p99)"
             syncId="live"
             data={points}
             lines={[
@@ -89,6 +100,39 @@ export function LivePanel({
             lines={[{ key: "errors", label: "errors" }]}
             format={(v) => `${v}`}
           />
+          {hasTtft && (
+            <TimeSeriesChart
+              title="Time to first token per second (p50 / p99)"
+              syncId="live"
+              data={points}
+              lines={[
+                { key: "ttft50", label: "p50" },
+                { key: "ttft99", label: "p99" },
+              ]}
+              format={(v) => formatMetric("ttft_p50", v)}
+            />
+          )}
+          {hasItl && (
+            <TimeSeriesChart
+              title="Inter-token latency per second (p50 / p99)"
+              syncId="live"
+              data={points}
+              lines={[
+                { key: "itl50", label: "p50" },
+                { key: "itl99", label: "p99" },
+              ]}
+              format={(v) => formatMetric("itl_p50", v)}
+            />
+          )}
+          {hasLag && (
+            <TimeSeriesChart
+              title="Generator send lag p99 (so far)"
+              syncId="live"
+              data={points}
+              lines={[{ key: "lag", label: "send lag p99" }]}
+              format={(v) => formatMetric("send_lag_p99", v)}
+            />
+          )}
           {hasMem && (
             <TimeSeriesChart
               title="Target memory"

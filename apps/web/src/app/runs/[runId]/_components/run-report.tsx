@@ -5,6 +5,7 @@ import { formatDurationMs, formatMetric, metricDef, THRESHOLD_STATUS_TEXT } from
 import { Card, cx, Skeleton, StatCard } from "@benchboard/ui";
 import { HistogramChart } from "@benchboard/ui/charts/histogram-chart";
 import { PublishedFigures } from "@benchboard/ui/published-figures";
+import { GeneratorFigures } from "./generator-figures";
 import { StageBreakdown } from "./stage-breakdown";
 import { Timeline } from "./timeline";
 
@@ -57,7 +58,21 @@ const STATUS_STYLE = {
 } as const;
 
 /** Latency percentiles and output rates of an LLM run: the figures such a run is judged by. */
-function LlmLatency({ metrics }: { metrics: Record<string, number> }) {
+const TOKEN_COUNT_TEXT = {
+  usage: "Output tokens are the provider's reported usage (asked for on streams with stream_options.include_usage).",
+  "stream events":
+    "The stream reported no usage: output tokens are counted as one per content event, which undercounts a provider that sends several tokens per event.",
+  mixed:
+    "Some replies reported usage and some did not: those without are counted as one token per content event, which may undercount.",
+} as const;
+
+function LlmLatency({
+  metrics,
+  tokenCount,
+}: {
+  metrics: Record<string, number>;
+  tokenCount: keyof typeof TOKEN_COUNT_TEXT | null;
+}) {
   const rows = LLM_ROWS.filter((r) => LLM_STATS.some((s) => metrics[`${r.prefix}_${s}`] !== undefined));
   return (
     <div className="space-y-3">
@@ -96,10 +111,10 @@ function LlmLatency({ metrics }: { metrics: Record<string, number> }) {
         ))}
       </dl>
       <p className="text-xs text-slate-500">
-        Output tokens/s per request: tokens after the first over the time spent generating them, pooled over every
-        request (what one client sees). In total: all output tokens over the run&apos;s runtime (what the server
-        delivered). Streaming runs count tokens from the stream itself, one per content event; non-streaming runs can
-        only use the server&apos;s reported usage.
+        Output tokens/s per request (streaming runs only): tokens after the first content event over the time they took,
+        pooled over every request (what one client sees); a reply that arrives whole has no such rate. In total: all
+        output tokens over the run&apos;s runtime (what the server delivered).{" "}
+        {tokenCount ? TOKEN_COUNT_TEXT[tokenCount] : ""}
       </p>
     </div>
   );
@@ -192,7 +207,13 @@ export function RunReport({
 
       {isLlm && (
         <Card title="LLM latency and output">
-          <LlmLatency metrics={m} />
+          <LlmLatency metrics={m} tokenCount={result.tokenCount} />
+        </Card>
+      )}
+
+      {m.send_lag_p50 !== undefined && (
+        <Card title="Load generator (its own error)">
+          <GeneratorFigures metrics={m} />
         </Card>
       )}
 

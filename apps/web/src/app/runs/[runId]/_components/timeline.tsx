@@ -31,7 +31,9 @@ function panels(metrics: readonly string[]): Panel[] {
   const latency = ["latency_p50", "latency_p90", "latency_p99"].filter(has);
   if (latency.length) {
     out.push({
-      title: "Latency percentiles",
+      // Each point is that second's own percentile (from its histogram), so a spike and its
+      // recovery both show; nothing here is cumulative.
+      title: "Latency percentiles (per second)",
       lines: latency.map((k, i) => ({
         key: k,
         label: k.replace("latency_", ""),
@@ -39,6 +41,19 @@ function panels(metrics: readonly string[]): Panel[] {
       })),
       format: formatDurationMs,
     });
+  }
+  for (const [prefix, title] of [
+    ["ttft", "Time to first token (per second)"],
+    ["itl", "Inter-token latency (per second)"],
+  ] as const) {
+    const keys = [`${prefix}_p50`, `${prefix}_p99`].filter(has);
+    if (keys.length) {
+      out.push({
+        title,
+        lines: keys.map((k, i) => ({ key: k, label: k.slice(prefix.length + 1), color: ["#16a34a", "#dc2626"][i] })),
+        format: formatDurationMs,
+      });
+    }
   }
   if (has("errors")) {
     out.push({

@@ -10,6 +10,7 @@ import {
   peakLoad,
   planShards,
   ShardPlanError,
+  suggestedShards,
   type TLaunchOverrides,
   type TScenarioSpec,
   ZScenarioSpec,
@@ -70,6 +71,15 @@ export function LaunchForm({
   const [tags, setTags] = useState("");
   const [notes, setNotes] = useState("");
   const [clientErrors, setClientErrors] = useState<Record<string, string>>({});
+  // What one worker sends on time with the chosen scenario's engine (open models only).
+  const specEngine = scenarios.data?.find((s) => s.id === (scenarioId || scenarios.data?.[0]?.id))?.spec as
+    | { engine?: string }
+    | undefined;
+  const capacityEngine = specEngine?.engine === "http-open" || specEngine?.engine === "llm" ? specEngine.engine : null;
+  const capacityQuery = useQuery({
+    ...trpc.run.workerCapacity.queryOptions({ engine: capacityEngine ?? "http-open" }),
+    enabled: capacityEngine !== null,
+  });
   const launch = useMutation(
     trpc.run.launch.mutationOptions({
       onSuccess: async (run) => {
@@ -148,6 +158,10 @@ export function LaunchForm({
   const errors = mergeErrors({ ...overrideErrors, ...capErrors, ...clientErrors }, launch.error);
   const scenarioError = errors.scenarioId ?? capError;
   const engine = parsedSpec.success ? parsedSpec.data.engine : null;
+  const openRate =
+    spec.success && (spec.data.engine === "http-open" || spec.data.engine === "llm") ? spec.data.rate : null;
+  const capacity = capacityQuery.data ?? null;
+  const neededShards = capacity && openRate !== null ? suggestedShards(openRate, capacity) : 1;
   const tagError = Object.entries(errors).find(([k]) => k === "tags" || k.startsWith("tags."))?.[1];
 
   const submit = () => {
@@ -325,9 +339,19 @@ export function LaunchForm({
               error={errors.shards}
               hint={
                 shardPlan && "each" in shardPlan
-                  ? shardCount > 1
-                    ? `Each of ${shardCount} workers sends ${shardPlan.each}`
-                    : "Split the load across worker processes; results merge exactly"
+                  ? `${
+                      shardCount > 1
+                        ? `Each of ${shardCount} workers sends ${shardPlan.each}`
+                        : "Split the load across worker processes; results merge exactly"
+                    }${
+                      capacity && openRate !== null
+                        ? `. One worker sends about ${capacity.ratePerWorker.toLocaleString("en-US")} req/s on time with this engine (${capacity.basis})${
+                            shardCount < neededShards
+                              ? `: ${openRate.toLocaleString("en-US")} req/s needs ${neededShards} shards, or the generator's own lateness will make the run invalid`
+                              : ""
+                          }`
+                        : ""
+                    }`
                   : undefined
               }
             >

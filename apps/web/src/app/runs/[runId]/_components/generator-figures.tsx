@@ -1,0 +1,48 @@
+import { formatMetric } from "@benchboard/core";
+
+const ROWS: { key: string; label: string; hint: string }[] = [
+  { key: "send_lag_p50", label: "Send lag p50", hint: "due time → sent, the generator's own lateness" },
+  { key: "send_lag_p99", label: "Send lag p99", hint: "" },
+  { key: "send_lag_max", label: "Send lag max", hint: "" },
+  { key: "connection_wait_p99", label: "Wait for a connection p99", hint: "every connection busy: the target's doing" },
+  { key: "event_loop_delay_p99", label: "Event-loop delay p99", hint: "how late the generator's own timers ran" },
+  { key: "event_loop_delay_max", label: "Event-loop delay max", hint: "" },
+  { key: "generator_cpu", label: "Generator CPU", hint: "of the process sending the load, in cores" },
+];
+
+/**
+ * The load generator's own error, shown beside the target's figures: what part of a latency
+ * could be the generator's (send lag) rather than the target's. An open-model run is invalid
+ * when its send lag is material against the latency it measured.
+ */
+export function GeneratorFigures({ metrics }: { metrics: Readonly<Record<string, number>> }) {
+  const rows = ROWS.filter((r) => metrics[r.key] !== undefined);
+  if (rows.length === 0) return null;
+  const p50 = metrics.latency_p50;
+  const lag50 = metrics.send_lag_p50;
+  const share = p50 !== undefined && lag50 !== undefined && p50 > 0 ? lag50 / p50 : null;
+  return (
+    <div>
+      <table className="w-full text-sm" aria-label="Load generator figures">
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.key} className="border-t border-slate-100 first:border-0">
+              <th scope="row" className="py-1.5 text-left font-normal text-slate-600">
+                {r.label}
+                {r.hint && <span className="ml-1.5 text-xs text-slate-400">{r.hint}</span>}
+              </th>
+              <td className="py-1.5 text-right font-medium tabular-nums">{formatMetric(r.key, metrics[r.key])}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {share !== null && (
+        <p className="mt-2 text-xs text-slate-500">
+          Send lag p50 is {(share * 100).toFixed(share < 0.01 ? 2 : 1)}% of latency p50. Latency is measured from each
+          request&apos;s due time, so any lateness counts; the run is marked invalid when the generator&apos;s share is
+          material (above 10% of p50 or 25% of p99, with floors of 0.05 ms and 0.5 ms).
+        </p>
+      )}
+    </div>
+  );
+}

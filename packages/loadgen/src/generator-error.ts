@@ -1,0 +1,85 @@
+/**
+ * When is the load generator's own error material? An open model measures latency from each
+ * request's due time, so a send that leaves late adds its lateness to the latency it reports.
+ * That is right when the *target* held it up (all connections busy with slow responses: the
+ * wait is what a user would see), and wrong when the generator itself was late (its event loop
+ * busy, its CPU spent): then the figure is partly the generator's.
+ *
+ * The bound scales with what was measured: a 0.3 ms lag is nothing against a 50 ms service and
+ * most of a 0.1 ms one. Small absolute floors keep clock and timer noise from condemning a run.
+ */
+
+/** Send lag p50 above this share of latency p50 (and the floor) is material. */
+export const LAG_SHARE_P50 = 0.1;
+/** Send lag p99 above this share of latency p99 (and the floor) is material. */
+export const LAG_SHARE_P99 = 0.25;
+export const LAG_FLOOR_P50_MS = 0.05;
+export const LAG_FLOOR_P99_MS = 0.5;
+/** Above this share of sends finding every connection busy, the connections were the limit. */
+export const ALL_BUSY_SHARE = 0.01;
+/** Above this share of one core the generator's process was saturated. */
+export const CPU_SATURATED = 0.9;
+
+export interface GeneratorFigures {
+  /** Due time → fired (the pacing's own lateness), ms. */
+  sendLagP50Ms: number | null;
+  sendLagP99Ms: number | null;
+  /** Fired → handed to a socket (waiting for a free connection), ms. */
+  connectionWaitP99Ms: number | null;
+  latencyP50Ms: number | null;
+  latencyP99Ms: number | null;
+  /** Share of sends that found every connection busy (so they had to queue for one). */
+  allBusyShare: number;
+  /** The generator process's CPU over the measured window, in cores. */
+  cpuShare: number;
+  maxConnections: number;
+}
+
+export interface GeneratorJudgement {
+  /** Why the generator's error is material (names the generator), or null. */
+  generator: string | null;
+  /** Why the target is the limit (requests queued for its connections), or null. */
+  targetLimited: string | null;
+  cpuShare: number;
+}
+
+/** The largest send lag (ms) that is not material against a latency of `p50`/`p99` ms. */
+export function lagBound(latencyMs: number, share: number, floorMs: number): number {
+  return Math.max(floorMs, share * latencyMs);
+}
+
+export function judgeGenerator(f: GeneratorFigures): GeneratorJudgement {
+  const fmt = (v: number) => (v >= 10 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v.toFixed(3));
+  let generator: string | null = null;
+  let targetLimited: string | null = null;
+
+  const p50Bound = f.latencyP50Ms !== null ? lagBound(f.latencyP50Ms, LAG_SHARE_P50, LAG_FLOOR_P50_MS) : null;
+  const p99Bound = f.latencyP99Ms !== null ? lagBound(f.latencyP99Ms, LAG_SHARE_P99, LAG_FLOOR_P99_MS) : null;
+
+  // A wait with connections free is the opening of a new one, not the target holding them.
+  if (
+    f.connectionWaitP99Ms !== null &&
+    p99Bound !== null &&
+    f.connectionWaitP99Ms > p99Bound &&
+    f.allBusyShare > ALL_BUSY_SHARE
+  ) {
+    targetLimited =
+      `the target is the limit: requests waited for one of the ${f.maxConnections} connections ` +
+      `(p99 ${fmt(f.connectionWaitP99Ms)} ms) because every one was busy with a response; ` +
+      "that wait is counted in the latency, as a user would see it";
+  }
+
+  const lateP50 = f.sendLagP50Ms !== null && p50Bound !== null && f.sendLagP50Ms > p50Bound;
+  const lateP99 = f.sendLagP99Ms !== null && p99Bound !== null && f.sendLagP99Ms > p99Bound;
+  if (lateP50 || lateP99) {
+    const which = lateP50
+      ? `send lag p50 ${fmt(f.sendLagP50Ms!)} ms against latency p50 ${fmt(f.latencyP50Ms!)} ms (bound ${fmt(p50Bound!)} ms)`
+      : `send lag p99 ${fmt(f.sendLagP99Ms!)} ms against latency p99 ${fmt(f.latencyP99Ms!)} ms (bound ${fmt(p99Bound!)} ms)`;
+    const cpu =
+      f.cpuShare >= CPU_SATURATED
+        ? `its CPU was saturated (${(f.cpuShare * 100).toFixed(0)}% of a core): split the load over more shards`
+        : `its event loop was held up (CPU ${(f.cpuShare * 100).toFixed(0)}% of a core): the machine or the process was busy`;
+    generator = `the load generator, not the target, was late sending: ${which}; ${cpu}`;
+  }
+  return { generator, targetLimited, cpuShare: f.cpuShare };
+}
