@@ -23,6 +23,7 @@ import { ConflictError, NotFoundError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
 import { countActiveLoad, failStaleRuns, findLaunchByIdempotencyKey, finishRun, launchKey } from "./run";
 import { failStaleShards, prepareShards, shardsIfAllEnded } from "./shards";
+import { loadNeedsVerification, resolveRunLocation } from "./agent-trust";
 import { publicTargetSelect } from "./target";
 import { assertLoadMayReach } from "./verification";
 
@@ -35,11 +36,16 @@ import { assertLoadMayReach } from "./verification";
 
 export interface DispatchableRun {
   id: string;
+  orgId: string;
   shardCount: number;
   workerLabel: string | null;
+  agentLabel: string | null;
 }
 
-/** Puts a run's job(s) on its queue: one job, or one per shard (the shard rows exist). */
+/**
+ * Puts a run's job(s) on the queue its labels name (install workers, a worker label, or the
+ * organization's agents with a label): one job, or one per shard (the shard rows exist).
+ */
 export type Dispatch = (run: DispatchableRun) => Promise<void>;
 
 /** A sharded run's stored shard results merged into one (histograms add), or null if none. */
@@ -77,6 +83,8 @@ export interface CreateRunsInput {
   shards?: number;
   /** Only workers offering this label take the runs. */
   workerLabel?: string | null;
+  /** The organization's agents offering this label run them instead of the install's workers. */
+  agentLabel?: string | null;
   /** Launch-time changes to the scenario's rate, concurrency or duration. */
   overrides?: TLaunchOverrides | null;
   /** One run per value (times repetitions), varying one parameter. */
@@ -121,7 +129,14 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
       throw new ConflictError("repetitions", `a sweep launches at most ${SWEEP_MAX_RUNS} runs (values × repetitions)`);
     }
   }
-  if (input.workerLabel) {
+  if (input.agentLabel) {
+    // A run may wait for an agent to start (a CI job with --once), but a label no agent of the
+    // organization ever offered is a typo.
+    const known = await db.agent.count({ where: { orgId, labels: { has: input.agentLabel } } });
+    if (!known) {
+      throw new ConflictError("agentLabel", `no agent of this organization offers the label ${input.agentLabel}`);
+    }
+  } else if (input.workerLabel) {
     const offering = await db.worker.count({
       where: { labels: { has: input.workerLabel }, heartbeatAt: { gt: new Date(Date.now() - WORKER_ONLINE_MS) } },
     });
@@ -131,6 +146,7 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
   return db
     .$transaction(async (tx) => {
       const { target, scenario, config } = await loadLaunchRefs(tx, orgId, input);
+      const location = resolveRunLocation(target, input);
       if (sweep && parseParameterPath(sweep.parameter)?.scope === "knobs" && !target.configApplyUrl) {
         throw new ConflictError(
           "parameter",
@@ -208,7 +224,9 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
       for (const [i, snapshot] of snapshots.entries()) {
         const parsed = ZScenarioSpec.safeParse(snapshot.scenario.spec);
         const at = sweep && i > 0 ? `values.${i}` : "targetId";
-        await assertLoadMayReach(tx, orgId, target.baseUrl, parsed.success ? parsed.data : null, at);
+        if (loadNeedsVerification(location)) {
+          await assertLoadMayReach(tx, orgId, target.baseUrl, parsed.success ? parsed.data : null, at);
+        }
       }
 
       await takeLaunchSlot(tx, orgId, caps, shards);
@@ -267,11 +285,21 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
               tags: sweep ? ["sweep", ...(input.tags ?? [])] : (input.tags ?? []),
               notes: input.notes ?? "",
               shardCount: shards,
-              workerLabel: input.workerLabel ?? null,
+              workerLabel: location.workerLabel,
+              agentLabel: location.agentLabel,
               createdById: input.createdById ?? null,
               idempotencyKey: index === 0 ? storedKey : null,
             },
-            select: { id: true, number: true, status: true, shardCount: true, workerLabel: true, sweepValue: true },
+            select: {
+              id: true,
+              orgId: true,
+              number: true,
+              status: true,
+              shardCount: true,
+              workerLabel: true,
+              agentLabel: true,
+              sweepValue: true,
+            },
           });
           // The group is named after its first run, which only has an id once created.
           if (total > 1 && groupId === null) {
@@ -385,7 +413,7 @@ async function continueGroupById(db: Db, groupId: string, deps: Pick<LifecycleDe
   const next = await db.run.findFirst({
     where: { groupId, status: "queued" },
     orderBy: { groupIndex: "asc" },
-    select: { id: true, shardCount: true, workerLabel: true },
+    select: { id: true, orgId: true, shardCount: true, workerLabel: true, agentLabel: true },
   });
   if (!next) return null;
   try {

@@ -73,6 +73,7 @@ export const publicTargetSelect = {
   configApplyUrl: true,
   baselineKnobs: true,
   overheadStages: true,
+  agentLabel: true,
   createdAt: true,
   updatedAt: true,
 } as const;
