@@ -1,6 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { ImportError } from "@benchboard/core/importers";
-import { ConflictError, type Db, hashToken, INVITATION_TTL_MS, NotFoundError, newToken } from "@benchboard/db";
+import {
+  ConflictError,
+  createAgentToken,
+  type Db,
+  hashToken,
+  INVITATION_TTL_MS,
+  NotFoundError,
+  newToken,
+} from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { createCaller } from "../root";
@@ -75,6 +83,14 @@ export const INPUTS: Record<string, Build | "none"> = {
   "apiToken.list": "none",
   "apiToken.create": (f) => ({ name: "deploy", projectId: f.project.id, scopes: ["runs:read"] }),
   "apiToken.revoke": (f) => ({ id: f.apiToken.id }),
+  "agent.list": "none",
+  "agent.labels": "none",
+  "agent.tokens": "none",
+  "agent.createToken": () => ({ name: `lab-${unique()}` }),
+  "agent.revokeToken": async (f, { db }) => {
+    const { record } = await createAgentToken(db, f.org.id, { name: `lab-${unique()}`, createdById: null });
+    return { id: record.id };
+  },
   "project.list": "none",
   "project.byId": (f) => ({ id: f.project.id }),
   "project.caps": "none",
