@@ -66,6 +66,8 @@ interface RequestOptions<T> {
   schema: z.ZodType<T>;
   /** What the request was for, in error messages: "upload", "launch", … */
   what: string;
+  /** Aborts the request (a long poll when the agent stops). */
+  signal?: AbortSignal;
 }
 
 const RETRY_DELAYS_MS = [1_000, 2_000, 4_000];
@@ -94,7 +96,7 @@ export class ApiClient {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
-        res = await fetch(url, { method: options.method, headers, body: payload });
+        res = await fetch(url, { method: options.method, headers, body: payload, signal: options.signal });
       } catch (err) {
         if (options.retry && attempt < RETRY_DELAYS_MS.length) {
           await sleep(RETRY_DELAYS_MS[attempt]!);
@@ -115,9 +117,10 @@ export class ApiClient {
           continue;
         }
       }
-      let raw: unknown;
+      let raw: unknown = null;
       try {
-        raw = JSON.parse(text);
+        // 204: nothing to say (a long poll that found no work).
+        if (res.status !== 204 || text !== "") raw = JSON.parse(text);
       } catch {
         throw new CliError(
           `${options.what}: ${this.config.url} answered HTTP ${res.status} with something that is not Benchboard's API (is BENCHBOARD_URL right?)`,
