@@ -137,6 +137,12 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
       throw new ConflictError("agentLabel", `no agent of this organization offers the label ${input.agentLabel}`);
     }
   } else if (input.workerLabel) {
+    // An agent-only target is refused for install workers before asking whether any is online.
+    const target = await db.target.findFirst({
+      where: { orgId, id: input.targetId },
+      select: { name: true, agentLabel: true },
+    });
+    if (target) resolveRunLocation(target, input);
     const offering = await db.worker.count({
       where: { labels: { has: input.workerLabel }, heartbeatAt: { gt: new Date(Date.now() - WORKER_ONLINE_MS) } },
     });
