@@ -1,4 +1,4 @@
-import { createAgentToken, listAgents, listAgentTokens, revokeApiToken } from "@benchboard/db";
+import { agentTokenCreator, createAgentToken, listAgents, listAgentTokens, revokeAgentToken } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { memberProcedure, orgProcedure, router } from "../trpc";
@@ -37,10 +37,7 @@ export const agentRouter = router({
   /** Revoking stops every agent using the token at its next call. */
   revokeToken: memberProcedure.input(z.object({ id: z.string() })).mutation(async ({ ctx, input }) => {
     if (ctx.role !== "owner") {
-      const token = await ctx.db.apiToken.findFirst({
-        where: { id: input.id, orgId: ctx.orgId, kind: "agent" },
-        select: { createdById: true },
-      });
+      const token = await agentTokenCreator(ctx.db, ctx.orgId, input.id);
       if (token && token.createdById !== ctx.userId) {
         throw new TRPCError({
           code: "FORBIDDEN",
@@ -48,7 +45,7 @@ export const agentRouter = router({
         });
       }
     }
-    await revokeApiToken(ctx.db, ctx.orgId, input.id);
+    await revokeAgentToken(ctx.db, ctx.orgId, input.id);
     return { ok: true };
   }),
 });

@@ -1,14 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { ImportError } from "@benchboard/core/importers";
-import {
-  ConflictError,
-  createAgentToken,
-  type Db,
-  hashToken,
-  INVITATION_TTL_MS,
-  NotFoundError,
-  newToken,
-} from "@benchboard/db";
+import { ConflictError, type Db, hashToken, INVITATION_TTL_MS, NotFoundError, newToken } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { createCaller } from "../root";
@@ -87,10 +79,7 @@ export const INPUTS: Record<string, Build | "none"> = {
   "agent.labels": "none",
   "agent.tokens": "none",
   "agent.createToken": () => ({ name: `lab-${unique()}` }),
-  "agent.revokeToken": async (f, { db }) => {
-    const { record } = await createAgentToken(db, f.org.id, { name: `lab-${unique()}`, createdById: null });
-    return { id: record.id };
-  },
+  "agent.revokeToken": (f) => ({ id: f.agentToken.id }),
   "project.list": "none",
   "project.byId": (f) => ({ id: f.project.id }),
   "project.caps": "none",

@@ -220,3 +220,17 @@ export async function listAgentTokens(db: Db, orgId: string) {
     select: { ...apiTokenPublicSelect, createdBy: { select: { id: true, email: true, name: true } } },
   });
 }
+
+/** Who created an agent token of the organization (null: no such agent token). */
+export async function agentTokenCreator(db: Db, orgId: string, id: string) {
+  return db.apiToken.findFirst({ where: { id, orgId, kind: "agent" }, select: { createdById: true } });
+}
+
+/** Revoke an agent token; every agent using it is refused from its next call. */
+export async function revokeAgentToken(db: Db, orgId: string, id: string) {
+  const { count } = await db.apiToken.updateMany({
+    where: { orgId, id, kind: "agent", revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
+  if (!count) throw new NotFoundError("id", "agent token not found or already revoked");
+}
