@@ -21,9 +21,9 @@ import {
 import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
+import { loadNeedsVerification, resolveRunLocation } from "./agent-trust";
 import { countActiveLoad, failStaleRuns, findLaunchByIdempotencyKey, finishRun, launchKey } from "./run";
 import { failStaleShards, prepareShards, shardsIfAllEnded } from "./shards";
-import { loadNeedsVerification, resolveRunLocation } from "./agent-trust";
 import { publicTargetSelect } from "./target";
 import { assertLoadMayReach } from "./verification";
 
