@@ -282,8 +282,11 @@ describe("load agents", () => {
     await new Promise((r) => setTimeout(r, 1_000));
     const last = target.requests.at(-1)!;
     expect(last - canceledAt).toBeLessThan(2_000);
+    // What was measured after the engine's 1 s warm-up, until the cancel, is kept.
     const stored = await t.db.runResult.findUniqueOrThrow({ where: { runId: run.id } });
-    expect((stored.metrics as Record<string, number>).requests).toBeGreaterThan(100);
+    const measured = (stored.metrics as Record<string, number>).requests!;
+    expect(measured).toBeGreaterThan(20);
+    expect(measured).toBeLessThanOrEqual(target.requests.length - started);
   }, 60_000);
 
   it("a SIGKILLed agent's run ends failed with its last checkpoint, and the group goes on on the other agent", async () => {
