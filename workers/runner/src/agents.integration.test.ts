@@ -17,6 +17,7 @@ import {
   DEFAULT_REDIS_URL,
 } from "@benchboard/jobs";
 import { mergeShardResults } from "@benchboard/loadgen";
+import { startPrometheusApi } from "@benchboard/loadgen/test/prometheus-api";
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -385,6 +386,9 @@ describe("trust: what only agents may reach", () => {
       healthPort: 0,
       log: (line) => logs.push(`[worker] ${line}\n`),
     });
+    // The tenant's private Prometheus, which only its agent may query.
+    const query = 'sum(container_memory_working_set_bytes{pod=~"gateway-.*"})';
+    const prometheus = await startPrometheusApi(() => ({ series: [() => 512_000_000] }));
     try {
       const secret = await c.caller.target.create({
         projectId: c.project.id,
@@ -392,7 +396,19 @@ describe("trust: what only agents may reach", () => {
         kind: "http",
         baseUrl: internal.url,
         agentLabel: "lab",
-        monitors: [{ config: { kind: "prometheus", url: `${internal.url}/metrics` } }],
+        monitors: [
+          { config: { kind: "prometheus", url: `${internal.url}/metrics` } },
+          {
+            config: {
+              kind: "promql",
+              url: prometheus.url,
+              query,
+              metric: "custom",
+              name: "gateway_mem",
+              unit: "bytes",
+            },
+          },
+        ],
         configApplyUrl: `${internal.url}/admin/config`,
       } as never);
       const scenario = await c.caller.scenario.create({
@@ -424,15 +440,23 @@ describe("trust: what only agents may reach", () => {
       await new Promise((r) => setTimeout(r, 2_000));
       expect((await t.db.run.findUniqueOrThrow({ where: { id: launched.id } })).status).toBe("queued");
       expect(internal.hits).toBe(0);
+      expect(prometheus.queries).toHaveLength(0);
       // The agent reaches it: the server was there all along.
       const agent = startAgent(c.agentToken, "later");
       const run = await runEnd(c.caller, launched.id, 40_000);
       expect(run.status, run.error ?? "").toBe("succeeded");
       expect(internal.hits).toBeGreaterThan(0);
+      // The agent evaluated the PromQL monitor over the run's window; the series is stored.
+      expect(prometheus.queries.map((q) => q.query)).toEqual([query]);
+      const mem = await t.db.series.findFirst({ where: { runId: run.id, metric: "gauge.gateway_mem" } });
+      expect(mem?.start.getTime()).toBe(prometheus.queries[0]!.start * 1000);
+      expect((mem?.values as number[]).length).toBeGreaterThanOrEqual(2);
+      expect((mem?.values as number[]).every((v) => v === 512_000_000)).toBe(true);
       agent.kill("SIGTERM");
       await exited(agent);
     } finally {
       await runner.close();
+      await prometheus.close();
     }
   }, 90_000);
 });
