@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { defineProject } from "vitest/config";
 
 const core = fileURLToPath(new URL("../../packages/core/src/", import.meta.url));
+const loadgen = fileURLToPath(new URL("../../packages/loadgen/src/", import.meta.url));
 
 export default defineProject({
   // The core package's sources by path, as tsconfig.json maps them (the CLI bundles them).
@@ -10,6 +11,8 @@ export default defineProject({
       { find: /^@benchboard\/core$/, replacement: `${core}index.ts` },
       { find: /^@benchboard\/core\/importers$/, replacement: `${core}importers/index.ts` },
       { find: /^@benchboard\/core\/(.*)$/, replacement: `${core}$1` },
+      { find: /^@benchboard\/loadgen$/, replacement: `${loadgen}index.ts` },
+      { find: /^@benchboard\/loadgen\/(.*)$/, replacement: `${loadgen}$1.ts` },
     ],
   },
   test: {

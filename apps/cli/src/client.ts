@@ -106,6 +106,8 @@ export interface RequestOptions<T> {
   schema: z.ZodType<T>;
   /** What the request was for, in error messages and wait lines: "upload", "launch", … */
   what: string;
+  /** Aborts the request (a long poll when the agent stops). */
+  signal?: AbortSignal;
 }
 
 export const DEFAULT_RETRY_FOR_S = 120;
@@ -191,7 +193,7 @@ export class ApiClient {
     for (;;) {
       let res: Response;
       try {
-        res = await fetch(url, { method: options.method, headers, body: payload });
+        res = await fetch(url, { method: options.method, headers, body: payload, signal: options.signal });
       } catch (err) {
         const reason = networkReason(err);
         if ((resendable || NOT_SENT.has(reason)) && (await waitBefore(`cannot reach the server (${reason})`, null))) {
@@ -207,9 +209,10 @@ export class ApiClient {
         const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
         if (await waitBefore(`HTTP ${res.status}${serverMessage(text)}`, retryAfter)) continue;
       }
-      let raw: unknown;
+      let raw: unknown = null;
       try {
-        raw = JSON.parse(text);
+        // 204: nothing to say (a long poll that found no work).
+        if (res.status !== 204 || text !== "") raw = JSON.parse(text);
       } catch {
         throw new CliError(
           `${options.what}: ${this.config.url} answered HTTP ${res.status} with something that is not Benchboard's API (is BENCHBOARD_URL right?)`,

@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import packageJson from "../package.json";
+import { registerAgent } from "./commands/agent";
 import { registerCompare } from "./commands/compare";
 import { registerConfig } from "./commands/config";
 import { registerExec } from "./commands/exec";
@@ -31,6 +32,7 @@ export function createProgram(io: CliIo): Command {
   registerCompare(program, io);
   registerExec(program, io);
   registerConfig(program, io);
+  registerAgent(program, io);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

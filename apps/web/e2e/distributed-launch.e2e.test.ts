@@ -90,8 +90,10 @@ describe("distributed launch", () => {
     const { page, baseUrl } = stack;
     await page.goto(`${baseUrl}/projects/${projectId}/launch?targetId=${targetId}&scenarioId=${scenarioId}`);
     // The form offers the online workers' label and estimates each shard's load.
-    await page.locator("#launch-worker-label").selectOption("lab");
-    expect(await page.locator("#launch-worker-label option:checked").textContent()).toBe("lab (2 online)");
+    await page.locator("#launch-worker-label").selectOption("worker:lab");
+    expect(await page.locator("#launch-worker-label option:checked").textContent()).toBe(
+      "Install workers labelled lab (2 online)",
+    );
     await page.locator("#launch-rate").fill("40");
     await page.locator("#launch-duration").fill("3");
     await page.locator("#launch-shards").fill("2");

@@ -33,6 +33,14 @@ export const ZConfigTarget = z.strictObject({
   configApplyUrl: z.string().nullish(),
   /** Server-Timing stages that are the target's own work (its overhead). */
   overheadStages: ZOverheadStages.default([]),
+  /**
+   * Where its load comes from: `workers` (the install's, the default) or `agent:<label>` — an
+   * agent-only target, reached only by the organization's agents with that label.
+   */
+  location: z
+    .string()
+    .regex(/^(workers|agent:[a-z0-9][a-z0-9._-]{0,62})$/, "must be workers or agent:<label>")
+    .default("workers"),
 });
 
 export const ZConfigInstanceConfig = ZCreateInstanceConfigInput.omit({ projectId: true }).strict();
@@ -121,6 +129,7 @@ function targetDoc(t: StoredTarget): z.input<typeof ZConfigTarget> {
     ...(monitors.length ? { monitors: monitors as z.input<typeof ZConfigTarget>["monitors"] } : {}),
     ...(t.configApplyUrl ? { configApplyUrl: t.configApplyUrl } : {}),
     ...(t.overheadStages.length ? { overheadStages: t.overheadStages } : {}),
+    ...(t.agentLabel ? { location: `agent:${t.agentLabel}` } : {}),
   };
 }
 
@@ -214,6 +223,7 @@ export async function applyConfig(
       headers: headers.map((h) => ({ ...h, from: h.secret ? h.name : null })),
       configApplyUrl: desired.configApplyUrl ?? null,
       overheadStages: desired.overheadStages,
+      agentLabel: desired.location.startsWith("agent:") ? desired.location.slice("agent:".length) : null,
     };
     if (!stored) {
       plan({ kind: "target", name: desired.name, action: "create" }, (caller, id) =>

@@ -1,3 +1,4 @@
+import { agentRouter } from "./routers/agent";
 import { apiTokenRouter } from "./routers/api-token";
 import { authRouter } from "./routers/auth";
 import { comparisonRouter } from "./routers/comparison";
@@ -24,6 +25,7 @@ export const appRouter = router({
   install: installRouter,
   member: memberRouter,
   apiToken: apiTokenRouter,
+  agent: agentRouter,
   project: projectRouter,
   target: targetRouter,
   instanceConfig: instanceConfigRouter,

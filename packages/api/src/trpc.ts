@@ -1,7 +1,7 @@
 import type { InstallSettings } from "@benchboard/core";
 import type { Dispatch } from "@benchboard/db";
 import { BusyError, ConflictError, type Db, isDatabaseUnavailable, NotFoundError } from "@benchboard/db";
-import { dispatchRun, EnqueueError, type QueueFor } from "@benchboard/jobs";
+import { createDispatch, EnqueueError, type QueueFor, queuesBeside } from "@benchboard/jobs";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { Queue } from "bullmq";
 import superjson from "superjson";
@@ -14,7 +14,7 @@ export type Role = "owner" | "member" | "viewer";
 export interface Context {
   db: Db;
   queue: Queue;
-  /** Queues by worker label; without it every run goes to `queue`. */
+  /** Queues by name; without it they are made beside `queue` (same Redis and prefix). */
   queueFor?: QueueFor;
   /** The organization the caller acts in; null for anonymous callers. */
   orgId: string | null;
@@ -36,13 +36,12 @@ export interface Context {
   network?: NetworkDeps | null;
 }
 
-/** Puts a run on the queue its worker label names, for the run lifecycle. */
 /** Where a launch says that its run waits for the queue (the watchdog dispatches it later). */
 export const queueLog = (line: string) => console.warn(`[queue] ${line}`);
 
+/** Puts a run on the queue its labels name, for the run lifecycle (the one dispatch factory). */
 export function dispatcher(ctx: Pick<Context, "queue" | "queueFor">): Dispatch {
-  const queueFor = ctx.queueFor ?? (() => ctx.queue);
-  return (run) => dispatchRun(queueFor, run);
+  return createDispatch(ctx.queueFor ?? queuesBeside(ctx.queue));
 }
 
 export interface SessionControl {

@@ -44,6 +44,50 @@ export const ZProcessMonitor = z
   })
   .refine((m) => m.pid !== undefined || m.port !== undefined, { message: "pid or port is required", path: ["pid"] });
 
-export const ZMonitorConfig = z.discriminatedUnion("kind", [ZPrometheusMonitor, ZRabbitMqMonitor, ZProcessMonitor]);
+/** What a PromQL monitor's answer is stored as: the series key it fills and the unit of its values. */
+export const PROMQL_METRICS = {
+  memory: { key: "mem_bytes", unit: "bytes" },
+  cpu: { key: "cpu_cores", unit: "cores" },
+  queue_depth: { key: "queue_depth", unit: "messages" },
+  custom: { key: "gauge.", unit: "" },
+} as const;
+
+/**
+ * A PromQL expression evaluated with `query_range` over the run's window, e.g.
+ * `sum(container_memory_working_set_bytes{pod=~"gateway-.*"})`. It must give one series.
+ */
+export const ZPromQlMonitor = z
+  .object({
+    kind: z.literal("promql"),
+    /** Prometheus base URL, e.g. `http://prometheus:9090` (the API path is added). */
+    url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
+    query: z.string().trim().min(1, "a PromQL expression is required").max(4000, "at most 4000 characters"),
+    metric: z.enum(["memory", "cpu", "queue_depth", "custom"], { error: "memory, cpu, queue_depth or custom" }),
+    /** Series name of a custom metric, stored as `gauge.<name>`. */
+    name: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*$/, "lowercase letters, digits and _")
+      .optional(),
+    /** Unit of a custom metric's values, e.g. `connections`. */
+    unit: z.string().trim().max(32, "at most 32 characters").optional(),
+    /** Resolution in seconds; by default 1 s, coarser for runs longer than 11,000 s. */
+    stepSeconds: z.number().int().min(1, "at least 1").max(3600, "at most 3600").optional(),
+  })
+  .refine((m) => m.metric !== "custom" || (m.name !== undefined && m.name !== ""), {
+    message: "a custom metric needs a series name",
+    path: ["name"],
+  });
+
+/** The series key a PromQL monitor's answer is stored under. */
+export function promQlKey(config: { metric: keyof typeof PROMQL_METRICS; name?: string }): string {
+  return config.metric === "custom" ? `gauge.${config.name}` : PROMQL_METRICS[config.metric].key;
+}
+
+export const ZMonitorConfig = z.discriminatedUnion("kind", [
+  ZPrometheusMonitor,
+  ZRabbitMqMonitor,
+  ZProcessMonitor,
+  ZPromQlMonitor,
+]);
 export type TMonitorConfig = z.infer<typeof ZMonitorConfig>;
 export type TMonitorConfigInput = z.input<typeof ZMonitorConfig>;

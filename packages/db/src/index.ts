@@ -4,6 +4,8 @@ export * from "./errors";
 export type * from "./generated/prisma/client";
 export { Prisma } from "./generated/prisma/client";
 export * from "./generated/prisma/enums";
+export * from "./queries/agent";
+export * from "./queries/agent-trust";
 export * from "./queries/auth";
 export * from "./queries/badge";
 export * from "./queries/comparison";

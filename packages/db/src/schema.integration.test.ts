@@ -93,6 +93,25 @@ describe("migrated database matches the Prisma schema", () => {
       },
     });
     await roundTrip("ApiToken", token, () => db.apiToken.findUnique({ where: { id: token.id } }));
+    expect(token.kind).toBe("api");
+    const agentToken = await db.apiToken.create({
+      data: { orgId: org.id, name: "lab", tokenHash: "t2", prefix: "bba_ab", scopes: [], kind: "agent" },
+    });
+    const agent = await db.agent.create({
+      data: {
+        orgId: org.id,
+        tokenId: agentToken.id,
+        name: "lab-1",
+        labels: ["lab", "eu"],
+        capacity: 2,
+        activeRuns: 1,
+        version: "0.1.0",
+        startedAt: at,
+        lastSeenAt: at,
+        stoppedAt: at,
+      },
+    });
+    await roundTrip("Agent", agent, () => db.agent.findUnique({ where: { id: agent.id } }));
     const target = await db.target.create({
       data: {
         orgId: org.id,
@@ -106,6 +125,7 @@ describe("migrated database matches the Prisma schema", () => {
         configApplyUrl: "http://127.0.0.1:1/admin/config",
         baselineKnobs: { buffer_size: 1000 },
         overheadStages: ["queue_wait", "key_selection"],
+        agentLabel: "lab",
       },
     });
     await roundTrip("Target", target, () => db.target.findUnique({ where: { id: target.id } }));
@@ -188,6 +208,7 @@ describe("migrated database matches the Prisma schema", () => {
         progress: { fraction: 0.5 },
         shardCount: 2,
         workerLabel: "eu",
+        agentLabel: "lab",
         dispatchedAt: new Date("2026-01-02T00:00:00Z"),
         serverConfig: { buffer_size: 1000 },
         workerIds: ["w1"],

@@ -1,4 +1,5 @@
-import { type ConnectionOptions, type JobsOptions, Queue } from "bullmq";
+import { randomUUID } from "node:crypto";
+import { type ConnectionOptions, type JobsOptions, Queue, Worker } from "bullmq";
 import { Redis, type RedisOptions } from "ioredis";
 import { z } from "zod";
 
@@ -87,10 +88,14 @@ export function producerConnectionOptions(): RedisOptions {
 }
 
 export function createRunsQueue(redisUrl: string, prefix = "bull", label?: string | null): Queue {
+  return createNamedQueue(redisUrl, prefix, runsQueueName(label));
+}
+
+function createNamedQueue(redisUrl: string, prefix: string, name: string): Queue {
   const connection = new Redis(redisUrl, producerConnectionOptions());
   // ioredis emits errors on reconnect attempts; they surface as failed enqueues instead.
   connection.on("error", () => {});
-  const queue = new Queue(runsQueueName(label), { connection: connection as unknown as ConnectionOptions, prefix });
+  const queue = new Queue(name, { connection: connection as unknown as ConnectionOptions, prefix });
   queue.on("error", () => {});
   return queue;
 }
@@ -121,19 +126,40 @@ export async function enqueue<S extends z.ZodType>(
   }
 }
 
-/** Returns the queue for a worker label (null: the default queue). */
-export type QueueFor = (label: string | null) => Queue;
+/** Returns the queue of that name, on the producer's Redis and prefix. */
+export type QueueFor = (queueName: string) => Queue;
+
+/** Where a run's jobs go: who may take them is decided by the queue alone. */
+export interface RunRoute {
+  id: string;
+  orgId: string;
+  shardCount: number;
+  /** Install workers offering this label (null: any install worker). */
+  workerLabel: string | null;
+  /** The organization's agents offering this label; such runs never reach install workers. */
+  agentLabel: string | null;
+}
 
 /**
- * Put a run on the queue its label names: one `run.execute` job, or one `run.shard` job per
+ * The queue of an organization's agents offering a label. Install workers consume only `runs`
+ * and `runs@<label>`, never this; and the organization is part of the name, so one
+ * organization's agents never see another's runs.
+ */
+export function agentQueueName(orgId: string, label: string): string {
+  return `agents.${orgId}.${label}`;
+}
+
+export function queueNameForRun(run: Pick<RunRoute, "orgId" | "workerLabel" | "agentLabel">): string {
+  return run.agentLabel ? agentQueueName(run.orgId, run.agentLabel) : runsQueueName(run.workerLabel);
+}
+
+/**
+ * Put a run on the queue its route names: one `run.execute` job, or one `run.shard` job per
  * shard (the shard rows must exist). Job ids are derived from the run, so a retried dispatch
  * does not queue the run twice.
  */
-export async function dispatchRun(
-  queueFor: QueueFor,
-  run: { id: string; shardCount: number; workerLabel: string | null },
-): Promise<void> {
-  const queue = queueFor(run.workerLabel);
+export async function dispatchRun(queueFor: QueueFor, run: RunRoute): Promise<void> {
+  const queue = queueFor(queueNameForRun(run));
   if (run.shardCount <= 1) {
     await enqueue(queue, JOBS.runExecute, { runId: run.id }, { jobId: run.id });
     return;
@@ -143,19 +169,26 @@ export async function dispatchRun(
   }
 }
 
-/** A cache of queues by label on one Redis, for producers. */
+/**
+ * The one dispatch every launch path uses — tRPC, REST (and so the CLI), sweeps, a group's next
+ * run and the watchdog — so a run reaches the queue its labels name whichever way it started.
+ */
+export function createDispatch(queueFor: QueueFor): (run: RunRoute) => Promise<void> {
+  return (run) => dispatchRun(queueFor, run);
+}
+
+/** A cache of queues by name on one Redis, for producers. */
 export function createQueueFor(
   redisUrl: string,
   prefix = "bull",
   base?: Queue,
 ): QueueFor & { closeAll(): Promise<void> } {
   const queues = new Map<string, Queue>();
-  if (base) queues.set(RUNS_QUEUE, base);
-  const queueFor = ((label: string | null) => {
-    const name = runsQueueName(label);
+  if (base) queues.set(base.name, base);
+  const queueFor = ((name: string) => {
     let q = queues.get(name);
     if (!q) {
-      q = createRunsQueue(redisUrl, prefix, label);
+      q = createNamedQueue(redisUrl, prefix, name);
       queues.set(name, q);
     }
     return q;
@@ -180,4 +213,113 @@ export function notificationsQueueBeside(runsQueue: Queue): Queue {
     notificationQueues.set(runsQueue, queue);
   }
   return queue;
+}
+
+const siblings = new WeakMap<Queue, Map<string, Queue>>();
+
+/**
+ * Queues of any name on the same connection and prefix as `base`: a process that was handed
+ * only its default queue still routes labelled and agent runs to their own queues.
+ */
+export function queuesBeside(base: Queue): QueueFor {
+  return (name) => {
+    if (name === base.name) return base;
+    let byName = siblings.get(base);
+    if (!byName) {
+      byName = new Map();
+      siblings.set(base, byName);
+    }
+    let q = byName.get(name);
+    if (!q) {
+      q = new Queue(name, { connection: base.opts.connection, prefix: base.opts.prefix });
+      q.on("error", () => {});
+      byName.set(name, q);
+    }
+    return q;
+  };
+}
+
+/** A job handed to an agent: which queue it came from and its validated payload. */
+export type AgentJob =
+  | { queue: string; name: "run.execute"; data: TRunExecutePayload }
+  | { queue: string; name: "run.shard"; data: TRunShardPayload };
+
+/**
+ * Takes jobs from agent queues for the claim endpoint, by BullMQ's manual processing: no
+ * processor runs here; a job fetched with `getNextJob` is marked completed at once, since from
+ * then on the run's row in PostgreSQL says who has it (and the watchdog ends it if the agent dies).
+ */
+export interface AgentJobTaker {
+  /** The next job on any of these queues, or null once `waitMs` passed (or `signal` aborted). */
+  take(queueNames: string[], waitMs: number, signal?: AbortSignal): Promise<AgentJob | null>;
+  close(): Promise<void>;
+}
+
+const TAKE_POLL_MS = 200;
+/** A queue no agent asked about for this long gives back its connections. */
+const TAKER_IDLE_MS = 120_000;
+
+export function createAgentJobTaker(redisUrl: string, prefix = "bull"): AgentJobTaker {
+  const takers = new Map<string, { worker: Worker; connection: Redis; usedAt: number }>();
+  const release = (entry: { worker: Worker; connection: Redis }) =>
+    entry.worker
+      .close()
+      .catch(() => {})
+      .finally(() => entry.connection.disconnect());
+  const workerFor = (name: string) => {
+    let entry = takers.get(name);
+    if (!entry) {
+      const connection = new Redis(redisUrl, { ...producerConnectionOptions(), maxRetriesPerRequest: null });
+      connection.on("error", () => {});
+      // No processor and no autorun: jobs are fetched only when an agent asks.
+      const worker = new Worker(name, null, {
+        connection: connection as unknown as ConnectionOptions,
+        prefix,
+        autorun: false,
+      });
+      worker.on("error", () => {});
+      entry = { worker, connection, usedAt: Date.now() };
+      takers.set(name, entry);
+    }
+    entry.usedAt = Date.now();
+    return entry.worker;
+  };
+  const sweep = setInterval(() => {
+    for (const [name, entry] of takers) {
+      if (Date.now() - entry.usedAt > TAKER_IDLE_MS) {
+        takers.delete(name);
+        void release(entry);
+      }
+    }
+  }, TAKER_IDLE_MS);
+  sweep.unref?.();
+
+  return {
+    async take(queueNames, waitMs, signal) {
+      const until = Date.now() + waitMs;
+      for (;;) {
+        for (const name of queueNames) {
+          const worker = workerFor(name);
+          const token = randomUUID();
+          const job = await worker.getNextJob(token, { block: false });
+          if (!job) continue;
+          await job.moveToCompleted("handed to an agent", token, false);
+          if (job.name === JOBS.runExecute.name) {
+            return { queue: name, name: "run.execute", data: JOBS.runExecute.schema.parse(job.data) };
+          }
+          if (job.name === JOBS.runShard.name) {
+            return { queue: name, name: "run.shard", data: JOBS.runShard.schema.parse(job.data) };
+          }
+        }
+        if (signal?.aborted || Date.now() + TAKE_POLL_MS > until) return null;
+        await new Promise((resolve) => setTimeout(resolve, TAKE_POLL_MS));
+      }
+    },
+    async close() {
+      clearInterval(sweep);
+      const all = [...takers.values()];
+      takers.clear();
+      await Promise.all(all.map(release));
+    },
+  };
 }

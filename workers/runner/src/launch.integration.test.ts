@@ -8,6 +8,7 @@ import { createCaller } from "@benchboard/api";
 import { ensureLocalOrganization } from "@benchboard/db";
 import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
+import { startPrometheusApi } from "@benchboard/loadgen/test/prometheus-api";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor as waitForIn } from "../test/wait";
@@ -253,5 +254,53 @@ describe("launch → worker → stored results", () => {
     // The engine's series and the monitors' share one clock: both start on whole seconds.
     const rps = series.find((s) => s.metric === "rps");
     expect(Math.abs((rps?.start.getTime() ?? 0) - (mem?.start.getTime() ?? 0))).toBeLessThanOrEqual(1000);
+  });
+
+  it("evaluates a PromQL monitor over the run's window and stores its series; a refused query is a readable monitor error", async () => {
+    const query = 'sum(container_memory_working_set_bytes{pod=~"gateway-.*"})';
+    const prometheus = await startPrometheusApi((q) =>
+      q === query
+        ? { series: [(ts) => 300_000_000 + (ts % 7)] }
+        : { status: 400, body: JSON.stringify({ status: "error", errorType: "bad_data", error: "1:4: parse error" }) },
+    );
+    try {
+      const project = await caller.project.create({ name: "promql" });
+      const target = await caller.target.create({
+        projectId: project.id,
+        name: "svc",
+        kind: "http",
+        baseUrl: serverUrl,
+        monitors: [
+          { config: { kind: "promql", url: prometheus.url, query, metric: "memory" } },
+          { config: { kind: "promql", url: prometheus.url, query: "sum(", metric: "custom", name: "broken" } },
+        ],
+      });
+      const scenario = await caller.scenario.create({
+        projectId: project.id,
+        name: "3 s",
+        spec: { engine: "http-closed", concurrency: 2, durationS: 3 } as never,
+      });
+      const launched = await caller.run.launch({ targetId: target.id, scenarioId: scenario.id });
+      const run = await waitForEnd(launched.id);
+      expect(run.status, run.error ?? "").toBe("succeeded");
+      const asked = prometheus.queries.find((q) => q.query === query);
+      expect(asked).toBeDefined();
+      expect(asked!.end - asked!.start).toBeGreaterThanOrEqual(2);
+      const mem = await t.db.series.findFirst({ where: { runId: run.id, metric: "mem_bytes" } });
+      expect(mem?.start.getTime()).toBe(asked!.start * 1000);
+      const values = mem?.values as number[];
+      expect(values).toEqual(values.map((_, i) => 300_000_000 + ((asked!.start + i) % 7)));
+      const m = run.result?.metrics as Record<string, number>;
+      expect(m.mem_peak_bytes).toBe(Math.max(...values));
+      const extra = (await t.db.runResult.findUnique({ where: { runId: run.id } }))?.extra as {
+        monitorErrors?: { message: string }[];
+      };
+      expect(extra.monitorErrors?.map((e) => e.message)).toEqual([
+        "query: Prometheus refused the expression (bad_data): 1:4: parse error",
+      ]);
+      expect(await t.db.series.count({ where: { runId: run.id, metric: "gauge.broken" } })).toBe(0);
+    } finally {
+      await prometheus.close();
+    }
   });
 });

@@ -11,7 +11,7 @@ import {
   startRunWatchdog,
   upsertWorker,
 } from "@benchboard/db";
-import { createQueueFor, dispatchRun, JOBS, RUNS_QUEUE, runsQueueName, workerConnection } from "@benchboard/jobs";
+import { createDispatch, createQueueFor, JOBS, RUNS_QUEUE, runsQueueName, workerConnection } from "@benchboard/jobs";
 import { mergeShardResults } from "@benchboard/loadgen";
 import { type Job, Worker } from "bullmq";
 import { type NotifierOptions, startNotifier } from "./notifier";
@@ -63,7 +63,7 @@ export async function startRunner(options: RunnerOptions) {
   // Queues the next run of a group when one ends (on the queue its label names).
   const queueFor = createQueueFor(options.redisUrl, options.prefix);
   const lifecycle: LifecycleDeps = {
-    dispatch: (run) => dispatchRun(queueFor, run),
+    dispatch: createDispatch(queueFor),
     mergeShards: mergeShardResults,
     log,
   };

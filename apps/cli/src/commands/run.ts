@@ -19,6 +19,7 @@ interface RunOptions extends ServerOptions {
   repetitions?: number;
   shards?: number;
   workerLabel?: string;
+  agentLabel?: string;
   rate?: number;
   concurrency?: number;
   duration?: number;
@@ -106,6 +107,7 @@ export function registerRun(program: Command, io: CliIo): void {
         positiveInteger,
       )
       .option("--worker-label <label>", "only workers offering this label (e.g. a region) take the run")
+      .option("--agent-label <label>", "run it on your organization's agents with this label (`benchboard agent`)")
       .option("--rate <req/s>", "override the scenario's arrival rate for this launch", positiveNumber)
       .option("--concurrency <n>", "override the concurrency (users, or an open model's connections)", positiveInteger)
       .option(
@@ -145,6 +147,7 @@ export function registerRun(program: Command, io: CliIo): void {
         ...(options.repetitions ? { repetitions: options.repetitions } : {}),
         ...(options.shards ? { shards: options.shards } : {}),
         ...(options.workerLabel ? { workerLabel: options.workerLabel } : {}),
+        ...(options.agentLabel ? { agentLabel: options.agentLabel } : {}),
         ...(options.rate ? { rate: options.rate } : {}),
         ...(options.concurrency ? { concurrency: options.concurrency } : {}),
         ...(options.duration ? { durationS: options.duration } : {}),

@@ -12,6 +12,9 @@ import {
 import {
   API_TOKEN_SCOPES,
   type ApiTokenScope,
+  agentWorkerId,
+  announceAgent,
+  createAgentToken,
   createApiToken,
   createExecRun,
   createSession,
@@ -72,7 +75,49 @@ type RouteSpec =
       /** May create rows the request needs; runs before the organization is snapshotted. */
       call: (f: OrgFixture) => Call | Promise<Call>;
     }
-  | { access: "session"; minRole: Role; call: (f: OrgFixture) => Call; check?: (res: Response) => Promise<void> };
+  | { access: "session"; minRole: Role; call: (f: OrgFixture) => Call; check?: (res: Response) => Promise<void> }
+  | {
+      /** `benchboard agent`'s routes: an agent token of the organization, nothing else. */
+      access: "agent";
+      success: number;
+      call: (a: AgentSetup) => Call;
+    };
+
+/** An agent of the fixture's organization, its token, and a run it claimed. */
+interface AgentSetup {
+  token: string;
+  agentId: string;
+  runId: string;
+}
+
+async function agentSetup(f: OrgFixture): Promise<AgentSetup> {
+  const db = getDb(t.url);
+  const { token, record } = await createAgentToken(db, f.org.id, { name: "lab", createdById: null });
+  const agent = await announceAgent(
+    db,
+    { tokenId: record.id, orgId: f.org.id },
+    { name: `a-${unique()}`, labels: ["lab"], capacity: 1, version: "" },
+  );
+  const run = await db.run.create({
+    data: {
+      orgId: f.org.id,
+      projectId: f.project.id,
+      number: 1_000 + randomBytes(2).readUInt16BE(0),
+      status: "running",
+      agentLabel: "lab",
+      workerIds: [agentWorkerId(agent)],
+      startedAt: new Date(),
+      heartbeatAt: new Date(),
+    },
+  });
+  return { token, agentId: agent.id, runId: run.id };
+}
+
+const agentRun = (what: string, body: (a: AgentSetup) => Record<string, unknown>) => (a: AgentSetup) => ({
+  url: `/api/v1/agent/runs/${a.runId}/${what}`,
+  params: { id: a.runId },
+  ...json({ agentId: a.agentId, ...body(a) }),
+});
 
 const json = (body: unknown) => ({ body: JSON.stringify(body), contentType: "application/json" });
 
@@ -247,6 +292,42 @@ const ROUTES: Record<string, RouteSpec> = {
       params: { project: f.project.id, kind: "instance-configs", name: f.instanceConfig.name },
     }),
   },
+  "POST /api/v1/agent/announce": {
+    access: "agent",
+    success: 200,
+    call: () => ({ url: "/api/v1/agent/announce", ...json({ name: `a-${unique()}`, labels: ["lab"] }) }),
+  },
+  "POST /api/v1/agent/claim": {
+    access: "agent",
+    success: 204,
+    call: (a) => ({ url: "/api/v1/agent/claim", ...json({ agentId: a.agentId, waitS: 0 }) }),
+  },
+  "POST /api/v1/agent/stop": {
+    access: "agent",
+    success: 200,
+    call: (a) => ({ url: "/api/v1/agent/stop", ...json({ agentId: a.agentId }) }),
+  },
+  "POST /api/v1/agent/runs/[id]/heartbeat": { access: "agent", success: 200, call: agentRun("heartbeat", () => ({})) },
+  "POST /api/v1/agent/runs/[id]/ready": { access: "agent", success: 200, call: agentRun("ready", () => ({})) },
+  "POST /api/v1/agent/runs/[id]/progress": {
+    access: "agent",
+    success: 200,
+    call: agentRun("progress", () => ({
+      progress: { elapsedMs: 1_000, fraction: 0.5, requests: 9, errors: 0, rps: 9, latencyP50Ms: 1, latencyP99Ms: 2 },
+    })),
+  },
+  "POST /api/v1/agent/runs/[id]/checkpoint": {
+    access: "agent",
+    success: 200,
+    call: agentRun("checkpoint", () => ({
+      result: { metrics: { requests: 9 }, startedAt: Date.now() - 1_000, endedAt: Date.now() },
+    })),
+  },
+  "POST /api/v1/agent/runs/[id]/result": {
+    access: "agent",
+    success: 200,
+    call: agentRun("result", () => ({ status: "failed", error: "stopped" })),
+  },
   "GET /api/runs/[runId]/events": {
     access: "session",
     minRole: "viewer",
@@ -327,7 +408,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const globals = globalThis as unknown as { benchboardQueue?: Queue; benchboardWatchdog?: NodeJS.Timeout };
+  const globals = globalThis as unknown as {
+    benchboardQueue?: Queue;
+    benchboardWatchdog?: NodeJS.Timeout;
+    benchboardAgentJobs?: { close(): Promise<void> };
+  };
+  await globals.benchboardAgentJobs?.close();
   // The app's process-wide watchdog and queue would outlive the test database.
   clearInterval(globals.benchboardWatchdog);
   await globals.benchboardQueue?.close();
@@ -431,7 +517,13 @@ describe("the app's routes", () => {
   it("under /api/v1 are bearer-token routes, or public by name", () => {
     const v1 = handlers.filter((h) => h.key.split(" ")[1]!.startsWith("/api/v1/"));
     expect(v1.length).toBeGreaterThan(0);
-    for (const h of v1) expect(ROUTES[h.key]?.access, h.key).toMatch(/^(bearer|public)$/);
+    for (const h of v1) expect(ROUTES[h.key]?.access, h.key).toMatch(/^(bearer|public|agent)$/);
+  });
+
+  it("under /api/v1/agent are agent routes, and agent routes live there only", () => {
+    for (const h of handlers) {
+      expect(ROUTES[h.key]?.access === "agent", h.key).toBe(h.key.split(" ")[1]!.startsWith("/api/v1/agent/"));
+    }
   });
 });
 
@@ -513,6 +605,49 @@ describe("REST /api/v1 matrix: route × no token, revoked, expired, lacking the 
     for (const headers of withTokens) {
       expect((await invoke(key, spec.call(otherOrg), headers)).status).toBe(200);
     }
+  });
+});
+
+describe("agent routes matrix: route × no token, API token with every scope, revoked agent token, another organization's agent token, valid", () => {
+  it.each(keysOf("agent"))("%s", async (key) => {
+    const spec = ROUTES[key] as Extract<RouteSpec, { access: "agent" }>;
+    const db = getDb(t.url);
+    const f = await createOrgFixture(db);
+    const mine = await agentSetup(f);
+    const call = spec.call(mine);
+    const revoked = await agentSetup(f);
+    await revokeApiToken(db, f.org.id, (await db.agent.findUniqueOrThrow({ where: { id: revoked.agentId } })).tokenId);
+    const other = await agentSetup(otherOrg);
+    const callers: [string, string | null, number[]][] = [
+      ["no token", null, [401]],
+      ["API token with every scope", await token(f, [...API_TOKEN_SCOPES]), [401]],
+      ["revoked agent token", revoked.token, [401]],
+      // Announcing makes the caller's own agent; everything else names an agent or run of `f`.
+      ["another organization's agent token", other.token, key.endsWith("/announce") ? [200] : [404]],
+    ];
+    const before = await snapshotOrg(db, f.org.id);
+    const failures: string[] = [];
+    for (const [caller, bearer, expected] of callers) {
+      const res = await invoke(key, call, bearer ? { authorization: `Bearer ${bearer}` } : {});
+      const body = await res.text();
+      if (!expected.includes(res.status)) failures.push(`${caller}: expected ${expected}, got ${res.status} ${body}`);
+      const leaked = leaks(f, before, call, body);
+      if (leaked.length) failures.push(`${caller}: the response holds this organization's ${leaked}`);
+    }
+    const afterRefusals = changed(before, await snapshotOrg(db, f.org.id));
+    if (afterRefusals.length) failures.push(`refused requests changed the organization's ${afterRefusals}`);
+    const valid = await invoke(key, call, { authorization: `Bearer ${mine.token}` });
+    if (valid.status !== spec.success)
+      failures.push(`valid: expected ${spec.success}, got ${valid.status} ${await valid.text()}`);
+    expect(failures).toEqual([]);
+  });
+
+  it.each(keysOf("bearer"))("%s refuses an agent token (401)", async (key) => {
+    const spec = ROUTES[key] as Extract<RouteSpec, { access: "bearer" }>;
+    const f = await createOrgFixture(getDb(t.url));
+    const { token: agentToken } = await agentSetup(f);
+    const res = await invoke(key, await spec.call(f), { authorization: `Bearer ${agentToken}` });
+    expect(res.status, await res.text()).toBe(401);
   });
 });
 

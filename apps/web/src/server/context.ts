@@ -43,7 +43,8 @@ export function getQueue(): Queue {
   return globals.benchboardQueue;
 }
 
-function getQueueFor(): QueueFor {
+/** Queues by name (default, worker labels, agents), shared by tRPC, REST and the watchdog. */
+export function getQueueFor(): QueueFor {
   globals.benchboardQueueFor ??= createQueueFor(env.REDIS_URL, env.BENCHBOARD_QUEUE_PREFIX, getQueue());
   return globals.benchboardQueueFor;
 }

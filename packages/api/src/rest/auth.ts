@@ -1,5 +1,6 @@
 import type { InstallSettings } from "@benchboard/core";
 import { type ApiTokenScope, type Db, verifyApiToken } from "@benchboard/db";
+import type { QueueFor } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import type { NetworkDeps } from "../launch-safety";
 import type { RateLimiter } from "../rate-limit";
@@ -26,6 +27,8 @@ export const DEFAULT_REST_LIMITS: RestLimits = {
 export interface RestDeps {
   db: Db;
   queue: Queue;
+  /** Queues by name (labelled and agent runs); without it they are made beside `queue`. */
+  queueFor?: QueueFor;
   rateLimit: RateLimiter;
   secretKey?: Buffer | null;
   /** Install settings from the environment. */
@@ -102,6 +105,7 @@ export async function authorize(req: RestRequest, deps: RestDeps, scope: ApiToke
   const context: Context = {
     db: deps.db,
     queue: deps.queue,
+    ...(deps.queueFor ? { queueFor: deps.queueFor } : {}),
     orgId: token.orgId,
     userId: null,
     role: token.role,

@@ -173,7 +173,8 @@ export function parseJsonBody(text: string): unknown {
 
 /** Render a handler's result for a fetch-style server (Next.js route handlers). */
 export function toFetchResponse(result: RestResponse): Response {
-  return new Response(JSON.stringify(result.body), {
+  // A 204 carries no body at all (the fetch Response refuses one).
+  return new Response(result.status === 204 ? null : JSON.stringify(result.body), {
     status: result.status,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...result.headers },
   });

@@ -2,6 +2,17 @@ import { normalizedRunJsonSchema } from "@benchboard/core/importers";
 import { json, type RestResponse } from "./http";
 import { openApiDocument } from "./openapi";
 
+export {
+  type AgentRestDeps,
+  agentAnnounceHandler,
+  agentCheckpointHandler,
+  agentClaimHandler,
+  agentHeartbeatHandler,
+  agentProgressHandler,
+  agentReadyHandler,
+  agentResultHandler,
+  agentStopHandler,
+} from "./agents";
 export { type ApiCaller, DEFAULT_REST_LIMITS, ORG_HEADER, type RestDeps, type RestLimits } from "./auth";
 export { badgeHandler } from "./badge";
 export { compareHandler } from "./compare";

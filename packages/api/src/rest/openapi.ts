@@ -4,6 +4,16 @@ import { z } from "zod";
 import { ZConfigDocument, ZConfigInstanceConfig, ZConfigScenario, ZConfigTarget } from "../config-as-code";
 import { ZExecFinishInput, ZExecProgressInput, ZExecStartInput } from "../routers/exec-run";
 import { UPLOAD_FORMATS, ZUploadRunInput } from "../routers/upload";
+import {
+  ZAgentAnnounceInput,
+  ZAgentCheckpointInput,
+  ZAgentClaimInput,
+  ZAgentHeartbeatInput,
+  ZAgentProgressInput,
+  ZAgentReadyInput,
+  ZAgentResultInput,
+  ZAgentStopInput,
+} from "./agent-schemas";
 import { DEFAULT_REST_LIMITS, ORG_HEADER } from "./auth";
 import {
   ZRestCompareResult,
@@ -113,6 +123,14 @@ export function openApiDocument(): JsonObject {
         [ZConfigTarget, "ConfigTarget"],
         [ZConfigInstanceConfig, "ConfigInstanceConfig"],
         [ZConfigScenario, "ConfigScenario"],
+        [ZAgentAnnounceInput, "AgentAnnounceInput"],
+        [ZAgentClaimInput, "AgentClaimInput"],
+        [ZAgentStopInput, "AgentStopInput"],
+        [ZAgentHeartbeatInput, "AgentHeartbeatInput"],
+        [ZAgentReadyInput, "AgentReadyInput"],
+        [ZAgentProgressInput, "AgentProgressInput"],
+        [ZAgentCheckpointInput, "AgentCheckpointInput"],
+        [ZAgentResultInput, "AgentResultInput"],
       ],
       "input",
     ),
@@ -186,6 +204,7 @@ export function openApiDocument(): JsonObject {
       { name: "trends" },
       { name: "badges" },
       { name: "schemas" },
+      { name: "agents" },
     ],
     paths: {
       "/runs": {
@@ -269,7 +288,9 @@ export function openApiDocument(): JsonObject {
             "`_benchboard-verification.<host>`, from the target's page); until then only a probe of at most 10 requests " +
             "(`http-closed` with `requests` ≤ 10). " +
             "`shards` splits each run across worker processes (results merge exactly), `workerLabel` sends it to workers " +
-            "offering that label, and `rate`, `concurrency` and `durationS` override the scenario's load for this launch " +
+            "offering that label, `agentLabel` runs it on the organization's own agents offering that label instead " +
+            "(`benchboard agent`, inside its network: no origin verification, private addresses allowed; a target " +
+            "declared agent-only always runs there), and `rate`, `concurrency` and `durationS` override the scenario's load for this launch " +
             "(kept on the run's snapshot, within the caps). " +
             "Poll `GET /runs/{id}` for progress and results. Needs scope `runs:launch`.",
           parameters: [
@@ -307,6 +328,7 @@ export function openApiDocument(): JsonObject {
         },
       },
       ...execPaths(),
+      ...agentPaths(),
       ...configPaths(),
       "/runs/{id}": {
         get: {
@@ -801,5 +823,152 @@ function configPaths(): JsonObject {
         },
       },
     },
+  };
+}
+
+/** How a header value names a variable of the agent's environment. */
+const ENV_REFERENCE_SYNTAX = ["$", "{env:NAME}"].join("");
+
+const AGENT_ERRORS = {
+  "400": errorResponse("Bad input, naming the field."),
+  "401": errorResponse("Missing, unknown or revoked agent token (API tokens are refused here)."),
+  "404": errorResponse("No such agent for this token, or no such run (or shard) claimed by this agent."),
+  "429": errorResponse("Too many requests with this agent token; retry after `Retry-After` seconds."),
+};
+
+const cancelAnswer = (description: string) =>
+  jsonAnswer(description, {
+    type: "object",
+    properties: { cancel: { type: "boolean", description: "Stop the load now and report what was measured." } },
+    required: ["cancel"],
+  });
+
+/**
+ * The routes `benchboard agent` calls with an agent token (Settings → Agents), and nothing else
+ * does: an agent token is refused on every other route, and these refuse API tokens.
+ */
+function agentPaths(): JsonObject {
+  const runOp = (
+    what: string,
+    operationId: string,
+    summary: string,
+    description: string,
+    body: string,
+    ok: JsonObject,
+  ) => ({
+    [`/agent/runs/{id}/${what}`]: {
+      post: {
+        tags: ["agents"],
+        operationId,
+        summary,
+        description: `${description} Needs an agent token; only the agent that claimed the run (or shard) may call it.`,
+        parameters: [idParam],
+        requestBody: jsonBody(body),
+        responses: { "200": ok, ...AGENT_ERRORS },
+      },
+    },
+  });
+  return {
+    "/agent/announce": {
+      post: {
+        tags: ["agents"],
+        operationId: "agentAnnounce",
+        summary: "An agent starts: name, labels, capacity, version",
+        description:
+          "Registers (or re-registers under the same name) an agent of the token's organization. Needs an agent token.",
+        requestBody: jsonBody("AgentAnnounceInput"),
+        responses: {
+          "200": jsonAnswer("Announced.", {
+            type: "object",
+            properties: { agent: { type: "object", properties: { id: { type: "string" }, name: { type: "string" } } } },
+          }),
+          ...AGENT_ERRORS,
+        },
+      },
+    },
+    "/agent/claim": {
+      post: {
+        tags: ["agents"],
+        operationId: "agentClaim",
+        summary: "Long poll for the next run (or shard) of the organization's agents with one of the agent's labels",
+        description:
+          "Waits up to `waitS` seconds. The answer carries what the agent needs to run it: the target's address and " +
+          "headers (secret values only as `" +
+          ENV_REFERENCE_SYNTAX +
+          "`, resolved on the agent), the scenario (this shard's share), the " +
+          "organization's caps, and for the lead the monitors and the config hook. Needs an agent token.",
+        requestBody: jsonBody("AgentClaimInput"),
+        responses: {
+          "200": jsonAnswer("A run (or shard) was claimed for this agent.", {
+            type: "object",
+            properties: { assignment: { type: "object" } },
+            required: ["assignment"],
+          }),
+          "204": { description: "Nothing to run within the wait." },
+          ...AGENT_ERRORS,
+          "503": errorResponse("The job queue is unavailable; try again after `Retry-After` seconds."),
+        },
+      },
+    },
+    "/agent/stop": {
+      post: {
+        tags: ["agents"],
+        operationId: "agentStop",
+        summary: "The agent is stopping",
+        description: "Shows the agent offline from now. Needs an agent token.",
+        requestBody: jsonBody("AgentStopInput"),
+        responses: { "200": jsonAnswer("Recorded."), ...AGENT_ERRORS },
+      },
+    },
+    ...runOp(
+      "heartbeat",
+      "agentHeartbeat",
+      "The agent still runs it",
+      "Sent every second while no progress is; a run whose agent stops heartbeating ends failed with its last checkpoint.",
+      "AgentHeartbeatInput",
+      cancelAnswer("Recorded."),
+    ),
+    ...runOp(
+      "ready",
+      "agentReady",
+      "Load prepared; when to start",
+      "Records what the config hook reported (the lead) and marks the shard ready; `startAt` (epoch ms) is the moment every shard starts, null while some are not ready.",
+      "AgentReadyInput",
+      jsonAnswer("Recorded.", {
+        type: "object",
+        properties: {
+          startAt: { type: ["number", "null"] },
+          waitingFor: { type: "array" },
+          cancel: { type: "boolean" },
+        },
+      }),
+    ),
+    ...runOp(
+      "progress",
+      "agentProgress",
+      "One second of progress",
+      "Totals so far; the lead's carries the monitors' latest readings. The live page shows the last 300 seconds.",
+      "AgentProgressInput",
+      cancelAnswer("Recorded."),
+    ),
+    ...runOp(
+      "checkpoint",
+      "agentCheckpoint",
+      "The result so far",
+      "Kept if the agent dies before the end. Bounded and re-encoded like an upload.",
+      "AgentCheckpointInput",
+      cancelAnswer("Recorded."),
+    ),
+    ...runOp(
+      "result",
+      "agentResult",
+      "The run's (or shard's) end and result",
+      "The result is bounded and re-encoded like an upload and judged as a worker's; a sharded run merges when its last shard ended, and its group goes on.",
+      "AgentResultInput",
+      jsonAnswer("Stored (`ended` is false when the run had already ended).", {
+        type: "object",
+        properties: { ended: { type: "boolean" } },
+      }),
+    ),
   };
 }

@@ -1011,6 +1011,14 @@ describe("OpenAPI and schemas", () => {
     expect(validator.version).toBe("3.1");
     const paths = doc.paths as Record<string, Record<string, unknown>>;
     expect(Object.keys(paths).sort()).toEqual([
+      "/agent/announce",
+      "/agent/claim",
+      "/agent/runs/{id}/checkpoint",
+      "/agent/runs/{id}/heartbeat",
+      "/agent/runs/{id}/progress",
+      "/agent/runs/{id}/ready",
+      "/agent/runs/{id}/result",
+      "/agent/stop",
       "/badge/{project}/{scenario}/{metric}.svg",
       "/compare",
       "/openapi.json",

@@ -266,6 +266,7 @@ export async function launchRunHandler(req: RestRequest, deps: RestDeps): Promis
         repetitions: input.repetitions ?? 1,
         shards: input.shards ?? 1,
         workerLabel: input.workerLabel ?? null,
+        agentLabel: input.agentLabel ?? null,
         rate: input.rate,
         concurrency: input.concurrency,
         durationS: input.durationS,

@@ -50,6 +50,8 @@ export const ZRestLaunchInput = z.object({
   shards: ZLaunchRunInput.shape.shards.optional(),
   /** Only workers offering this label (e.g. a region) take the run. */
   workerLabel: z.string().max(63).optional(),
+  /** Run it on the organization's agents offering this label (inside its own network), not on the install's workers. */
+  agentLabel: z.string().max(63).optional(),
   /** Override the scenario's arrival rate (req/s) for this launch; within the organization's caps. */
   rate: ZLaunchOverrides.shape.rate,
   /** Override the concurrency (closed-model users, or an open model's connection pool). */

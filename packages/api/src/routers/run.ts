@@ -50,6 +50,8 @@ export const ZLaunchRunInput = z.object({
     .default(1),
   /** Only workers offering this label (e.g. a region) take the run. */
   workerLabel: ZWorkerLabel.nullish(),
+  /** The organization's agents offering this label run it, inside its own network. */
+  agentLabel: ZWorkerLabel.nullish(),
   /** A launch with a key used before in the organization is refused (REST replays the first). */
   idempotencyKey: z
     .string()

@@ -47,6 +47,8 @@ export const ZCreateSweepInput = z.object({
     .default(1),
   /** Only workers offering this label take the sweep's runs. */
   workerLabel: ZWorkerLabel.nullish(),
+  /** The organization's agents offering this label run the sweep's runs. */
+  agentLabel: ZWorkerLabel.nullish(),
 });
 export type TCreateSweepInput = z.infer<typeof ZCreateSweepInput>;
 

@@ -9,11 +9,13 @@ import {
   ZOverheadStages,
 } from "@benchboard/core";
 import {
+  assertInstallMayConnect,
   ConflictError,
   createTarget,
   deleteTarget,
   getTarget,
   getVerificationToken,
+  installMayConnect,
   isInstallOrganization,
   listTargets,
   NotFoundError,
@@ -24,6 +26,7 @@ import {
   UNVERIFIED_REQUEST_MESSAGE,
   updateTarget,
 } from "@benchboard/db";
+import { ZWorkerLabel } from "@benchboard/jobs";
 import { type ProbeResult, probeMonitor } from "@benchboard/loadgen/monitors/index";
 import { verifyOrigin } from "@benchboard/loadgen/verify-origin";
 import { z } from "zod";
@@ -84,6 +87,11 @@ const ZTargetFields = z.object({
   configApplyUrl: ZHttpUrl.nullish().or(z.literal("").transform(() => null)),
   /** Server-Timing stages that are the target's own work; left out on update keeps the stored list. */
   overheadStages: ZOverheadStages.optional(),
+  /**
+   * Agent-only: reached only by the organization's agents offering this label, from inside its
+   * network; its addresses may be private and the install never connects to them.
+   */
+  agentLabel: ZWorkerLabel.nullish(),
 });
 
 export const ZCreateTargetInput = ZTargetFields.extend({ projectId: z.string().min(1, "project is required") });
@@ -180,7 +188,10 @@ export const targetRouter = router({
       ctx,
       input.monitors.map((m) => m.config),
     );
-    await assertAddresses(ctx, { ...input, monitors: input.monitors.map((m) => m.config) });
+    // An agent-only target's names may resolve only inside the tenant's network: not checked here.
+    if (installMayConnect({ agentLabel: input.agentLabel ?? null })) {
+      await assertAddresses(ctx, { ...input, monitors: input.monitors.map((m) => m.config) });
+    }
     return createTarget(ctx.db, ctx.orgId, input, { secretKey: ctx.secretKey });
   }),
   update: memberProcedure.input(ZUpdateTargetInput).mutation(async ({ ctx, input }) => {
@@ -189,7 +200,12 @@ export const targetRouter = router({
       ctx,
       fields.monitors.map((m) => m.config),
     );
-    await assertAddresses(ctx, { ...fields, monitors: fields.monitors.map((m) => m.config) });
+    const current = await getTarget(ctx.db, ctx.orgId, id);
+    if (!current) throw new NotFoundError("id", "target not found");
+    const agentLabel = fields.agentLabel === undefined ? current.agentLabel : fields.agentLabel;
+    if (installMayConnect({ agentLabel })) {
+      await assertAddresses(ctx, { ...fields, monitors: fields.monitors.map((m) => m.config) });
+    }
     return updateTarget(ctx.db, ctx.orgId, id, fields, { secretKey: ctx.secretKey });
   }),
   delete: memberProcedure
@@ -198,6 +214,10 @@ export const targetRouter = router({
   /** What each monitor reads right now ("test connection"); passwords are used, never returned. */
   testMonitors: memberProcedure.input(ZTestMonitorsInput).mutation(async ({ ctx, input }) => {
     await enforceRateLimit(ctx, `test-connection:${ctx.orgId}`, 30, 60, "connection tests in this organization");
+    if (input.targetId) {
+      const saved = await getTarget(ctx.db, ctx.orgId, input.targetId);
+      if (saved) assertInstallMayConnect(saved, "targetId");
+    }
     const configs = await resolveMonitors(ctx.db, ctx.orgId, input.targetId, input.monitors ?? null, {
       secretKey: ctx.secretKey,
     });
@@ -241,6 +261,8 @@ export const targetRouter = router({
   verify: memberProcedure
     .input(z.object({ targetId: z.string().min(1), method: z.enum(["http", "dns"]) }))
     .mutation(async ({ ctx, input }) => {
+      const saved = await getTarget(ctx.db, ctx.orgId, input.targetId);
+      if (saved) assertInstallMayConnect(saved, "targetId");
       const view = await verificationView(ctx, input.targetId);
       if (!view.origin) throw new ConflictError("targetId", "the target's URL has no origin to verify");
       await enforceRateLimit(ctx, `verify:${ctx.orgId}`, 30, 600, "verification attempts");

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createHistogram, encodeHistogram, recordMicros, ZRunResultData, ZScenarioSpec } from "@benchboard/core";
 import {
   API_TOKEN_SCOPES,
+  createAgentToken,
   createApiToken,
   createComparison,
   createExecRun,
@@ -49,6 +50,8 @@ export interface OrgFixture {
   sweep: { id: string };
   shareLink: { id: string; token: string };
   apiToken: { id: string; token: string };
+  /** An agent token made by the member. */
+  agentToken: { id: string; token: string };
   invitation: { id: string; token: string; email: string };
 }
 
@@ -135,6 +138,7 @@ export async function createOrgFixture(db: Db, label = randomBytes(4).toString("
     runs.push({ id: run.id, number: run.number });
   }
   const [first, second] = runs as OrgFixture["runs"];
+  const agentToken = await createAgentToken(db, org.id, { name: "lab agents", createdById: users.member.id });
   const execRun = await createExecRun(db, org.id, { projectId: otherProject.id, tool: "k6", scenarioName: "wrapped" });
   const [comparison, sweep, shareLink, apiToken, invitation] = await Promise.all([
     createComparison(db, org.id, {
@@ -188,6 +192,7 @@ export async function createOrgFixture(db: Db, label = randomBytes(4).toString("
     sweep,
     shareLink: { id: shareLink.id, token: shareLink.token },
     apiToken: { id: apiToken.record.id, token: apiToken.token },
+    agentToken: { id: agentToken.record.id, token: agentToken.token },
     invitation: { id: invitation.invitation.id, token: invitation.token, email: invitation.invitation.email },
   };
 }

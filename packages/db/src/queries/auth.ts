@@ -336,6 +336,8 @@ export async function verifyApiToken(db: Db, token: string) {
   if (!token.startsWith(API_TOKEN_PREFIX)) return null;
   const record = await db.apiToken.findUnique({ where: { tokenHash: hashToken(token) } });
   if (!record || record.revokedAt || (record.expiresAt && record.expiresAt < new Date())) return null;
+  // An agent token is good for the agent routes only.
+  if (record.kind !== "api") return null;
   let role: "member" | "viewer" = "member";
   if (record.createdById) {
     const membership = await db.membership.findUnique({
@@ -357,7 +359,7 @@ export async function verifyApiToken(db: Db, token: string) {
 
 export async function listApiTokens(db: Db, orgId: string) {
   return db.apiToken.findMany({
-    where: { orgId },
+    where: { orgId, kind: "api" },
     orderBy: { createdAt: "desc" },
     select: { ...apiTokenPublicSelect, createdBy: { select: { id: true, email: true, name: true } } },
   });

@@ -56,6 +56,7 @@ function shardRows(
   row: {
     shardCount: number;
     workerLabel: string | null;
+    agentLabel: string | null;
     scenarioSnapshot: unknown;
     org: { slug: string };
     shards: { index: number; status: string; workerId: string | null; error: string | null }[];
@@ -76,6 +77,7 @@ function shardRows(
   return {
     count: row.shardCount,
     workerLabel: row.workerLabel,
+    agentLabel: row.agentLabel,
     items: Array.from({ length: row.shardCount }, (_, index) => {
       const shard = row.shards.find((s) => s.index === index);
       const workerId = shard?.workerId ?? null;
@@ -122,6 +124,7 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
       serverConfig: true,
       shardCount: true,
       workerLabel: true,
+      agentLabel: true,
       org: { select: { slug: true } },
       shards: {
         orderBy: { index: "asc" },

@@ -21,6 +21,7 @@ import {
 import type { Db } from "../client";
 import { ConflictError, isDatabaseUnavailable, NotFoundError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
+import { loadNeedsVerification, resolveRunLocation } from "./agent-trust";
 import { countActiveLoad, failStaleRuns, findLaunchByIdempotencyKey, finishRun, launchKey } from "./run";
 import { failStaleShards, prepareShards, shardsIfAllEnded } from "./shards";
 import { publicTargetSelect } from "./target";
@@ -35,11 +36,16 @@ import { assertLoadMayReach } from "./verification";
 
 export interface DispatchableRun {
   id: string;
+  orgId: string;
   shardCount: number;
   workerLabel: string | null;
+  agentLabel: string | null;
 }
 
-/** Puts a run's job(s) on its queue: one job, or one per shard (the shard rows exist). */
+/**
+ * Puts a run's job(s) on the queue its labels name (install workers, a worker label, or the
+ * organization's agents with a label): one job, or one per shard (the shard rows exist).
+ */
 export type Dispatch = (run: DispatchableRun) => Promise<void>;
 
 /** A sharded run's stored shard results merged into one (histograms add), or null if none. */
@@ -77,6 +83,8 @@ export interface CreateRunsInput {
   shards?: number;
   /** Only workers offering this label take the runs. */
   workerLabel?: string | null;
+  /** The organization's agents offering this label run them instead of the install's workers. */
+  agentLabel?: string | null;
   /** Launch-time changes to the scenario's rate, concurrency or duration. */
   overrides?: TLaunchOverrides | null;
   /** One run per value (times repetitions), varying one parameter. */
@@ -121,7 +129,20 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
       throw new ConflictError("repetitions", `a sweep launches at most ${SWEEP_MAX_RUNS} runs (values × repetitions)`);
     }
   }
-  if (input.workerLabel) {
+  if (input.agentLabel) {
+    // A run may wait for an agent to start (a CI job with --once), but a label no agent of the
+    // organization ever offered is a typo.
+    const known = await db.agent.count({ where: { orgId, labels: { has: input.agentLabel } } });
+    if (!known) {
+      throw new ConflictError("agentLabel", `no agent of this organization offers the label ${input.agentLabel}`);
+    }
+  } else if (input.workerLabel) {
+    // An agent-only target is refused for install workers before asking whether any is online.
+    const target = await db.target.findFirst({
+      where: { orgId, id: input.targetId },
+      select: { name: true, agentLabel: true },
+    });
+    if (target) resolveRunLocation(target, input);
     const offering = await db.worker.count({
       where: { labels: { has: input.workerLabel }, heartbeatAt: { gt: new Date(Date.now() - WORKER_ONLINE_MS) } },
     });
@@ -131,6 +152,7 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
   return db
     .$transaction(async (tx) => {
       const { target, scenario, config } = await loadLaunchRefs(tx, orgId, input);
+      const location = resolveRunLocation(target, input);
       if (sweep && parseParameterPath(sweep.parameter)?.scope === "knobs" && !target.configApplyUrl) {
         throw new ConflictError(
           "parameter",
@@ -208,10 +230,12 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
       for (const [i, snapshot] of snapshots.entries()) {
         const parsed = ZScenarioSpec.safeParse(snapshot.scenario.spec);
         const at = sweep && i > 0 ? `values.${i}` : "targetId";
-        await assertLoadMayReach(tx, orgId, target.baseUrl, parsed.success ? parsed.data : null, at, {
-          shards,
-          runs: values.length * repetitions,
-        });
+        if (loadNeedsVerification(location)) {
+          await assertLoadMayReach(tx, orgId, target.baseUrl, parsed.success ? parsed.data : null, at, {
+            shards,
+            runs: values.length * repetitions,
+          });
+        }
       }
 
       await takeLaunchSlot(tx, orgId, caps, shards);
@@ -270,11 +294,21 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
               tags: sweep ? ["sweep", ...(input.tags ?? [])] : (input.tags ?? []),
               notes: input.notes ?? "",
               shardCount: shards,
-              workerLabel: input.workerLabel ?? null,
+              workerLabel: location.workerLabel,
+              agentLabel: location.agentLabel,
               createdById: input.createdById ?? null,
               idempotencyKey: index === 0 ? storedKey : null,
             },
-            select: { id: true, number: true, status: true, shardCount: true, workerLabel: true, sweepValue: true },
+            select: {
+              id: true,
+              orgId: true,
+              number: true,
+              status: true,
+              shardCount: true,
+              workerLabel: true,
+              agentLabel: true,
+              sweepValue: true,
+            },
           });
           // The group is named after its first run, which only has an id once created.
           if (total > 1 && groupId === null) {
@@ -407,7 +441,7 @@ async function nextOfGroup(db: Db, groupId: string) {
   return db.run.findFirst({
     where: { groupId, status: "queued" },
     orderBy: { groupIndex: "asc" },
-    select: { id: true, shardCount: true, workerLabel: true },
+    select: { id: true, orgId: true, shardCount: true, workerLabel: true, agentLabel: true },
   });
 }
 
@@ -524,7 +558,7 @@ export async function reapStaleRuns(db: Db, options: ReapOptions) {
 async function dispatchById(db: Db, runId: string, deps: Pick<LifecycleDeps, "dispatch" | "log">) {
   const run = await db.run.findFirst({
     where: { id: runId, status: "queued", dispatchedAt: null },
-    select: { id: true, shardCount: true, workerLabel: true },
+    select: { id: true, orgId: true, shardCount: true, workerLabel: true, agentLabel: true },
   });
   if (!run) return null;
   try {
@@ -543,8 +577,10 @@ async function dispatchById(db: Db, runId: string, deps: Pick<LifecycleDeps, "di
  * a job lost with Redis's data is created again. Returns the ids of the runs re-dispatched.
  */
 async function redispatchWaiting(db: Db, dispatchedBefore: Date, deps: Pick<LifecycleDeps, "dispatch" | "log">) {
-  const waiting = await db.$queryRaw<{ id: string; shardCount: number; workerLabel: string | null }[]>`
-    SELECT r.id, r."shardCount", r."workerLabel" FROM "Run" r
+  const waiting = await db.$queryRaw<
+    { id: string; orgId: string; shardCount: number; workerLabel: string | null; agentLabel: string | null }[]
+  >`
+    SELECT r.id, r."orgId", r."shardCount", r."workerLabel", r."agentLabel" FROM "Run" r
     WHERE r."dispatchedAt" IS NOT NULL AND r."dispatchedAt" < ${dispatchedBefore}
       AND (r.status = 'queued'
         OR (r.status = 'running' AND r."shardCount" > 1

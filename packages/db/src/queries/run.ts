@@ -362,10 +362,22 @@ export async function listRuns(db: Db, orgId: string, params: ListRunsParams = {
 // ---- worker-side transitions (by run id: the worker is trusted and carries no org) ----
 
 /** Move a queued run to running; returns null if it is no longer queued (e.g. canceled). */
-export async function claimRun(db: Db, runId: string, workerId: string) {
+/**
+ * Who takes a run: an install worker (the default) takes only runs meant for the install's
+ * workers; an agent only its own organization's runs for a label it offers.
+ */
+export interface ClaimScope {
+  agent?: { orgId: string; labels: string[] } | null;
+}
+
+export function claimableWhere(scope: ClaimScope): Prisma.RunWhereInput {
+  return scope.agent ? { orgId: scope.agent.orgId, agentLabel: { in: scope.agent.labels } } : { agentLabel: null };
+}
+
+export async function claimRun(db: Db, runId: string, workerId: string, scope: ClaimScope = {}) {
   const now = new Date();
   const { count } = await db.run.updateMany({
-    where: { id: runId, status: "queued" },
+    where: { id: runId, status: "queued", ...claimableWhere(scope) },
     data: { status: "running", startedAt: now, heartbeatAt: now, workerIds: { push: workerId } },
   });
   if (count === 0) return null;

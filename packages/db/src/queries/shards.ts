@@ -1,6 +1,7 @@
 import type { EngineProgress } from "@benchboard/core";
 import type { Db } from "../client";
 import type { Prisma } from "../generated/prisma/client";
+import { type ClaimScope, claimableWhere } from "./run";
 
 /**
  * Sharded runs: a run split across N worker processes. Each shard is a row (and a job); the
@@ -20,10 +21,12 @@ export async function prepareShards(db: Db, runId: string, count: number): Promi
  * Claim a queued shard for a worker, moving the run to running with its first shard. Returns
  * null when the shard is no longer queued or its run has ended (e.g. canceled).
  */
-export async function claimShard(db: Db, runId: string, index: number, workerId: string) {
+export async function claimShard(db: Db, runId: string, index: number, workerId: string, scope: ClaimScope = {}) {
   const now = new Date();
-  const run = await db.run.findUnique({ where: { id: runId }, select: { status: true } });
-  if (!run || (run.status !== "queued" && run.status !== "running")) {
+  const run = await db.run.findFirst({ where: { id: runId, ...claimableWhere(scope) }, select: { status: true } });
+  // A run this process may not take is left alone (it is not ended here).
+  if (!run) return null;
+  if (run.status !== "queued" && run.status !== "running") {
     await db.runShard.updateMany({
       where: { runId, index, status: "queued" },
       data: { status: "canceled", endedAt: now, error: "the run ended before this shard started" },

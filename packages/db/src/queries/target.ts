@@ -40,6 +40,8 @@ export interface TargetInput {
   configApplyUrl?: string | null;
   /** Server-Timing stages that are the target's own work; absent on update keeps the stored list. */
   overheadStages?: string[];
+  /** Agent-only: reached only by the organization's agents with this label; left out on update keeps it. */
+  agentLabel?: string | null;
 }
 
 export interface SecretOptions {
@@ -73,6 +75,7 @@ export const publicTargetSelect = {
   configApplyUrl: true,
   baselineKnobs: true,
   overheadStages: true,
+  agentLabel: true,
   createdAt: true,
   updatedAt: true,
 } as const;
@@ -230,6 +233,7 @@ export async function createTarget(db: Db, orgId: string, input: TargetInput, op
         secrets: encryptOrExplain(options, orgId, stored.secrets, firstSecretField(input.headers ?? [], monitors)),
         configApplyUrl: input.configApplyUrl ?? null,
         overheadStages: input.overheadStages ?? [],
+        agentLabel: input.agentLabel ?? null,
       },
       select: publicTargetSelect,
     });
@@ -284,6 +288,7 @@ export async function updateTarget(
         secrets: encryptOrExplain(options, orgId, stored.secrets, firstSecretField(input.headers ?? [], monitors)),
         configApplyUrl: input.configApplyUrl ?? null,
         overheadStages: input.overheadStages,
+        ...(input.agentLabel !== undefined ? { agentLabel: input.agentLabel ?? null } : {}),
       },
       select: publicTargetSelect,
     });

@@ -1,6 +1,12 @@
 import { availableParallelism } from "node:os";
-import { type TMonitorConfig, type TMonitorConfigInput, type TSeries, ZMonitorConfig } from "@benchboard/core";
-import { OutboundError, type OutboundResponse, outboundRequest } from "../outbound";
+import {
+  promQlKey,
+  type TMonitorConfig,
+  type TMonitorConfigInput,
+  type TSeries,
+  ZMonitorConfig,
+} from "@benchboard/core";
+import { describeStatus, OutboundError, type OutboundResponse, outboundRequest } from "../outbound";
 import { type SafetyPolicy, STRICT_POLICY } from "../target-safety";
 import { findPidByPort, processName, readProcess } from "./process";
 import { parsePrometheusText, selectPrometheusValue } from "./prometheus-text";
@@ -18,6 +24,11 @@ interface Sampler {
   /** Keys its readings use, known up front so that key ownership follows config order. */
   readonly keys: string[];
   sample(): Promise<MonitorReadings>;
+  /**
+   * Monitors that read a stored history (PromQL) are not sampled each second: they read the whole
+   * window once, when the run ends, and give series aligned on `startMs`.
+   */
+  range?(startMs: number, endMs: number): Promise<Record<string, TSeries>>;
 }
 
 class MonitorError extends Error {
@@ -136,6 +147,132 @@ class PrometheusSampler implements Sampler {
   }
 }
 
+/** Prometheus answers at most 11,000 points per series; a longer window takes a coarser step. */
+export const PROMQL_MAX_POINTS = 11_000;
+const PROMQL_TIMEOUT_MS = 10_000;
+const PROMQL_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Printable, short: an error text from the endpoint, never more of its answer. */
+function shortText(v: unknown, max = 200): string | null {
+  if (typeof v !== "string") return null;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
+  const clean = v.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
+  if (clean === "") return null;
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+}
+
+/** `query_range` over a window; the one series it gives becomes the monitor's series. */
+class PromQlSampler implements Sampler {
+  readonly label: string;
+  readonly keys: string[];
+  private readonly key: string;
+  constructor(
+    private readonly config: Extract<TMonitorConfig, { kind: "promql" }>,
+    private readonly options: MonitorOptions,
+  ) {
+    this.label = `promql ${new URL(config.url).host}`;
+    this.key = promQlKey(config);
+    this.keys = [this.key];
+  }
+
+  /** Step in seconds for a window: the configured one, coarsened to stay within the point limit. */
+  stepFor(spanS: number): number {
+    const min = Math.max(1, Math.ceil(spanS / (PROMQL_MAX_POINTS - 1)));
+    return Math.max(this.config.stepSeconds ?? 1, min);
+  }
+
+  /** Raw matrix of one series: `[epochSeconds, value]` pairs. */
+  async query(startS: number, endS: number, step: number): Promise<{ points: [number, number | null][] }> {
+    const base = this.config.url.replace(/\/+$/, "");
+    const params = new URLSearchParams({
+      query: this.config.query,
+      start: String(startS),
+      end: String(endS),
+      step: String(step),
+    });
+    const url = `${base}/api/v1/query_range?${params.toString()}`;
+    let res: OutboundResponse;
+    try {
+      res = await outboundRequest(url, {
+        headers: { accept: "application/json" },
+        timeoutMs: PROMQL_TIMEOUT_MS,
+        maxBytes: PROMQL_MAX_BYTES,
+        policy: this.options.policy ?? STRICT_POLICY,
+      });
+    } catch (err) {
+      if (err instanceof OutboundError) throw new MonitorError(`url: Prometheus query API ${err.message}`);
+      throw new MonitorError("url: Prometheus query API unreachable");
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(res.body.toString("utf8"));
+    } catch {
+      if (res.status !== 200) throw new MonitorError(`url: Prometheus query API ${describeStatus(res)}`);
+      throw new MonitorError(
+        `url: Prometheus query API answered with something other than JSON (${res.body.length} bytes)`,
+      );
+    }
+    const answer = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
+    if (answer.status === "error") {
+      const type = shortText(answer.errorType, 40);
+      const text = shortText(answer.error);
+      throw new MonitorError(
+        `query: Prometheus refused the expression${type ? ` (${type})` : ""}${text ? `: ${text}` : ""}`,
+      );
+    }
+    if (res.status !== 200 || answer.status !== "success") {
+      throw new MonitorError(`url: Prometheus query API ${describeStatus(res)}, not a query_range answer`);
+    }
+    const data = (answer.data && typeof answer.data === "object" ? answer.data : {}) as Record<string, unknown>;
+    if (data.resultType !== "matrix" || !Array.isArray(data.result)) {
+      throw new MonitorError("url: Prometheus query API answered without a matrix result");
+    }
+    if (data.result.length === 0) {
+      throw new MonitorError("query: no series for the run's window (check the expression and its labels)");
+    }
+    if (data.result.length > 1) {
+      throw new MonitorError(
+        `query: gave ${data.result.length} series; it must give one (aggregate it, e.g. sum(…) or max(…))`,
+      );
+    }
+    const values = (data.result[0] as { values?: unknown }).values;
+    if (!Array.isArray(values)) throw new MonitorError("url: Prometheus query API answered a series without values");
+    if (values.length > PROMQL_MAX_POINTS) {
+      throw new MonitorError(`query: gave ${values.length} points; at most ${PROMQL_MAX_POINTS} are read`);
+    }
+    const points: [number, number | null][] = [];
+    for (const pair of values) {
+      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== "number" || typeof pair[1] !== "string") {
+        throw new MonitorError('url: Prometheus query API answered a point that is not [time, "value"]');
+      }
+      const v = Number(pair[1]);
+      points.push([pair[0], Number.isFinite(v) ? v : null]);
+    }
+    return { points };
+  }
+
+  async range(startMs: number, endMs: number): Promise<Record<string, TSeries>> {
+    const startS = Math.floor(startMs / 1000);
+    const endS = Math.max(startS, Math.floor(endMs / 1000));
+    const step = this.stepFor(endS - startS);
+    const { points } = await this.query(startS, endS, step);
+    const values: (number | null)[] = new Array(Math.floor((endS - startS) / step) + 1).fill(null);
+    for (const [t, v] of points) {
+      const slot = Math.round((t - startS) / step);
+      if (slot >= 0 && slot < values.length) values[slot] = v;
+    }
+    return { [this.key]: { start: startS * 1000, intervalMs: step * 1000, values } };
+  }
+
+  /** The latest value of the last minute, for a connection test. */
+  async sample(): Promise<MonitorReadings> {
+    const endS = Math.floor(Date.now() / 1000);
+    const { points } = await this.query(endS - 60, endS, 5);
+    const last = points.filter((p) => p[1] !== null).at(-1);
+    return { [this.key]: last ? last[1] : null };
+  }
+}
+
 class RabbitMqSampler implements Sampler {
   readonly label: string;
   readonly keys: string[];
@@ -247,6 +384,8 @@ function createSampler(config: TMonitorConfig, options: MonitorOptions): Sampler
       return new RabbitMqSampler(config, options);
     case "process":
       return new ProcessSampler(config, options);
+    case "promql":
+      return new PromQlSampler(config, options);
   }
 }
 
@@ -306,6 +445,13 @@ export function startMonitors(
     if (first === undefined) owner.set(key, monitor);
     return first === undefined || first === monitor ? key : `${key}.${kinds[monitor]}${monitor}`;
   };
+  const fail = (i: number, err: unknown) => {
+    const message = err instanceof MonitorError ? err.message : String((err as Error)?.message ?? err);
+    const key = `${i}|${message}`;
+    const e = errors.get(key);
+    if (e) e.count++;
+    else errors.set(key, { monitor: samplers[i]!.label, message, count: 1 });
+  };
   const put = (key: string, slot: number, value: number | null) => {
     let col = columns.get(key);
     if (!col) {
@@ -321,20 +467,14 @@ export function startMonitors(
     const slot = Math.round((Date.now() - start) / intervalMs);
     samples = Math.max(samples, slot + 1);
     samplers.forEach((sampler, i) => {
-      if (busy.has(i)) return;
+      if (sampler.range || busy.has(i)) return;
       busy.add(i);
       const p = sampler
         .sample()
         .then((readings) => {
           for (const [k, v] of Object.entries(readings)) put(keyFor(k, i), slot, v);
         })
-        .catch((err: unknown) => {
-          const message = err instanceof MonitorError ? err.message : String((err as Error)?.message ?? err);
-          const key = `${i}|${message}`;
-          const e = errors.get(key);
-          if (e) e.count++;
-          else errors.set(key, { monitor: sampler.label, message, count: 1 });
-        })
+        .catch((err: unknown) => fail(i, err))
         .finally(() => {
           busy.delete(i);
           inFlight.delete(p);
@@ -370,6 +510,19 @@ export function startMonitors(
         while (values.length < samples) values.push(null);
         series[key] = { start, intervalMs, values };
       }
+      // History monitors read the run's whole window now, each request bounded by its timeout.
+      const end = Date.now();
+      await Promise.all(
+        samplers.map(async (sampler, i) => {
+          if (!sampler.range) return;
+          try {
+            const got = await sampler.range(start, end);
+            for (const [k, s] of Object.entries(got)) series[keyFor(k, i)] = s;
+          } catch (err) {
+            fail(i, err);
+          }
+        }),
+      );
       return { series, metrics: peakMetrics(series), errors: [...errors.values()], samples };
     },
   };

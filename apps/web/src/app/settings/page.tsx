@@ -1,4 +1,5 @@
 import { PageHeader } from "../_components/page-header";
+import { Agents } from "./_components/agents";
 import { ApiTokens } from "./_components/api-tokens";
 import { Members } from "./_components/members";
 import { Notifications } from "./_components/notifications";
@@ -12,12 +13,13 @@ export default function SettingsPage() {
     <>
       <PageHeader
         title="Settings"
-        subtitle="Members, invitations, API tokens for CI, notifications, the organization's caps, and (for the operator) install settings."
+        subtitle="Members, invitations, API tokens for CI, agents, notifications, the organization's caps, and (for the operator) install settings."
       />
       <div className="grid gap-6 xl:grid-cols-2">
         <Members />
         <div className="space-y-6">
           <ApiTokens />
+          <Agents />
           <OrgSettings />
           <OperatorSettings />
         </div>

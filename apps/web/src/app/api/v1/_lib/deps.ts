@@ -1,30 +1,27 @@
 import "server-only";
-import { createFallbackRateLimiter, createRedisRateLimiter, type RateLimiter } from "@benchboard/api";
-import type { RestDeps } from "@benchboard/api/rest/index";
+import type { AgentRestDeps, RestDeps } from "@benchboard/api/rest/index";
 import { getDb } from "@benchboard/db";
-import { createRunsQueue } from "@benchboard/jobs";
-import type { Queue } from "bullmq";
-import { Redis } from "ioredis";
+import { type AgentJobTaker, createAgentJobTaker } from "@benchboard/jobs";
 import { env, installSettings, secretKey } from "~/env";
+import { getQueue, getQueueFor, getRateLimiter } from "~/server/context";
 
-// The same process-wide queue and rate limiter the tRPC handler uses (same global keys), so the
-// app holds one Redis connection of each kind whichever route is hit first.
-const globals = globalThis as unknown as { benchboardQueue?: Queue; benchboardRateLimiter?: RateLimiter };
-
+// The same process-wide queues and rate limiter the tRPC handler uses, so the app holds one Redis
+// connection of each kind whichever route is hit first, and every launch dispatches alike.
 export function restDeps(): RestDeps {
-  globals.benchboardQueue ??= createRunsQueue(env.REDIS_URL, env.BENCHBOARD_QUEUE_PREFIX);
-  if (!globals.benchboardRateLimiter) {
-    const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 3_000 });
-    redis.on("error", () => {});
-    globals.benchboardRateLimiter = createFallbackRateLimiter(
-      createRedisRateLimiter(redis, `${env.BENCHBOARD_QUEUE_PREFIX}:rl:`),
-    );
-  }
   return {
     db: getDb(env.DATABASE_URL),
-    queue: globals.benchboardQueue,
-    rateLimit: globals.benchboardRateLimiter,
+    queue: getQueue(),
+    queueFor: getQueueFor(),
+    rateLimit: getRateLimiter(),
     secretKey,
     install: installSettings,
   };
+}
+
+const globals = globalThis as unknown as { benchboardAgentJobs?: AgentJobTaker };
+
+/** REST deps plus what the agent routes need: taking jobs from the agents' queues. */
+export function agentDeps(): AgentRestDeps {
+  globals.benchboardAgentJobs ??= createAgentJobTaker(env.REDIS_URL, env.BENCHBOARD_QUEUE_PREFIX);
+  return { ...restDeps(), agentJobs: globals.benchboardAgentJobs };
 }

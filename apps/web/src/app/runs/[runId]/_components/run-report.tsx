@@ -472,6 +472,11 @@ function ShardsCard({ shards }: { shards: NonNullable<View["shards"]> }) {
           On workers labelled <span className="font-mono text-xs">{shards.workerLabel}</span>.
         </p>
       )}
+      {shards.agentLabel && (
+        <p className="mb-2 text-sm text-slate-600">
+          On your agents labelled <span className="font-mono text-xs">{shards.agentLabel}</span>.
+        </p>
+      )}
       <table className="w-full text-sm" aria-label="Shards">
         <thead>
           <tr className="text-left text-xs text-slate-500">

@@ -57,6 +57,7 @@ export function LaunchForm({
   const configs = useQuery(trpc.instanceConfig.list.queryOptions({ projectId }));
   const caps = useQuery(trpc.project.caps.queryOptions());
   const labels = useQuery(trpc.worker.labels.queryOptions());
+  const agentLabels = useQuery(trpc.agent.labels.queryOptions());
   const canEdit = useCanEdit();
   const me = useQuery(trpc.auth.me.queryOptions());
   const [targetId, setTargetId] = useState(preselect.targetId ?? "");
@@ -64,7 +65,10 @@ export function LaunchForm({
   const [configId, setConfigId] = useState(preselect.configId ?? "");
   const [repetitions, setRepetitions] = useState("1");
   const [shards, setShards] = useState("1");
-  const [workerLabel, setWorkerLabel] = useState("");
+  // "" any install worker, "worker:<label>", or "agent:<label>" (the organization's agents).
+  const [location, setLocation] = useState("");
+  const workerLabel = location.startsWith("worker:") ? location.slice("worker:".length) : "";
+  const agentLabel = location.startsWith("agent:") ? location.slice("agent:".length) : "";
   const [rate, setRate] = useState("");
   const [concurrency, setConcurrency] = useState("");
   const [duration, setDuration] = useState("");
@@ -181,6 +185,7 @@ export function LaunchForm({
       repetitions: reps,
       shards: shardCount,
       workerLabel: workerLabel || null,
+      agentLabel: agentLabel || null,
       rate: overrides.rate,
       concurrency: overrides.concurrency,
       durationS: overrides.durationS,
@@ -201,6 +206,7 @@ export function LaunchForm({
       "maxConcurrentRuns",
       "shards",
       "workerLabel",
+      "agentLabel",
       "rate",
       "concurrency",
       "durationS",
@@ -365,28 +371,33 @@ export function LaunchForm({
               />
             </Field>
             <Field
-              label="Worker label"
+              label="Location"
               htmlFor="launch-worker-label"
-              error={errors.workerLabel}
+              error={errors.workerLabel ?? errors.agentLabel}
               hint={
-                labels.isError
-                  ? "could not load the workers' labels"
-                  : labels.data && labels.data.length === 0
-                    ? "no online worker offers a label"
-                    : "Only workers offering this label take the run"
+                labels.isError || agentLabels.isError
+                  ? "could not load the workers' and agents' labels"
+                  : agentLabel
+                    ? "Your agents with this label run it, inside your network (no origin verification needed)"
+                    : "Install workers (optionally only those with a label), or your own agents"
               }
             >
               <select
                 id="launch-worker-label"
                 className={inputClass}
-                value={workerLabel}
-                onChange={(e) => setWorkerLabel(e.target.value)}
-                aria-invalid={!!errors.workerLabel}
+                value={location}
+                onChange={(e) => setLocation(e.target.value)}
+                aria-invalid={!!(errors.workerLabel ?? errors.agentLabel)}
               >
-                <option value="">Any worker</option>
+                <option value="">Install workers: any</option>
                 {labels.data?.map((l) => (
-                  <option key={l.label} value={l.label}>
-                    {l.label} ({l.workers} online)
+                  <option key={`worker:${l.label}`} value={`worker:${l.label}`}>
+                    Install workers labelled {l.label} ({l.workers} online)
+                  </option>
+                ))}
+                {agentLabels.data?.map((l) => (
+                  <option key={`agent:${l.label}`} value={`agent:${l.label}`}>
+                    Agents labelled {l.label} ({l.online} online)
                   </option>
                 ))}
               </select>

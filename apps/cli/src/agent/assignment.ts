@@ -1,0 +1,224 @@
+import type { EngineProgress } from "@benchboard/core";
+import { parseAllowList } from "@benchboard/core/address";
+import { applyServerConfig, type EngineResult, runScenario, startMonitors } from "@benchboard/loadgen";
+import { resolveUrl, type SafetyPolicy } from "@benchboard/loadgen/target-safety";
+import { z } from "zod";
+
+/**
+ * One run (or shard) as the claim endpoint hands it to an agent, and its execution with the same
+ * engines and monitors the install's workers use. Reporting goes through `AgentReport`, so the
+ * HTTP side stays in the command.
+ */
+
+export const ZAssignment = z.object({
+  runId: z.string(),
+  number: z.number(),
+  shard: z.number().int().nullable(),
+  shardCount: z.number().int(),
+  lead: z.boolean(),
+  target: z.object({
+    baseUrl: z.string(),
+    headers: z.array(z.object({ name: z.string(), value: z.string() })),
+  }),
+  spec: z.record(z.string(), z.unknown()),
+  caps: z.object({ maxRate: z.number(), maxConnections: z.number(), maxDurationS: z.number() }),
+  monitors: z.array(z.record(z.string(), z.unknown())),
+  configHook: z.object({ url: z.string(), knobs: z.record(z.string(), z.unknown()).nullable() }).nullable(),
+});
+export type TAssignment = z.infer<typeof ZAssignment>;
+
+/** What the agent tells the server while it runs one assignment. Each answer says whether to stop. */
+export interface AgentReport {
+  ready(serverConfig: Record<string, unknown> | null): Promise<{ startAt: number | null; cancel: boolean }>;
+  heartbeat(): Promise<{ cancel: boolean }>;
+  progress(progress: EngineProgress, monitors: Record<string, number | null>): Promise<{ cancel: boolean }>;
+  checkpoint(result: EngineResult): Promise<void>;
+  result(
+    outcome:
+      | { status: "failed"; error: string; result: EngineResult | null }
+      | { status: "succeeded" | "canceled"; stopping: boolean; result: EngineResult },
+  ): Promise<void>;
+}
+
+export interface AgentLimits {
+  /** The agent's own ceilings (`--max-rate`, `--max-connections`): they only lower the organization's caps. */
+  maxRate?: number;
+  maxConnections?: number;
+}
+
+/**
+ * Where an agent's requests may go: inside its own network, so private, loopback and shared
+ * addresses are allowed — but cloud metadata, link-local and unspecified addresses are refused
+ * always, here as on the install.
+ */
+export const AGENT_POLICY: SafetyPolicy = {
+  allowList: parseAllowList([
+    "10.0.0.0/8",
+    "172.16.0.0/12",
+    "192.168.0.0/16",
+    "100.64.0.0/10",
+    "127.0.0.0/8",
+    "::1/128",
+    "fc00::/7",
+  ]).list,
+};
+
+const ENV_REFERENCE = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+/** Header values written as `${env:NAME}` come from the agent's environment; the server never has them. */
+export function resolveHeaders(
+  headers: { name: string; value: string }[],
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const h of headers) {
+    const ref = ENV_REFERENCE.exec(h.value.trim());
+    if (!ref) {
+      out[h.name] = h.value;
+      continue;
+    }
+    const value = env[ref[1]!];
+    if (value === undefined || value === "") {
+      throw new Error(
+        `header ${h.name}: the agent's environment has no ${ref[1]} (the target asks for \${env:${ref[1]}})`,
+      );
+    }
+    out[h.name] = value;
+  }
+  return out;
+}
+
+const HEARTBEAT_MS = 1_000;
+const PROGRESS_MS = 900;
+const READY_POLL_MS = 200;
+/** As on workers: a shard left waiting this long starts anyway and the run is flagged. */
+const SHARD_START_WAIT_MS = 15_000;
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (ms <= 0 || signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+
+const describe = (err: unknown) => {
+  const e = err as { message?: string; cause?: { code?: string } };
+  return [e.message ?? String(err), e.cause?.code].filter(Boolean).join(" — ");
+};
+
+/**
+ * Run one assignment to its end and report it. `stop` aborts when the agent itself stops
+ * (SIGTERM, Ctrl-C, a revoked token): the load stops and the partial result is sent as `canceled`.
+ */
+export async function runAssignment(
+  assignment: TAssignment,
+  report: AgentReport,
+  options: {
+    env: Readonly<Record<string, string | undefined>>;
+    limits: AgentLimits;
+    stop: AbortSignal;
+    log: (line: string) => void;
+  },
+): Promise<void> {
+  const abort = new AbortController();
+  const onStop = () => abort.abort();
+  if (options.stop.aborted) abort.abort();
+  options.stop.addEventListener("abort", onStop, { once: true });
+  let lastReport = 0;
+  const obey = (answer: { cancel: boolean }) => {
+    lastReport = Date.now();
+    if (answer.cancel && !abort.signal.aborted) {
+      options.log(`run ${assignment.runId}: canceled on the server; stopping the load`);
+      abort.abort();
+    }
+  };
+  // Cancel reaches the agent through these answers within about a second.
+  const heartbeat = setInterval(() => {
+    if (Date.now() - lastReport < HEARTBEAT_MS - 100) return;
+    report.heartbeat().then(obey, () => {});
+  }, HEARTBEAT_MS);
+  let result: EngineResult | null = null;
+  try {
+    const headers = resolveHeaders(assignment.target.headers, options.env);
+    const verdict = await resolveUrl(assignment.target.baseUrl, AGENT_POLICY);
+    if (!verdict.allowed) throw new Error(`refused to send load: ${verdict.reason}`);
+    const serverConfig = assignment.configHook
+      ? await applyServerConfig(assignment.configHook.url, assignment.configHook.knobs, AGENT_POLICY)
+      : null;
+
+    // Every shard starts at one agreed moment once all are ready, as on the install's workers.
+    const waitUntil = Date.now() + SHARD_START_WAIT_MS;
+    let startedWithout = false;
+    for (;;) {
+      const ready = await report.ready(serverConfig);
+      obey(ready);
+      if (ready.startAt !== null) {
+        await sleep(ready.startAt - Date.now(), abort.signal);
+        break;
+      }
+      if (Date.now() >= waitUntil) {
+        startedWithout = true;
+        break;
+      }
+      await sleep(READY_POLL_MS, abort.signal);
+      if (abort.signal.aborted) break;
+    }
+
+    const monitors = assignment.lead
+      ? startMonitors(assignment.monitors as never, { policy: AGENT_POLICY, allowProcess: true })
+      : null;
+    let lastProgress = 0;
+    try {
+      result = await runScenario(assignment.spec, {
+        baseUrl: assignment.target.baseUrl,
+        headers,
+        pin: verdict.pin,
+        signal: abort.signal,
+        limits: {
+          maxRate: Math.min(assignment.caps.maxRate, options.limits.maxRate ?? Number.POSITIVE_INFINITY),
+          maxConcurrency: Math.min(
+            assignment.caps.maxConnections,
+            options.limits.maxConnections ?? Number.POSITIVE_INFINITY,
+          ),
+          maxDurationS: assignment.caps.maxDurationS,
+        },
+        onProgress: (p) => {
+          if (Date.now() - lastProgress < PROGRESS_MS) return;
+          lastProgress = Date.now();
+          report.progress(p, monitors?.latest() ?? {}).then(obey, () => {});
+        },
+        onCheckpoint: (partial) => {
+          report.checkpoint(partial).catch(() => {});
+        },
+      });
+    } finally {
+      const watched = await monitors?.stop();
+      if (watched && result) {
+        Object.assign(result.series, watched.series);
+        Object.assign(result.metrics, watched.metrics);
+        if (watched.errors.length) result.extra = { ...result.extra, monitorErrors: watched.errors };
+      }
+    }
+    if (startedWithout) {
+      result.valid = false;
+      result.invalidReasons.push(
+        "started before every shard was ready (fewer free agents than shards?): the shards' load did not overlap, so the combined rate understates it",
+      );
+    }
+    const stopping = options.stop.aborted;
+    await report.result({ status: result.canceled ? "canceled" : "succeeded", stopping, result });
+    options.log(`run ${assignment.runId}${assignment.shard !== null ? ` shard ${assignment.shard}` : ""} ended`);
+  } catch (err) {
+    const reason = describe(err);
+    options.log(`run ${assignment.runId}: ${reason}`);
+    await report.result({ status: "failed", error: reason, result }).catch(() => {});
+  } finally {
+    clearInterval(heartbeat);
+    options.stop.removeEventListener("abort", onStop);
+  }
+}

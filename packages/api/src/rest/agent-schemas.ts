@@ -1,0 +1,96 @@
+import { ZRunResultData } from "@benchboard/core";
+import { ZWorkerLabel } from "@benchboard/jobs";
+import { z } from "zod";
+
+/** What `benchboard agent` sends; every field bounded, as from any other client. */
+
+const ZMs = z.number().finite().min(0).max(3.6e9);
+const ZCount = z.number().finite().min(0).max(1e12);
+const ZNullableMs = ZMs.nullable();
+
+export const ZAgentAnnounceInput = z.object({
+  name: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, "letters, digits, . _ - (at most 63)"),
+  labels: z.array(ZWorkerLabel).min(1, "give at least one label").max(16, "at most 16 labels"),
+  capacity: z.number().int().min(1).max(64).default(1),
+  version: z.string().trim().max(40).default(""),
+});
+
+const ZAgentId = z.string().min(1).max(64);
+
+export const ZAgentClaimInput = z.object({
+  agentId: ZAgentId,
+  /** How long to wait for work (long poll), seconds. */
+  waitS: z.number().min(0).max(25).default(20),
+  /** Runs the agent is executing now (shown on the Workers page). */
+  activeRuns: z.number().int().min(0).max(64).default(0),
+});
+
+export const ZAgentStopInput = z.object({ agentId: ZAgentId });
+
+const ZShard = z.number().int().min(0).max(1023).nullable().default(null);
+
+export const ZAgentHeartbeatInput = z.object({ agentId: ZAgentId, shard: ZShard });
+
+const ZLlmProgress = z.object({
+  ttftP50Ms: ZNullableMs,
+  ttftP99Ms: ZNullableMs,
+  itlP50Ms: ZNullableMs,
+  itlP99Ms: ZNullableMs,
+  tokensPerS: z.number().finite().min(0).max(1e7).nullable(),
+});
+
+export const ZAgentProgress = z.object({
+  elapsedMs: ZMs,
+  fraction: z.number().min(0).max(1).nullable(),
+  requests: ZCount,
+  errors: ZCount,
+  rps: z.number().finite().min(0).max(1e9),
+  latencyP50Ms: ZNullableMs,
+  latencyP99Ms: ZNullableMs,
+  llm: ZLlmProgress.optional(),
+});
+
+export const ZAgentProgressInput = z.object({
+  agentId: ZAgentId,
+  shard: ZShard,
+  progress: ZAgentProgress,
+  /** Latest monitor readings (the lead only), e.g. `mem_bytes`. */
+  monitors: z
+    .record(z.string().max(80), z.number().finite().nullable())
+    .refine((m) => Object.keys(m).length <= 64, "at most 64 monitor readings")
+    .default({}),
+});
+
+export const ZAgentReadyInput = z.object({
+  agentId: ZAgentId,
+  shard: ZShard,
+  /** What the target's config hook reported (the lead, when the target has one). */
+  serverConfig: z
+    .record(z.string().max(200), z.unknown())
+    .refine((c) => JSON.stringify(c).length <= 64_000, "at most 64 kB")
+    .nullable()
+    .default(null),
+});
+
+/** A result as the engines make it: the stored result plus the engine's window and cancel flag. */
+export const ZAgentEngineResult = ZRunResultData.extend({
+  startedAt: z.number().int().min(0).max(8.64e15),
+  endedAt: z.number().int().min(0).max(8.64e15),
+  canceled: z.boolean().default(false),
+});
+
+export const ZAgentCheckpointInput = z.object({ agentId: ZAgentId, shard: ZShard, result: ZAgentEngineResult });
+
+export const ZAgentResultInput = z.object({
+  agentId: ZAgentId,
+  shard: ZShard,
+  /** succeeded: the engine ran to its end (the server judges it); canceled: stopped; failed: could not run. */
+  status: z.enum(["succeeded", "canceled", "failed"]),
+  error: z.string().trim().max(2_000).nullable().default(null),
+  /** Why the agent stopped the load itself (its shutdown), for a canceled run. */
+  stopping: z.boolean().default(false),
+  result: ZAgentEngineResult.nullable().default(null),
+});

@@ -1,0 +1,438 @@
+import { combineProgress, judge, planShards, type TRunResultData, ZScenarioSpec } from "@benchboard/core";
+import { ImportError } from "@benchboard/core/importers";
+import { canonicalUploadResult } from "@benchboard/core/result-input";
+import {
+  type AgentCaller,
+  agentOfCaller,
+  agentRunOfCaller,
+  agentWorkerId,
+  announceAgent,
+  appendLiveProgress,
+  checkpointRun,
+  checkpointShard,
+  claimRun,
+  claimShard,
+  continueGroup,
+  type Db,
+  finalizeShardedRun,
+  finishRun,
+  finishShard,
+  type LifecycleDeps,
+  markShardReady,
+  orgLoadPolicy,
+  publicHeaders,
+  publicMonitors,
+  recordServerConfig,
+  shardProgress,
+  shardReadiness,
+  stopAgent,
+  storeShardProgress,
+  touchAgent,
+  touchRun,
+  touchShard,
+  verifyAgentToken,
+} from "@benchboard/db";
+import { type AgentJob, type AgentJobTaker, agentQueueName, createDispatch, queuesBeside } from "@benchboard/jobs";
+import { knobsForRun, mergeShardResults } from "@benchboard/loadgen";
+import type { z } from "zod";
+import {
+  ZAgentAnnounceInput,
+  ZAgentCheckpointInput,
+  ZAgentClaimInput,
+  ZAgentHeartbeatInput,
+  ZAgentProgressInput,
+  ZAgentReadyInput,
+  ZAgentResultInput,
+  ZAgentStopInput,
+} from "./agent-schemas";
+import type { RestDeps } from "./auth";
+import {
+  json,
+  parseJsonBody,
+  RestError,
+  type RestRequest,
+  type RestResponse,
+  readBodyText,
+  restErrorResponse,
+  zodFailure,
+} from "./http";
+
+/**
+ * The routes `benchboard agent` calls, and only it: an agent token is refused everywhere else,
+ * and every other token here. An agent sees only its own organization's agent runs, and reports
+ * only on runs (and shards) it claimed itself; anything else is "not found".
+ */
+
+export interface AgentRestDeps extends RestDeps {
+  /** Takes jobs from agent queues (BullMQ manual processing); the claim endpoint needs it. */
+  agentJobs?: AgentJobTaker | null;
+}
+
+/** Agents call about twice a second each while they run; several share a token. */
+const AGENT_REQUESTS_PER_MINUTE = 1_200;
+const SMALL_BODY_BYTES = 64_000;
+const RESULT_BODY_BYTES = 10_000_000;
+/** A shard waits this long for the others, as on install workers. */
+const SHARD_START_MARGIN_MS = 300;
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+async function authorizeAgent(req: RestRequest, deps: RestDeps): Promise<AgentCaller> {
+  const unauthorized = (message: string) =>
+    new RestError(401, message, {}, { "www-authenticate": 'Bearer realm="benchboard-agent"' });
+  const raw = BEARER.exec(req.headers.get("authorization") ?? "")?.[1];
+  if (!raw) throw unauthorized("missing agent token: send the header Authorization: Bearer <agent token>");
+  const caller = await verifyAgentToken(deps.db, raw);
+  if (!caller) throw unauthorized("the agent token is invalid or revoked");
+  const limit = await deps.rateLimit.hit(`agent:${caller.tokenId}`, AGENT_REQUESTS_PER_MINUTE, 60).catch(() => {
+    throw new RestError(503, "the rate limiter (Redis) is unavailable; try again shortly", {}, { "retry-after": "5" });
+  });
+  if (!limit.allowed) {
+    throw new RestError(
+      429,
+      `too many requests with this agent token; try again in ${limit.retryAfterS} s`,
+      {},
+      { "retry-after": String(limit.retryAfterS) },
+    );
+  }
+  return caller;
+}
+
+async function body<S extends z.ZodType>(
+  req: RestRequest,
+  schema: S,
+  maxBytes = SMALL_BODY_BYTES,
+): Promise<z.output<S>> {
+  const parsed = schema.safeParse(parseJsonBody(await readBodyText(req, maxBytes)));
+  if (!parsed.success) throw zodFailure(parsed.error);
+  return parsed.data;
+}
+
+function lifecycle(deps: RestDeps): LifecycleDeps {
+  return {
+    dispatch: createDispatch(deps.queueFor ?? queuesBeside(deps.queue)),
+    mergeShards: mergeShardResults,
+    log: (line) => console.log(`[agents] ${line}`),
+  };
+}
+
+// ---- POST /api/v1/agent/announce ----
+
+export async function agentAnnounceHandler(req: RestRequest, deps: RestDeps): Promise<RestResponse> {
+  try {
+    const caller = await authorizeAgent(req, deps);
+    const input = await body(req, ZAgentAnnounceInput);
+    const agent = await announceAgent(deps.db, caller, input);
+    return json(200, { agent });
+  } catch (err) {
+    return restErrorResponse(err, "POST /agent/announce");
+  }
+}
+
+// ---- POST /api/v1/agent/stop ----
+
+export async function agentStopHandler(req: RestRequest, deps: RestDeps): Promise<RestResponse> {
+  try {
+    const caller = await authorizeAgent(req, deps);
+    const input = await body(req, ZAgentStopInput);
+    const agent = await agentOfCaller(deps.db, caller, input.agentId);
+    await stopAgent(deps.db, agent.id);
+    return json(200, { ok: true });
+  } catch (err) {
+    return restErrorResponse(err, "POST /agent/stop");
+  }
+}
+
+// ---- POST /api/v1/agent/claim ----
+
+/**
+ * Long poll for work: the next job on a queue of this organization's agents for one of the
+ * agent's labels, claimed in PostgreSQL for this agent, with everything needed to run it.
+ * 204 when nothing came within `waitS`.
+ */
+export async function agentClaimHandler(req: RestRequest, deps: AgentRestDeps): Promise<RestResponse> {
+  try {
+    const caller = await authorizeAgent(req, deps);
+    const input = await body(req, ZAgentClaimInput);
+    const agent = await agentOfCaller(deps.db, caller, input.agentId);
+    await touchAgent(deps.db, agent.id, input.activeRuns);
+    if (!deps.agentJobs)
+      throw new RestError(503, "this server does not hand out agent runs", {}, { "retry-after": "5" });
+    const queues = agent.labels.map((label) => agentQueueName(agent.orgId, label));
+    const until = Date.now() + input.waitS * 1000;
+    for (;;) {
+      let job: AgentJob | null;
+      try {
+        job = await deps.agentJobs.take(queues, Math.max(0, until - Date.now()));
+      } catch {
+        throw new RestError(503, "the job queue (Redis) is unavailable; try again shortly", {}, { "retry-after": "5" });
+      }
+      if (!job) return json(204, null);
+      const assignment = await claimJob(deps, agent, job);
+      if (assignment) {
+        await touchAgent(deps.db, agent.id, input.activeRuns + 1);
+        return json(200, { assignment });
+      }
+      if (Date.now() >= until) return json(204, null);
+    }
+  } catch (err) {
+    return restErrorResponse(err, "POST /agent/claim");
+  }
+}
+
+type Agent = Awaited<ReturnType<typeof agentOfCaller>>;
+
+interface TargetSnapshot {
+  baseUrl?: string;
+  headers?: unknown;
+  configApplyUrl?: string | null;
+  baselineKnobs?: Record<string, unknown> | null;
+}
+
+/** Claim the job's run (or shard) for the agent; null when it is no longer to be run. */
+async function claimJob(deps: RestDeps, agent: Agent, job: AgentJob) {
+  const { db } = deps;
+  const workerId = agentWorkerId(agent);
+  const scope = { agent: { orgId: agent.orgId, labels: agent.labels } };
+  const shard = job.name === "run.shard" ? job.data.index : null;
+  const run =
+    shard === null
+      ? await claimRun(db, job.data.runId, workerId, scope)
+      : await claimShard(db, job.data.runId, shard, workerId, scope);
+  if (!run) {
+    // Canceled while queued (or another agent has it): the group goes on as on a worker.
+    if (shard === null) await continueGroup(db, job.data.runId, lifecycle(deps));
+    else await finalizeShardedRun(db, job.data.runId, lifecycle(deps));
+    return null;
+  }
+  try {
+    return await assignmentFor(db, run, shard);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    await endAgentWork(deps, run.id, shard, { status: "failed", error: reason, result: null });
+    return null;
+  }
+}
+
+type ClaimedRun = NonNullable<Awaited<ReturnType<typeof claimRun>>>;
+
+/**
+ * Everything the agent needs to run: the target's address and headers, the scenario (this
+ * shard's share), the organization's caps, and — for the lead — the monitors and the config
+ * hook. Stored secrets never leave the install: a secret header must be written as
+ * `${env:NAME}` for an agent run, and the agent reads it from its own environment.
+ */
+async function assignmentFor(db: Db, run: ClaimedRun, shard: number | null) {
+  const target = run.targetSnapshot as TargetSnapshot | null;
+  if (!target?.baseUrl) throw new Error("invalid target: the run has no target");
+  const parsed = ZScenarioSpec.safeParse((run.scenarioSnapshot as { spec?: unknown } | null)?.spec);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`invalid scenario.${issue?.path.join(".")}: ${issue?.message ?? "invalid"}`);
+  }
+  const spec = shard === null ? parsed.data : planShards(parsed.data, run.shardCount)[shard];
+  if (!spec) throw new Error(`invalid shards: no shard ${shard} in ${run.shardCount}`);
+  const headers: { name: string; value: string }[] = [];
+  for (const h of publicHeaders(target.headers)) {
+    if ("secret" in h) {
+      throw new Error(
+        `header ${h.name} is stored as a secret, which never leaves the install; for agent runs write its value as \${env:NAME} and set NAME on the agent`,
+      );
+    }
+    headers.push({ name: h.name, value: h.value });
+  }
+  const lead = shard === null || shard === 0;
+  const { caps } = await orgLoadPolicy(db, run.orgId);
+  const monitors = lead && run.target ? publicMonitors(run.target.monitors) : [];
+  const configApplyUrl = lead ? (run.target?.configApplyUrl ?? null) : null;
+  const knobs = configApplyUrl
+    ? knobsForRun(target.baselineKnobs, (run.configSnapshot as { knobs?: Record<string, unknown> } | null)?.knobs)
+    : null;
+  return {
+    runId: run.id,
+    number: run.number,
+    shard,
+    shardCount: run.shardCount,
+    lead,
+    target: { baseUrl: target.baseUrl, headers },
+    spec,
+    caps: { maxRate: caps.maxRate, maxConnections: caps.maxConnections, maxDurationS: caps.maxDurationS },
+    monitors,
+    configHook: configApplyUrl ? { url: configApplyUrl, knobs } : null,
+  };
+}
+
+// ---- POST /api/v1/agent/runs/{id}/heartbeat ----
+
+/** The agent is alive and running it; answers whether to stop (canceled from the UI or API). */
+export async function agentHeartbeatHandler(req: RestRequest, deps: RestDeps, runId: string): Promise<RestResponse> {
+  try {
+    const caller = await authorizeAgent(req, deps);
+    const input = await body(req, ZAgentHeartbeatInput);
+    const agent = await agentOfCaller(deps.db, caller, input.agentId);
+    const run = await agentRunOfCaller(deps.db, agent, runId, input.shard);
+    if (input.shard === null) await touchRun(deps.db, runId);
+    else await touchShard(deps.db, runId, input.shard);
+    await touchAgent(deps.db, agent.id);
+    return json(200, { cancel: shouldStop(run) });
+  } catch (err) {
+    return restErrorResponse(err, "POST /agent/runs/{id}/heartbeat");
+  }
+}
+
+function shouldStop(run: { status: string; cancelRequested: boolean; shardStatus: string | null }): boolean {
+  // A run the watchdog ended, or one canceled, must stop sending load.
+  return run.cancelRequested || run.status !== "running" || (run.shardStatus !== null && run.shardStatus !== "running");
+}
+
+// ---- POST /api/v1/agent/runs/{id}/ready ----
+
+/**
+ * A shard (or a run) has prepared its load: records the config the hook reported, marks the
+ * shard ready, and answers when to start — every shard at one agreed moment, as on workers.
+ */
+export async function agentReadyHandler(req: RestRequest, deps: RestDeps, runId: string): Promise<RestResponse> {
+  try {
+    const caller = await authorizeAgent(req, deps);
+    const input = await body(req, ZAgentReadyInput);
+    const agent = await agentOfCaller(deps.db, caller, input.agentId);
+    const run = await agentRunOfCaller(deps.db, agent, runId, input.shard);
+    if (input.serverConfig && (input.shard === null || input.shard === 0)) {
+      await recordServerConfig(deps.db, runId, input.serverConfig);
+    }
+    if (input.shard === null) return json(200, { startAt: Date.now(), waitingFor: [], cancel: shouldStop(run) });
+    await markShardReady(deps.db, runId, input.shard);
+    const { waitingFor, lastReadyAt } = await shardReadiness(deps.db, runId);
+    const startAt = waitingFor.length ? null : (lastReadyAt?.getTime() ?? Date.now()) + SHARD_START_MARGIN_MS;
+    return json(200, { startAt, waitingFor, cancel: shouldStop(run) });
+  } catch (err) {
+    return restErrorResponse(err, "POST /agent/runs/{id}/ready");
+  }
+}
+
+// ---- POST /api/v1/agent/runs/{id}/progress ----
+
+/** One second of progress; the lead's also carries the monitors' latest readings. */
+export async function agentProgressHandler(req: RestRequest, deps: RestDeps, runId: string): Promise<RestResponse> {
+  try {
+    const caller = await authorizeAgent(req, deps);
+    const input = await body(req, ZAgentProgressInput);
+    const agent = await agentOfCaller(deps.db, caller, input.agentId);
+    const run = await agentRunOfCaller(deps.db, agent, runId, input.shard);
+    if (input.shard === null) {
+      await appendLiveProgress(deps.db, runId, input.progress, input.monitors);
+    } else {
+      await storeShardProgress(deps.db, runId, input.shard, input.progress);
+      await touchShard(deps.db, runId, input.shard);
+      if (input.shard === 0) {
+        const all = await shardProgress(deps.db, runId);
+        await appendLiveProgress(deps.db, runId, combineProgress(all.length ? all : [input.progress]), input.monitors);
+      }
+    }
+    return json(200, { cancel: shouldStop(run) });
+  } catch (err) {
+    return restErrorResponse(err, "POST /agent/runs/{id}/progress");
+  }
+}
+
+// ---- POST /api/v1/agent/runs/{id}/checkpoint ----
+
+/** The result so far, every few seconds: kept if the agent dies before the end. */
+export async function agentCheckpointHandler(req: RestRequest, deps: RestDeps, runId: string): Promise<RestResponse> {
+  try {
+    const caller = await authorizeAgent(req, deps);
+    const input = await body(req, ZAgentCheckpointInput, RESULT_BODY_BYTES);
+    const agent = await agentOfCaller(deps.db, caller, input.agentId);
+    const run = await agentRunOfCaller(deps.db, agent, runId, input.shard);
+    const canonical = canonicalResult(input.result, run.startedAt);
+    if (input.shard === null) await checkpointRun(deps.db, runId, canonical);
+    else await checkpointShard(deps.db, runId, input.shard, storedShardResult(canonical, input.result));
+    return json(200, { cancel: shouldStop(run) });
+  } catch (err) {
+    return restErrorResponse(err, "POST /agent/runs/{id}/checkpoint");
+  }
+}
+
+// ---- POST /api/v1/agent/runs/{id}/result ----
+
+/**
+ * The run's (or shard's) end: the result is bounded and re-encoded like an upload, judged as a
+ * worker's would be, and stored; a sharded run merges when its last shard ended; the group goes on.
+ */
+export async function agentResultHandler(req: RestRequest, deps: RestDeps, runId: string): Promise<RestResponse> {
+  try {
+    const caller = await authorizeAgent(req, deps);
+    const input = await body(req, ZAgentResultInput, RESULT_BODY_BYTES);
+    const agent = await agentOfCaller(deps.db, caller, input.agentId);
+    const run = await agentRunOfCaller(deps.db, agent, runId, input.shard);
+    const canonical = input.result ? canonicalResult(input.result, run.startedAt) : null;
+    const stoppedReason = `agent ${agent.name} shutting down; partial results kept`;
+    const canceled = input.status === "canceled" || input.result?.canceled === true;
+    let outcome: { status: "succeeded" | "failed" | "canceled"; error: string | null };
+    if (input.status === "failed") outcome = { status: "failed", error: input.error ?? "the agent could not run it" };
+    else if (input.shard !== null) outcome = { status: canceled ? "canceled" : "succeeded", error: null };
+    else if (!canonical) outcome = { status: "canceled", error: "canceled by request" };
+    // A whole run is judged as a worker judges it; shards are judged once merged.
+    else outcome = judge({ ...canonical, canceled });
+    if (outcome.status === "canceled" && input.stopping) outcome = { status: "canceled", error: stoppedReason };
+    await touchAgent(deps.db, agent.id);
+    const stored = canonical && input.result ? storedShardResult(canonical, input.result) : null;
+    const ended = await endAgentWork(deps, runId, input.shard, { ...outcome, result: canonical, shardResult: stored });
+    return json(200, { ended });
+  } catch (err) {
+    return restErrorResponse(err, "POST /agent/runs/{id}/result");
+  }
+}
+
+function canonicalResult(input: z.output<typeof ZAgentResultInput>["result"] & object, startedAt: Date | null) {
+  const { startedAt: _s, endedAt: _e, canceled: _c, ...data } = input;
+  try {
+    // The agent is as untrusted as an uploaded file: bounded inflate, re-encoded histograms.
+    return canonicalUploadResult("agent", data as TRunResultData, { startedAt, endedAt: null });
+  } catch (err) {
+    if (err instanceof ImportError) throw new RestError(400, err.message, { field: err.field });
+    throw err;
+  }
+}
+
+function storedShardResult(canonical: TRunResultData, raw: { startedAt: number; endedAt: number; canceled: boolean }) {
+  return JSON.parse(
+    JSON.stringify({
+      ...canonical,
+      startedAt: new Date(raw.startedAt).toISOString(),
+      endedAt: new Date(raw.endedAt).toISOString(),
+      canceled: raw.canceled,
+    }),
+  ) as object;
+}
+
+/** End a run (only while it is live) or a shard, then continue the group or merge the shards. */
+async function endAgentWork(
+  deps: RestDeps,
+  runId: string,
+  shard: number | null,
+  outcome: {
+    status: "succeeded" | "failed" | "canceled";
+    error: string | null;
+    result: TRunResultData | null;
+    shardResult?: object | null;
+  },
+): Promise<boolean> {
+  const { db } = deps;
+  if (shard === null) {
+    const live = await db.run.findFirst({ where: { id: runId, status: "running" }, select: { id: true } });
+    if (!live) return false;
+    await finishRun(db, runId, { status: outcome.status, error: outcome.error, result: outcome.result });
+    await continueGroup(db, runId, lifecycle(deps));
+    return true;
+  }
+  const open = await db.runShard.findFirst({ where: { runId, index: shard, status: "running" }, select: { id: true } });
+  if (!open) return false;
+  await finishShard(db, runId, shard, {
+    status: outcome.status,
+    error: outcome.error,
+    ...(outcome.shardResult ? { result: outcome.shardResult } : {}),
+  });
+  await finalizeShardedRun(db, runId, lifecycle(deps));
+  return true;
+}

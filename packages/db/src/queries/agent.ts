@@ -1,0 +1,236 @@
+import { type EngineProgress, LIVE_SAMPLES, parseLiveProgress, type TLiveProgress } from "@benchboard/core";
+import { hashToken, newToken } from "../auth/tokens";
+import type { Db } from "../client";
+import { NotFoundError } from "../errors";
+import type { Prisma } from "../generated/prisma/client";
+import { apiTokenPublicSelect } from "./auth";
+
+/**
+ * Agents: `benchboard agent` processes an organization runs inside its own network. They hold an
+ * agent token (a kind of API token good for nothing else), announce themselves, and take that
+ * organization's agent runs through the REST API.
+ */
+
+/** Agent tokens start with this, API tokens with `bb_`: neither is accepted where the other is. */
+export const AGENT_TOKEN_PREFIX = "bba_";
+/** An agent that has not been heard from for this long is shown offline. */
+export const AGENT_OFFLINE_AFTER_MS = 30_000;
+
+export async function createAgentToken(db: Db, orgId: string, input: { name: string; createdById: string | null }) {
+  const token = newToken(AGENT_TOKEN_PREFIX);
+  const record = await db.apiToken.create({
+    data: {
+      orgId,
+      name: input.name,
+      tokenHash: hashToken(token),
+      prefix: token.slice(0, AGENT_TOKEN_PREFIX.length + 6),
+      scopes: [],
+      kind: "agent",
+      createdById: input.createdById,
+    },
+    select: { ...apiTokenPublicSelect, kind: true },
+  });
+  return { token, record };
+}
+
+export interface AgentCaller {
+  tokenId: string;
+  orgId: string;
+}
+
+/**
+ * Resolve an agent token: null when unknown, not an agent token, revoked, expired, or when the
+ * member who created it has left the organization (or is now a viewer, who may not launch).
+ */
+export async function verifyAgentToken(db: Db, token: string): Promise<AgentCaller | null> {
+  if (!token.startsWith(AGENT_TOKEN_PREFIX)) return null;
+  const record = await db.apiToken.findUnique({ where: { tokenHash: hashToken(token) } });
+  if (!record || record.kind !== "agent" || record.revokedAt) return null;
+  if (record.expiresAt && record.expiresAt < new Date()) return null;
+  if (record.createdById) {
+    const membership = await db.membership.findUnique({
+      where: { orgId_userId: { orgId: record.orgId, userId: record.createdById } },
+      select: { role: true },
+    });
+    if (!membership || membership.role === "viewer") return null;
+  }
+  // At most one write a minute per token: agents call several times a second.
+  if (!record.lastUsedAt || Date.now() - record.lastUsedAt.getTime() > 60_000) {
+    await db.apiToken.update({ where: { id: record.id }, data: { lastUsedAt: new Date() } });
+  }
+  return { tokenId: record.id, orgId: record.orgId };
+}
+
+export interface AnnounceInput {
+  name: string;
+  labels: string[];
+  capacity: number;
+  version: string;
+}
+
+/** An agent starts (or restarts under the same name): one row per name in the organization. */
+export async function announceAgent(db: Db, caller: AgentCaller, input: AnnounceInput) {
+  const now = new Date();
+  const data = {
+    tokenId: caller.tokenId,
+    labels: input.labels,
+    capacity: input.capacity,
+    version: input.version,
+    activeRuns: 0,
+    startedAt: now,
+    lastSeenAt: now,
+    stoppedAt: null,
+  };
+  return db.agent.upsert({
+    where: { orgId_name: { orgId: caller.orgId, name: input.name } },
+    create: { orgId: caller.orgId, name: input.name, ...data },
+    update: data,
+    select: { id: true, name: true, labels: true, capacity: true },
+  });
+}
+
+/** The caller's agent, or a not-found for an agent of another token or organization. */
+export async function agentOfCaller(db: Db, caller: AgentCaller, agentId: string) {
+  const agent = await db.agent.findFirst({
+    where: { id: agentId, orgId: caller.orgId, tokenId: caller.tokenId },
+    select: { id: true, name: true, labels: true, capacity: true, orgId: true },
+  });
+  if (!agent) throw new NotFoundError("agentId", "no such agent for this token; announce first");
+  return agent;
+}
+
+export async function touchAgent(db: Db, agentId: string, activeRuns?: number) {
+  await db.agent.update({
+    where: { id: agentId },
+    data: { lastSeenAt: new Date(), stoppedAt: null, ...(activeRuns !== undefined ? { activeRuns } : {}) },
+  });
+}
+
+export async function stopAgent(db: Db, agentId: string) {
+  await db.agent.update({ where: { id: agentId }, data: { stoppedAt: new Date(), activeRuns: 0 } });
+}
+
+/** The id an agent's runs and shards record as their worker. */
+export const agentWorkerId = (agent: { id: string; name: string }) => `agent:${agent.name}:${agent.id}`;
+
+/**
+ * The run (and shard) an agent may report on: its organization's, meant for agents, and
+ * claimed by this agent. Anything else is "not found", like another organization's runs.
+ */
+export async function agentRunOfCaller(
+  db: Db,
+  agent: { id: string; name: string; orgId: string },
+  runId: string,
+  shard: number | null,
+) {
+  const workerId = agentWorkerId(agent);
+  const run = await db.run.findFirst({
+    where: { id: runId, orgId: agent.orgId, agentLabel: { not: null }, workerIds: { has: workerId } },
+    select: { id: true, status: true, shardCount: true, cancelRequested: true, startedAt: true, orgId: true },
+  });
+  if (!run) throw new NotFoundError("id", "run not found");
+  if (shard === null && run.shardCount > 1) throw new NotFoundError("shard", "this run is sharded: name the shard");
+  if (shard !== null) {
+    const row = await db.runShard.findFirst({ where: { runId, index: shard, workerId }, select: { status: true } });
+    if (!row) throw new NotFoundError("shard", "shard not found");
+    return { ...run, shardStatus: row.status };
+  }
+  return { ...run, shardStatus: null };
+}
+
+/**
+ * Append one second to a run's live progress (the live page's figures and charts). The agent
+ * reports per second; the server keeps the last few minutes, as a worker does in memory.
+ */
+export async function appendLiveProgress(
+  db: Db,
+  runId: string,
+  progress: EngineProgress,
+  monitors: Record<string, number | null>,
+): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const run = await tx.run.findUnique({ where: { id: runId }, select: { status: true, progress: true } });
+    if (run?.status !== "running") return;
+    const previous = parseLiveProgress(run.progress)?.samples ?? [];
+    const samples = [
+      ...previous,
+      {
+        t: Date.now(),
+        rps: progress.rps,
+        p50: progress.latencyP50Ms,
+        p99: progress.latencyP99Ms,
+        errors: progress.errors,
+        mem: monitors.mem_bytes ?? null,
+        cpu: monitors.cpu_cores ?? null,
+        queue: monitors.queue_depth ?? monitors["gauge.queue_depth"] ?? null,
+      },
+    ].slice(-LIVE_SAMPLES);
+    const live: TLiveProgress = { ...progress, samples, monitors };
+    await tx.run.update({
+      where: { id: runId },
+      data: { progress: live as unknown as Prisma.InputJsonValue, heartbeatAt: new Date() },
+    });
+  });
+}
+
+export type AgentState = "online" | "busy" | "offline";
+
+/** An organization's agents with their state, newest first; never another organization's. */
+export async function listAgents(db: Db, orgId: string, now = Date.now()) {
+  const agents = await db.agent.findMany({
+    where: { orgId },
+    orderBy: [{ lastSeenAt: "desc" }, { name: "asc" }],
+    select: {
+      id: true,
+      name: true,
+      labels: true,
+      capacity: true,
+      activeRuns: true,
+      version: true,
+      startedAt: true,
+      lastSeenAt: true,
+      stoppedAt: true,
+      token: { select: { name: true, prefix: true, revokedAt: true } },
+    },
+  });
+  return agents.map((a) => {
+    const offline = a.stoppedAt !== null || now - a.lastSeenAt.getTime() > AGENT_OFFLINE_AFTER_MS;
+    const state: AgentState = offline ? "offline" : a.activeRuns > 0 ? "busy" : "online";
+    return {
+      id: a.id,
+      name: a.name,
+      labels: a.labels,
+      capacity: a.capacity,
+      activeRuns: offline ? 0 : a.activeRuns,
+      version: a.version,
+      startedAt: a.startedAt,
+      lastSeenAt: a.lastSeenAt,
+      state,
+      offlineSince: offline ? (a.stoppedAt ?? a.lastSeenAt) : null,
+      tokenName: a.token.name,
+      tokenRevoked: a.token.revokedAt !== null,
+    };
+  });
+}
+
+export async function listAgentTokens(db: Db, orgId: string) {
+  return db.apiToken.findMany({
+    where: { orgId, kind: "agent" },
+    orderBy: { createdAt: "desc" },
+    select: { ...apiTokenPublicSelect, createdBy: { select: { id: true, email: true, name: true } } },
+  });
+}
+
+/** Who created an agent token of the organization (null: no such agent token). */
+export async function agentTokenCreator(db: Db, orgId: string, id: string) {
+  return db.apiToken.findFirst({ where: { id, orgId, kind: "agent" }, select: { createdById: true } });
+}
+
+/** Revoke an agent token; every agent using it is refused from its next call. */
+export async function revokeAgentToken(db: Db, orgId: string, id: string) {
+  const { count } = await db.apiToken.updateMany({
+    where: { orgId, id, kind: "agent", revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
+  if (!count) throw new NotFoundError("id", "agent token not found or already revoked");
+}
