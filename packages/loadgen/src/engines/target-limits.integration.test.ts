@@ -67,7 +67,6 @@ describe("a target that is the limit", () => {
       );
     } finally {
       const watched = await monitors.stop();
-        console.log(JSON.stringify(watched.series["gauge.queue_depth"]), JSON.stringify(watched.errors));
       Object.assign(engine!.series, watched.series);
     }
     // The engine alone sees only that responses fell behind; the reason it gives is its own.
