@@ -11,7 +11,7 @@ const QUEUE_KEY = /^(queue_depth|queue_ready)(\.|$)|^gauge\..*(queue|depth|backl
 /** Per-second p50 series of a Server-Timing stage (`stage.<name>_p50`). */
 const STAGE_KEY = /^stage\.(.+)_p50$/;
 
-/** A queue grew when a later quarter of the run averages this many times its first quarter … */
+/** A queue grew when a later quarter of the run reads (median) this many times its first quarter's lowest … */
 export const QUEUE_GROWTH_FACTOR = 2;
 /** … and by at least this many items (a queue of 0 → 3 is noise, not saturation). */
 export const QUEUE_GROWTH_MIN = 10;
@@ -27,11 +27,15 @@ interface SeriesLike {
 }
 
 /**
- * The median of the run's first quarter against the highest median of any later stretch as
- * long (so one odd reading is not a trend, and a queue that drains after the load stops still
- * counts), and the single highest reading.
+ * Where the series stood in the run's first quarter (its lowest reading for a queue, which may
+ * grow from the first second on; its median for a stage's noisy p50) against the highest median
+ * of any later stretch as long (so one odd reading is not a trend, and a queue that drains after
+ * the load stops still counts), and the single highest reading.
  */
-function quarters(values: readonly (number | null)[]): { first: number; last: number; peak: number } | null {
+function quarters(
+  values: readonly (number | null)[],
+  start: "median" | "min",
+): { first: number; last: number; peak: number } | null {
   const v = values.filter((x): x is number => x !== null && Number.isFinite(x));
   if (v.length < MIN_READINGS) return null;
   const n = Math.max(1, Math.floor(v.length / 4));
@@ -42,7 +46,8 @@ function quarters(values: readonly (number | null)[]): { first: number; last: nu
   };
   let last = Number.NEGATIVE_INFINITY;
   for (let i = n; i + n <= v.length; i++) last = Math.max(last, median(v.slice(i, i + n)));
-  return { first: median(v.slice(0, n)), last, peak: Math.max(...v) };
+  const head = v.slice(0, n);
+  return { first: start === "min" ? Math.min(...head) : median(head), last, peak: Math.max(...v) };
 }
 
 const num = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
@@ -52,7 +57,7 @@ export function targetLimitSignals(series: Readonly<Record<string, SeriesLike>>)
   const reasons: string[] = [];
   for (const [key, s] of Object.entries(series)) {
     if (!QUEUE_KEY.test(key)) continue;
-    const q = quarters(s.values);
+    const q = quarters(s.values, "min");
     if (!q) continue;
     if (q.last >= QUEUE_GROWTH_FACTOR * Math.max(q.first, 1) && q.last - q.first >= QUEUE_GROWTH_MIN) {
       reasons.push(
@@ -64,7 +69,7 @@ export function targetLimitSignals(series: Readonly<Record<string, SeriesLike>>)
   for (const [key, s] of Object.entries(series)) {
     const m = STAGE_KEY.exec(key);
     if (!m) continue;
-    const q = quarters(s.values);
+    const q = quarters(s.values, "median");
     if (!q) continue;
     if (q.last >= STAGE_SLOWDOWN_FACTOR * q.first && q.last - q.first >= STAGE_SLOWDOWN_MIN_MS) {
       reasons.push(
