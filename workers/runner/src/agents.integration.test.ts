@@ -459,9 +459,10 @@ describe("trust: what only agents may reach", () => {
       expect(run.status, run.error ?? "").toBe("succeeded");
       expect(internal.hits).toBeGreaterThan(0);
       // The agent evaluated the PromQL monitor over the run's window; the series is stored.
-      expect(prometheus.queries.map((q) => q.query)).toEqual([query]);
+      expect(prometheus.queries.length).toBeGreaterThan(0);
+      expect(prometheus.queries.every((q) => q.query === query)).toBe(true);
       const mem = await t.db.series.findFirst({ where: { runId: run.id, metric: "gauge.gateway_mem" } });
-      expect(mem?.start.getTime()).toBe(prometheus.queries[0]!.start * 1000);
+      expect(mem?.start.getTime()).toBe(prometheus.queries.at(-1)!.start * 1000);
       expect((mem?.values as number[]).length).toBeGreaterThanOrEqual(2);
       expect((mem?.values as number[]).every((v) => v === 512_000_000)).toBe(true);
       agent.kill("SIGTERM");
