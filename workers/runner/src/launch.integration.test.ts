@@ -283,7 +283,7 @@ describe("launch → worker → stored results", () => {
       const launched = await caller.run.launch({ targetId: target.id, scenarioId: scenario.id });
       const run = await waitForEnd(launched.id);
       expect(run.status, run.error ?? "").toBe("succeeded");
-      const asked = prometheus.queries.find((q) => q.query === query);
+      const asked = prometheus.queries.findLast((q) => q.query === query);
       expect(asked).toBeDefined();
       expect(asked!.end - asked!.start).toBeGreaterThanOrEqual(2);
       const mem = await t.db.series.findFirst({ where: { runId: run.id, metric: "mem_bytes" } });

@@ -50,7 +50,8 @@ function launchOverridesOf(snapshot: unknown): Record<string, number> | null {
 /**
  * Each shard of a split run: its worker and its share of the load. Where workers run (their
  * ids name hosts) is shown to the install's own organization only; others (and share links) see
- * "worker 1", ….
+ * "worker 1", …. An agent run's shards show the agent's name to its organization ("agent 1" on
+ * share links).
  */
 function shardRows(
   row: {
@@ -81,17 +82,33 @@ function shardRows(
     items: Array.from({ length: row.shardCount }, (_, index) => {
       const shard = row.shards.find((s) => s.index === index);
       const workerId = shard?.workerId ?? null;
-      if (workerId && !names.has(workerId)) names.set(workerId, `worker ${names.size + 1}`);
+      if (workerId && !names.has(workerId)) {
+        names.set(workerId, `${agentName(workerId) === null ? "worker" : "agent"} ${names.size + 1}`);
+      }
       const share = plan?.[index];
+      // An agent is the organization's own: its name is shown to it (never on a shared view).
+      const agent = workerId ? agentName(workerId) : null;
       return {
         index,
         status: shard?.status ?? "queued",
-        worker: workerId ? (operator ? workerId : names.get(workerId)!) : null,
+        worker: workerId
+          ? agent !== null && revealWorkers
+            ? agent
+            : operator
+              ? workerId
+              : names.get(workerId)!
+          : null,
         error: shard?.error ?? null,
         share: share ? describeShardShare(share) : null,
       };
     }),
   };
+}
+
+/** The name of the agent a shard ran on (its worker id is `agent:<name>:<id>`), null for a worker. */
+function agentName(workerId: string): string | null {
+  const m = /^agent:(.+):[^:]+$/.exec(workerId);
+  return m ? m[1]! : null;
 }
 
 /** A shard's load in the words of its engine: "50 req/s, 2 connections", "3 users". */

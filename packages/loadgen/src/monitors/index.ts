@@ -151,6 +151,8 @@ class PrometheusSampler implements Sampler {
 export const PROMQL_MAX_POINTS = 11_000;
 const PROMQL_TIMEOUT_MS = 10_000;
 const PROMQL_MAX_BYTES = 4 * 1024 * 1024;
+/** History monitors are read for the live page once every this many intervals. */
+const RANGE_LIVE_EVERY = 5;
 
 /** Printable, short: an error text from the endpoint, never more of its answer. */
 function shortText(v: unknown, max = 200): string | null {
@@ -431,6 +433,8 @@ export function startMonitors(
   const columns = new Map<string, (number | null)[]>();
   const errors = new Map<string, { monitor: string; message: string; count: number }>();
   const busy = new Set<number>();
+  /** Latest values of history monitors, for live display only. */
+  const live = new Map<string, number | null>();
   const inFlight = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -467,7 +471,25 @@ export function startMonitors(
     const slot = Math.round((Date.now() - start) / intervalMs);
     samples = Math.max(samples, slot + 1);
     samplers.forEach((sampler, i) => {
-      if (sampler.range || busy.has(i)) return;
+      if (busy.has(i)) return;
+      if (sampler.range) {
+        // Live only, every few seconds: the stored series is read over the whole window at the end,
+        // which also reports its errors.
+        if (slot % RANGE_LIVE_EVERY !== 0) return;
+        busy.add(i);
+        const p = sampler
+          .sample()
+          .then((readings) => {
+            for (const [k, v] of Object.entries(readings)) live.set(keyFor(k, i), v);
+          })
+          .catch(() => {})
+          .finally(() => {
+            busy.delete(i);
+            inFlight.delete(p);
+          });
+        inFlight.add(p);
+        return;
+      }
       busy.add(i);
       const p = sampler
         .sample()
@@ -499,6 +521,7 @@ export function startMonitors(
     latest() {
       const out: Record<string, number | null> = {};
       for (const [key, values] of columns) out[key] = values.at(-1) ?? null;
+      for (const [key, value] of live) out[key] = value;
       return out;
     },
     async stop() {

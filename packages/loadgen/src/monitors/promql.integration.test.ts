@@ -17,11 +17,14 @@ describe("PromQL monitor", () => {
   it("reads the run's window with query_range and stores it as the memory series", async () => {
     server = await startPrometheusApi(() => ({ series: [(t) => 200 * MB + (t % 10) * MB] }));
     const monitors = startMonitors([{ kind: "promql", url: server.url, query: QUERY, metric: "memory" }], WORKER);
-    await new Promise((r) => setTimeout(r, 3_200));
+    // The live page gets a recent value while the run goes on.
+    await expect.poll(() => monitors.latest().mem_bytes, { timeout: 2_500 }).toBeGreaterThanOrEqual(200 * MB);
+    await new Promise((r) => setTimeout(r, 2_500));
     const { series, metrics, errors } = await monitors.stop();
     expect(errors).toEqual([]);
-    expect(server.queries).toHaveLength(1);
-    const q = server.queries[0]!;
+    // One live read (the last minute, every 5 s) and the run's window at the end.
+    expect(server.queries.map((q) => q.step)).toEqual([5, 1]);
+    const q = server.queries.at(-1)!;
     expect(q.query).toBe(QUERY);
     expect(q.step).toBe(1);
     expect(q.end - q.start).toBeGreaterThanOrEqual(2);
@@ -52,7 +55,7 @@ describe("PromQL monitor", () => {
     await new Promise((r) => setTimeout(r, 2_300));
     const { series, errors } = await monitors.stop();
     expect(errors).toEqual([]);
-    expect(server.queries[0]!.step).toBe(2);
+    expect(server.queries.at(-1)!.step).toBe(2);
     expect(series["gauge.connections"]!.intervalMs).toBe(2000);
     expect(series["gauge.connections"]!.values.every((v) => v === 42)).toBe(true);
   });

@@ -5,6 +5,7 @@ import { Button, Field, inputClass } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { LocationField, locationLabels } from "~/app/_components/location-field";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
@@ -44,6 +45,7 @@ export function SweepForm() {
     metric: "rps",
     repetitions: "1",
     name: "",
+    location: "",
   });
   const targetId = form.targetId || targets.data?.[0]?.id || "";
   const scenarioId = form.scenarioId || scenarios.data?.[0]?.id || "";
@@ -75,6 +77,7 @@ export function SweepForm() {
           values,
           metric: form.metric,
           repetitions: Number(form.repetitions),
+          ...locationLabels(form.location),
         });
       }}
     >
@@ -219,6 +222,12 @@ export function SweepForm() {
           onChange={(e) => set({ repetitions: e.target.value })}
         />
       </Field>
+      <LocationField
+        id="sweep-location"
+        value={form.location}
+        onChange={(location) => set({ location })}
+        error={errors.workerLabel ?? errors.agentLabel}
+      />
       <div className="flex items-end gap-3 md:col-span-2">
         <Button type="submit" disabled={launch.isPending || !targetId || !scenarioId}>
           {launch.isPending ? "Launching…" : "Launch sweep"}

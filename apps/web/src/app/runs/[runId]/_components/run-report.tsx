@@ -484,7 +484,7 @@ function ShardsCard({ shards }: { shards: NonNullable<View["shards"]> }) {
               Shard
             </th>
             <th scope="col" className="py-1 font-normal">
-              Worker
+              {shards.agentLabel ? "Agent" : "Worker"}
             </th>
             <th scope="col" className="py-1 font-normal">
               Share of the load

@@ -28,6 +28,7 @@ import {
   readNumbers,
   unshownErrors,
 } from "~/app/_components/form-kit";
+import { LocationField, locationLabels } from "~/app/_components/location-field";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 
@@ -56,8 +57,6 @@ export function LaunchForm({
   const scenarios = useQuery(trpc.scenario.list.queryOptions({ projectId }));
   const configs = useQuery(trpc.instanceConfig.list.queryOptions({ projectId }));
   const caps = useQuery(trpc.project.caps.queryOptions());
-  const labels = useQuery(trpc.worker.labels.queryOptions());
-  const agentLabels = useQuery(trpc.agent.labels.queryOptions());
   const canEdit = useCanEdit();
   const me = useQuery(trpc.auth.me.queryOptions());
   const [targetId, setTargetId] = useState(preselect.targetId ?? "");
@@ -67,8 +66,7 @@ export function LaunchForm({
   const [shards, setShards] = useState("1");
   // "" any install worker, "worker:<label>", or "agent:<label>" (the organization's agents).
   const [location, setLocation] = useState("");
-  const workerLabel = location.startsWith("worker:") ? location.slice("worker:".length) : "";
-  const agentLabel = location.startsWith("agent:") ? location.slice("agent:".length) : "";
+  const { workerLabel, agentLabel } = locationLabels(location);
   const [rate, setRate] = useState("");
   const [concurrency, setConcurrency] = useState("");
   const [duration, setDuration] = useState("");
@@ -370,38 +368,12 @@ export function LaunchForm({
                 aria-invalid={!!errors.shards}
               />
             </Field>
-            <Field
-              label="Location"
-              htmlFor="launch-worker-label"
+            <LocationField
+              id="launch-worker-label"
+              value={location}
+              onChange={setLocation}
               error={errors.workerLabel ?? errors.agentLabel}
-              hint={
-                labels.isError || agentLabels.isError
-                  ? "could not load the workers' and agents' labels"
-                  : agentLabel
-                    ? "Your agents with this label run it, inside your network (no origin verification needed)"
-                    : "Install workers (optionally only those with a label), or your own agents"
-              }
-            >
-              <select
-                id="launch-worker-label"
-                className={inputClass}
-                value={location}
-                onChange={(e) => setLocation(e.target.value)}
-                aria-invalid={!!(errors.workerLabel ?? errors.agentLabel)}
-              >
-                <option value="">Install workers: any</option>
-                {labels.data?.map((l) => (
-                  <option key={`worker:${l.label}`} value={`worker:${l.label}`}>
-                    Install workers labelled {l.label} ({l.workers} online)
-                  </option>
-                ))}
-                {agentLabels.data?.map((l) => (
-                  <option key={`agent:${l.label}`} value={`agent:${l.label}`}>
-                    Agents labelled {l.label} ({l.online} online)
-                  </option>
-                ))}
-              </select>
-            </Field>
+            />
             <Field
               label="Repetitions"
               htmlFor="launch-repetitions"

@@ -113,7 +113,9 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
     ["name", "kind", "baseUrl", "configApplyUrl"].includes(path) ||
     /^overheadStages(\.\d+)?$/.test(path) ||
     /^headers\.\d+\.(name|value)$/.test(path) ||
-    /^monitors\.\d+\.(password|config\.(url|queues|pid|port|gauges|memoryMetric|cpuMetric|vhost|username))/.test(path);
+    /^monitors\.\d+\.(password|config\.(url|queues|pid|port|gauges|memoryMetric|cpuMetric|vhost|username|query|metric|name|unit|stepSeconds))/.test(
+      path,
+    );
   const unshown = unshownErrors(errors, shown);
   const stageError =
     errors.overheadStages ??
@@ -346,6 +348,7 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
                 <option value="prometheus">Prometheus metrics</option>
                 <option value="rabbitmq">RabbitMQ queues</option>
                 <option value="process">Local process</option>
+                <option value="promql">Prometheus query (PromQL)</option>
               </select>
               <Button variant="secondary" onClick={runProbe} disabled={monitors.length === 0 || test.isPending}>
                 {test.isPending ? "Testing…" : "Test connection"}
@@ -356,7 +359,8 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
           {monitors.length === 0 ? (
             <p className="text-sm text-slate-500">
               Sampled every second during a run, on the same timeline as latency: memory and CPU from a Prometheus
-              endpoint or a local process, queue depth from RabbitMQ.
+              endpoint or a local process, queue depth from RabbitMQ; or any PromQL expression, read over the run's
+              window when it ends.
             </p>
           ) : (
             <div className="space-y-4">
@@ -396,6 +400,7 @@ const MONITOR_LABEL: Record<MonitorKind, string> = {
   prometheus: "Prometheus metrics",
   rabbitmq: "RabbitMQ queues",
   process: "Local process",
+  promql: "Prometheus query (PromQL)",
 };
 
 function formatReading(key: string, value: number | null): string {
@@ -506,6 +511,49 @@ function MonitorFields({
                 />
               )}
             </Field>
+          </>
+        )}
+        {row.kind === "promql" && (
+          <>
+            {text("url", "Prometheus URL", "config.url", { mono: true, placeholder: "http://prometheus:9090" })}
+            <Field label="Stored as" htmlFor={id("metric")} error={err("config.metric")}>
+              <select
+                id={id("metric")}
+                className={inputClass}
+                value={row.metric}
+                onChange={(e) => onChange({ metric: e.target.value as MonitorRow["metric"] })}
+              >
+                <option value="memory">Memory (bytes)</option>
+                <option value="cpu">CPU (cores)</option>
+                <option value="queue_depth">Queue depth (messages)</option>
+                <option value="custom">Custom series…</option>
+              </select>
+            </Field>
+            <div className="md:col-span-2">
+              <Field
+                label="PromQL expression"
+                htmlFor={id("query")}
+                error={err("config.query")}
+                hint="Evaluated with query_range over the run's window when it ends; it must give one series."
+              >
+                <textarea
+                  id={id("query")}
+                  className={`${inputClass} font-mono`}
+                  rows={2}
+                  value={row.query}
+                  placeholder={'sum(container_memory_working_set_bytes{pod=~"gateway-.*"})'}
+                  onChange={(e) => onChange({ query: e.target.value })}
+                  aria-invalid={!!err("config.query")}
+                />
+              </Field>
+            </div>
+            {row.metric === "custom" && (
+              <>
+                {text("seriesName", "Series name", "config.name", { mono: true, placeholder: "gateway_connections" })}
+                {text("unit", "Unit", "config.unit", { placeholder: "connections" })}
+              </>
+            )}
+            {text("step", "Step (seconds, optional)", "config.stepSeconds", { placeholder: "1" })}
           </>
         )}
         {row.kind === "process" && (

@@ -97,6 +97,30 @@ describe("target ↔ form rows", () => {
     });
   });
 
+  it("opens and saves a PromQL monitor; a custom series keeps its name and unit, a builtin one drops them", () => {
+    const promql = {
+      id: "m4",
+      kind: "promql",
+      url: "http://prometheus:9090",
+      query: 'sum(container_memory_working_set_bytes{pod=~"gateway-.*"})',
+      metric: "custom",
+      name: "gateway_mem",
+      unit: "bytes",
+      stepSeconds: 5,
+    };
+    const rows = rowsFromTarget({ ...target, monitors: [promql] } as unknown as Target);
+    const errors: Record<string, string> = {};
+    const { id, ...config } = promql;
+    expect(monitorInputs(rows.monitors, errors)).toEqual([{ id, config }]);
+    const memory = { ...rows.monitors[0]!, metric: "memory" as const, step: "2.5" };
+    expect(monitorInputs([memory], errors)[0]!.config).toMatchObject({
+      metric: "memory",
+      name: undefined,
+      unit: undefined,
+    });
+    expect(errors).toEqual({ "monitors.0.config.stepSeconds": "must be a whole number of seconds" });
+  });
+
   it("shows overhead stages as comma-separated text and sends them back as a list", () => {
     const text = overheadStagesText({ overheadStages: ["queue_wait", "key_selection"] });
     expect(text).toBe("queue_wait, key_selection");

@@ -22,7 +22,8 @@ export interface HeaderRow {
   replacing: boolean;
 }
 
-export type MonitorKind = "prometheus" | "rabbitmq" | "process";
+export type MonitorKind = "prometheus" | "rabbitmq" | "process" | "promql";
+export type PromQlMetric = "memory" | "cpu" | "queue_depth" | "custom";
 
 export interface MonitorRow {
   key: number;
@@ -42,6 +43,12 @@ export interface MonitorRow {
   clearPassword: boolean;
   pid: string;
   port: string;
+  /** PromQL expression, the series it fills, a custom series' name and unit, step in seconds. */
+  query: string;
+  metric: PromQlMetric;
+  seriesName: string;
+  unit: string;
+  step: string;
 }
 
 export function emptyMonitor(kind: MonitorKind): MonitorRow {
@@ -62,6 +69,11 @@ export function emptyMonitor(kind: MonitorKind): MonitorRow {
     clearPassword: false,
     pid: "",
     port: "",
+    query: "",
+    metric: "memory",
+    seriesName: "",
+    unit: "",
+    step: "",
   };
 }
 
@@ -88,6 +100,13 @@ export function rowsFromTarget(target: Target) {
       row.queues = m.queues.join(", ");
       row.username = m.username;
       row.hasPassword = m.hasPassword === true;
+    } else if (m.kind === "promql") {
+      row.url = m.url;
+      row.query = m.query;
+      row.metric = m.metric;
+      row.seriesName = m.name ?? "";
+      row.unit = m.unit ?? "";
+      row.step = numText(m.stepSeconds);
     } else {
       row.pid = numText(m.pid);
       row.port = numText(m.port);
@@ -133,6 +152,25 @@ export function monitorInputs(rows: MonitorRow[], errors: Record<string, string>
         password: m.password || null,
         clearPassword: m.clearPassword,
       } as MonitorInput;
+    }
+    if (m.kind === "promql") {
+      const stepSeconds = numberOrEmpty(m.step);
+      if (stepSeconds !== undefined && !Number.isInteger(stepSeconds)) {
+        errors[`${path}.config.stepSeconds`] = "must be a whole number of seconds";
+      }
+      const custom = m.metric === "custom";
+      return {
+        ...common,
+        config: {
+          kind: "promql",
+          url: m.url.trim(),
+          query: m.query,
+          metric: m.metric,
+          name: custom ? m.seriesName.trim() || undefined : undefined,
+          unit: custom ? m.unit.trim() || undefined : undefined,
+          stepSeconds,
+        },
+      };
     }
     const pid = numberOrEmpty(m.pid);
     const port = numberOrEmpty(m.port);
