@@ -84,6 +84,8 @@ export async function whileDatabaseReturns<T>(
       delayMs = Math.min(delayMs * 2, 5_000);
     }
   }
+}
+
 /**
  * The database cannot take the work now (no connection freed up in time); nothing was stored.
  * Callers answer 503 with Retry-After, and a retry with the same idempotency key is safe.

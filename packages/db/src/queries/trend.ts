@@ -95,7 +95,21 @@ function trendRows(text: string): TrendRow[] {
     boolean,
   ][];
   return tuples.map(
-    ([id, number, branch, commit, createdAt, startedAt, excluded, excludedReason, scenarioId, value, config, load, invalid]) => ({
+    ([
+      id,
+      number,
+      branch,
+      commit,
+      createdAt,
+      startedAt,
+      excluded,
+      excludedReason,
+      scenarioId,
+      value,
+      config,
+      load,
+      invalid,
+    ]) => ({
       id,
       number,
       branch,
@@ -172,7 +186,9 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
   // which, the trend can keep to one of each, and a change point where either changed says so.
   const configs = [...new Set(all.flatMap((r) => (r.config ? [r.config] : [])))].sort();
   const loads = [...new Set(all.flatMap((r) => (r.load ? [r.load] : [])))].sort();
-  const rows = all.filter((r) => (!input.config || r.config === input.config) && (!input.load || r.load === input.load));
+  const rows = all.filter(
+    (r) => (!input.config || r.config === input.config) && (!input.load || r.load === input.load),
+  );
   // The keys the picker offers, from the line's newest runs.
   const sample = await derivedMetricsOf(
     db,

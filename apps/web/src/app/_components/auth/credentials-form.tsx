@@ -66,7 +66,8 @@ export function CredentialsForm({
       onSubmit={(e) => {
         e.preventDefault();
         if (mode === "sign-in") signIn.mutate({ email, password });
-        else signUp.mutate({ email, password, name: name || undefined, invitation, setupToken: setupToken || undefined });
+        else
+          signUp.mutate({ email, password, name: name || undefined, invitation, setupToken: setupToken || undefined });
       }}
     >
       {mode === "sign-up" && (
