@@ -53,6 +53,15 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
     if ((f.kind === "delta" || f.kind === "ratio") && f.baseRunId === baselineRunId)
       checks.set(`delta:${f.runId}:${f.metric}`, c);
   }
+  // A run's own document fills in what the comparison's reference does not cover (a live comparison
+  // has none), so a printed figure that disagrees carries its ⚠ here as on the run's page.
+  for (const c of view.runChecks ?? []) {
+    const f = c.figure;
+    if (f.kind === "value" && !checks.has(`value:${f.runId}:${f.metric}`))
+      checks.set(`value:${f.runId}:${f.metric}`, c);
+  }
+  /** Agreement hides behind the toggle; a disagreement is always in view. */
+  const markShown = (check: Check | undefined) => showPublished || check?.status === "mismatch";
   const stageKeys = new Set(view.stageKeys);
   const generalRows = view.table.filter((r) => !stageKeys.has(r.key));
   const rowByKey = new Map(view.table.map((r) => [r.key, r]));
@@ -157,7 +166,10 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                             95% CI {formatDeltaPct(cell.ci.low)} … {formatDeltaPct(cell.ci.high)}
                           </div>
                         )}
-                        <PublishedMark check={checks.get(`value:${runId}:${row.key}`)} shown={showPublished} />
+                        <PublishedMark
+                          check={checks.get(`value:${runId}:${row.key}`)}
+                          shown={markShown(checks.get(`value:${runId}:${row.key}`))}
+                        />
                         <PublishedMark check={checks.get(`delta:${runId}:${row.key}`)} shown={showPublished} />
                       </td>
                     );

@@ -173,7 +173,7 @@ export function SweepReport({ id }: { id: string }) {
           <table className="w-full text-sm" aria-label="Sweep summary">
             <thead className="text-left text-xs uppercase text-slate-500">
               <tr>
-                <th className="py-1.5 pr-3">{view.sweep.parameter}</th>
+                <th className="max-w-36 py-1.5 pr-3 break-all">{view.sweep.parameter}</th>
                 <th className="py-1.5 pr-3">Run</th>
                 <th className="py-1.5 pr-3 text-right">
                   {metricDef(chosen).label}
@@ -186,8 +186,8 @@ export function SweepReport({ id }: { id: string }) {
                     <HeaderUnit metric={k} />
                   </th>
                 ))}
-                <th className="py-1.5 pr-3">Meets thresholds</th>
-                <th className="py-1.5">Best, or why not</th>
+                <th className="min-w-44 py-1.5 pr-3">Meets thresholds</th>
+                <th className="min-w-56 py-1.5">Best, or why not</th>
               </tr>
             </thead>
             <tbody>
@@ -237,21 +237,27 @@ export function SweepReport({ id }: { id: string }) {
                         <PublishedMark shown={showPublished} check={checks.get(`value:${row.runId}:${k}`)} />
                       </td>
                     ))}
-                    <td className="min-w-40 py-1.5 pr-3" title={row.failedTargets.join(", ") || undefined}>
+                    <td
+                      className="min-w-44 py-1.5 pr-3"
+                      title={row.failedTargets.join(", ") || undefined}
+                      data-threshold-cell
+                    >
                       {row.thresholdsOutcome === "not_measured" ? (
                         <span className="font-semibold text-amber-700" data-threshold-outcome="not_measured">
-                          ? not measured: {row.notMeasuredTargets.join(", ")}
+                          ? not measured: <TargetList targets={row.notMeasuredTargets} />
                         </span>
                       ) : row.meetsTargets === null ? (
                         <span className="text-slate-400">{hasTargets ? "—" : "no thresholds"}</span>
                       ) : row.meetsTargets ? (
                         <span className="font-semibold text-emerald-700">✓ yes</span>
                       ) : (
-                        <span className="font-semibold text-rose-700">✗ {row.failedTargets.join(", ")}</span>
+                        <span className="font-semibold text-rose-700">
+                          ✗ <TargetList targets={row.failedTargets} />
+                        </span>
                       )}
                       <PublishedMark shown={showPublished} check={checks.get(`verdict:${row.runId}`)} />
                     </td>
-                    <td className="py-1.5">
+                    <td className="min-w-56 py-1.5">
                       {row.best ? (
                         <span className="whitespace-nowrap font-semibold text-emerald-700">★ best</span>
                       ) : (
@@ -420,5 +426,19 @@ function CapacityQuestion({
         The best value now answers: {objectiveText}. {below !== "" && !valid && "Enter a number above 0."}
       </p>
     </Card>
+  );
+}
+
+/** Thresholds listed so that none breaks between its value and unit ("< 250 ms" stays whole). */
+function TargetList({ targets }: { targets: readonly string[] }) {
+  return (
+    <>
+      {targets.map((t, i) => (
+        <span key={t}>
+          {i > 0 && ", "}
+          <span className="whitespace-nowrap">{t}</span>
+        </span>
+      ))}
+    </>
   );
 }
