@@ -188,7 +188,7 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
 
       {stageRows.length > 0 && (
         <Card title="Stage breakdown (server timing, mean per request)">
-          <div className="overflow-x-auto">
+          <WideTable>
             <table className="w-full text-sm" aria-label="Stage breakdown">
               <thead className="text-left text-xs uppercase text-slate-500">
                 <tr>
@@ -233,7 +233,7 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                 )}
               </tbody>
             </table>
-          </div>
+          </WideTable>
           <p className="mt-3 text-xs text-slate-500">
             Stages along a request's path: in the order the write-up printed them, else the overhead's stages first. Δ%
             is (run − baseline) ÷ baseline. Where a document published a figure, it stands beside the computed one: ✓

@@ -60,7 +60,9 @@ export function SweepReport({ id }: { id: string }) {
   );
   if (sweep.isPending) return <Skeleton className="h-64" label="Loading sweep" />;
   if (sweep.isError)
-    return <ErrorState title="Sweep not available" message={sweep.error.message} onRetry={() => sweep.refetch()} />;
+    return (
+      <ErrorState title="Sweep not available" message={errorMessage(sweep.error)} onRetry={() => sweep.refetch()} />
+    );
   const view = sweep.data;
   const chosen = metric ?? view.sweep.metric;
   const rows = view.rows;
@@ -173,7 +175,9 @@ export function SweepReport({ id }: { id: string }) {
           <table className="w-full text-sm" aria-label="Sweep summary">
             <thead className="text-left text-xs uppercase text-slate-500">
               <tr>
-                <th className="max-w-36 py-1.5 pr-3 break-all">{view.sweep.parameter}</th>
+                <th className="min-w-24 py-1.5 pr-3">
+                  <BreakAtDots text={view.sweep.parameter} />
+                </th>
                 <th className="py-1.5 pr-3">Run</th>
                 <th className="py-1.5 pr-3 text-right">
                   {metricDef(chosen).label}
@@ -186,8 +190,8 @@ export function SweepReport({ id }: { id: string }) {
                     <HeaderUnit metric={k} />
                   </th>
                 ))}
-                <th className="min-w-44 py-1.5 pr-3">Meets thresholds</th>
-                <th className="min-w-56 py-1.5">Best, or why not</th>
+                <th className="min-w-40 py-1.5 pr-3">Meets thresholds</th>
+                <th className="min-w-48 py-1.5">Best, or why not</th>
               </tr>
             </thead>
             <tbody>
@@ -238,7 +242,7 @@ export function SweepReport({ id }: { id: string }) {
                       </td>
                     ))}
                     <td
-                      className="min-w-44 py-1.5 pr-3"
+                      className="min-w-40 py-1.5 pr-3"
                       title={row.failedTargets.join(", ") || undefined}
                       data-threshold-cell
                     >
@@ -252,12 +256,12 @@ export function SweepReport({ id }: { id: string }) {
                         <span className="font-semibold text-emerald-700">✓ yes</span>
                       ) : (
                         <span className="font-semibold text-rose-700">
-                          ✗ <TargetList targets={row.failedTargets} />
+                          <TargetList targets={row.failedTargets} mark="✗ " />
                         </span>
                       )}
                       <PublishedMark shown={showPublished} check={checks.get(`verdict:${row.runId}`)} />
                     </td>
-                    <td className="min-w-56 py-1.5">
+                    <td className="min-w-48 py-1.5">
                       {row.best ? (
                         <span className="whitespace-nowrap font-semibold text-emerald-700">★ best</span>
                       ) : (
@@ -430,13 +434,32 @@ function CapacityQuestion({
 }
 
 /** Thresholds listed so that none breaks between its value and unit ("< 250 ms" stays whole). */
-function TargetList({ targets }: { targets: readonly string[] }) {
+function TargetList({ targets, mark = "" }: { targets: readonly string[]; mark?: string }) {
   return (
     <>
       {targets.map((t, i) => (
         <span key={t}>
           {i > 0 && ", "}
-          <span className="whitespace-nowrap">{t}</span>
+          <span className="whitespace-nowrap">
+            {i === 0 && mark}
+            {t}
+          </span>
+        </span>
+      ))}
+    </>
+  );
+}
+
+/** A dotted name ("knobs.PUBLISH_WORKERS") that may wrap after its dots and underscores only. */
+function BreakAtDots({ text }: { text: string }) {
+  const parts = text.split(/(?<=[._])/);
+  return (
+    <>
+      {parts.map((p, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one fixed string
+        <span key={i}>
+          {p}
+          {i < parts.length - 1 && <wbr />}
         </span>
       ))}
     </>
