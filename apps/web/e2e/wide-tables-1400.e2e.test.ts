@@ -1,4 +1,6 @@
 import path from "node:path";
+import { ZScenarioSpec } from "@benchboard/core";
+import { createProject, createScenario, createTarget } from "@benchboard/db";
 import { seedPublishedDemo } from "@benchboard/db/seed";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +17,7 @@ beforeAll(async () => {
   await seedPublishedDemo(stack.db.db);
   // A latency threshold next to the seeded ones, so that the sweep shows a failed threshold in ms/s.
   const project = await stack.db.db.project.findFirstOrThrow({ where: { slug: "chat-service" } });
-  const current = (project.thresholds ?? []) as unknown[];
+  const current = (project.thresholds ?? []) as { metric: string; op: string; value: number }[];
   await stack.db.db.project.update({
     where: { id: project.id },
     data: { thresholds: [...current, { metric: "latency_p99", op: "<", value: 134_000 }] },
@@ -95,7 +97,7 @@ describe("tables at 1400 px", () => {
     // The value and unit of a threshold sit on one line.
     const lines = await failed.evaluate((td) => {
       const nowrap = td.querySelector(".whitespace-nowrap") as HTMLElement;
-      return nowrap.getClientRects().length;
+      return new Set([...nowrap.getClientRects()].map((r) => Math.round(r.top))).size;
     });
     expect(lines).toBe(1);
     await shot("sweep-1400");
@@ -157,5 +159,59 @@ describe("published figures tell one story", () => {
     await expect(mark.isVisible()).resolves.toBe(true);
     await stages.scrollIntoViewIfNeeded();
     await shot("compare-live-published");
+  });
+});
+
+describe("a stranger's target", () => {
+  it("offers neither a local process monitor nor DNS for an IP origin, and speaks without field names", async () => {
+    const db = stack.db.db;
+    const org = await db.organization.create({ data: { name: "Stranger team", slug: "stranger" } });
+    await db.membership.create({ data: { orgId: org.id, userId: stack.user.id, role: "owner" } });
+    const project = await createProject(db, org.id, { name: "Shop" });
+    const target = await createTarget(db, org.id, {
+      projectId: project.id,
+      name: "shop by address",
+      kind: "http",
+      baseUrl: "http://127.0.0.1:9",
+    });
+    const context = await stack.browser.newContext({ viewport: { width: 1400, height: 900 } });
+    await context.addCookies([
+      ...(await stack.page.context().cookies()).filter((c) => c.name !== "bb_org"),
+      { name: "bb_org", value: "stranger", url: stack.baseUrl, sameSite: "Lax" },
+    ]);
+    const p = await context.newPage();
+    await p.goto(`${stack.baseUrl}/projects/${project.id}/targets/${target.id}`);
+    const verification = p.getByRole("region", { name: "Origin verification" });
+    await verification.getByRole("button", { name: "Check HTTP file" }).waitFor();
+    await expect(verification.getByRole("button", { name: "Check DNS record" }).count()).resolves.toBe(0);
+    await verification.locator("[data-no-dns]").waitFor();
+    await verification.getByRole("button", { name: "Check HTTP file" }).click();
+    const alert = verification.getByRole("alert");
+    await alert.waitFor();
+    const said = (await alert.textContent()) ?? "";
+    expect(said).toMatch(/^not verified: /);
+    expect(said).not.toMatch(/^method: /);
+    const kinds = await p.getByLabel("Monitor kind to add").locator("option").allTextContents();
+    expect(kinds).toContain("Prometheus metrics");
+    expect(kinds).not.toContain("Local process");
+    await p.screenshot({ path: path.join(screenshotsDir, "target-stranger-ip.png"), fullPage: true });
+
+    // The list says where each target stands before anyone launches against it.
+    await p.goto(`${stack.baseUrl}/projects/${project.id}/targets`);
+    const row = p.getByRole("table", { name: "Targets" }).getByRole("row", { name: /shop by address/ });
+    await expect(row.locator("[data-verification]").textContent()).resolves.toMatch(/^probe only/);
+    await p.screenshot({ path: path.join(screenshotsDir, "targets-verification.png"), fullPage: true });
+
+    // And so does the launch form, beside the target it will load.
+    await createScenario(db, org.id, {
+      projectId: project.id,
+      name: "smoke",
+      spec: ZScenarioSpec.parse({ engine: "http-closed", concurrency: 2, durationS: 3 }),
+    });
+    await p.goto(`${stack.baseUrl}/projects/${project.id}/launch`);
+    const state = p.getByRole("status", { name: "Target verification" });
+    await expect(state.textContent()).resolves.toMatch(/^probe only/);
+    await p.screenshot({ path: path.join(screenshotsDir, "launch-verification.png"), fullPage: true });
+    await context.close();
   });
 });

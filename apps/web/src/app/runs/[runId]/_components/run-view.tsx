@@ -54,7 +54,8 @@ export function RunView({ runId }: { runId: string }) {
       </div>
     );
   }
-  if (run.isError) return <RunUnavailable runId={runId} message={run.error.message} onRetry={() => run.refetch()} />;
+  if (run.isError)
+    return <RunUnavailable runId={runId} message={errorMessage(run.error)} onRetry={() => run.refetch()} />;
 
   const r = run.data;
   const progress = parseLiveProgress(r.progress);
@@ -150,7 +151,7 @@ export function RunView({ runId }: { runId: string }) {
 
       {ended && view.isPending && <Skeleton className="h-64" label="Loading results" />}
       {view.isError && (
-        <ErrorState title="Results not available" message={view.error.message} onRetry={() => view.refetch()} />
+        <ErrorState title="Results not available" message={errorMessage(view.error)} onRetry={() => view.refetch()} />
       )}
       {view.data && <RunReport view={view.data} chart={chart.data} chartLoading={chart.isLoading} />}
 
