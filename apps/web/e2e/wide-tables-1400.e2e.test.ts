@@ -209,7 +209,7 @@ describe("a stranger's target", () => {
       spec: ZScenarioSpec.parse({ engine: "http-closed", concurrency: 2, durationS: 3 }),
     });
     await p.goto(`${stack.baseUrl}/projects/${project.id}/launch`);
-    const state = p.getByRole("status", { name: "Target verification" });
+    const state = p.locator("[data-target-verification]");
     await expect(state.textContent()).resolves.toMatch(/^probe only/);
     await p.screenshot({ path: path.join(screenshotsDir, "launch-verification.png"), fullPage: true });
     await context.close();

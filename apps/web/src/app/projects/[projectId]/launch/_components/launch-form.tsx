@@ -229,7 +229,7 @@ export function LaunchForm({
                 ))}
               </select>
               {chosenTarget && (
-                <div className="mt-1" aria-label="Target verification" role="status">
+                <div className="mt-1" role="status" data-target-verification>
                   <VerificationBadge verification={chosenTarget.verification} />
                 </div>
               )}
