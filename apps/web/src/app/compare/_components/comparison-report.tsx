@@ -154,6 +154,11 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                     return (
                       <td key={runId} className="py-1.5 pr-4 text-right tabular-nums">
                         <div className="text-slate-900">{formatMetric(row.key, cell.value)}</div>
+                        {cell.spread !== null && (
+                          <div className="text-[11px] text-slate-500" data-group-mean>
+                            mean of {cell.repetitions} runs · ± {formatMetric(row.key, cell.spread)}
+                          </div>
+                        )}
                         {runId !== baselineRunId && cell.delta !== null && (
                           <div className={cx("text-xs", VERDICT_STYLE[cell.verdict])} data-verdict={cell.verdict}>
                             {formatDeltaPct(cell.delta)}
@@ -182,7 +187,8 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
         <p className="mt-3 text-xs text-slate-500">
           Deltas are (run − baseline) ÷ baseline; green is better and red worse for that metric's direction. "Within
           noise" means both runs were repeated and Welch's t-test finds no significant difference (p ≥ 0.05); repeated
-          runs also show a 95% confidence interval on the delta of their means.
+          runs show their group&apos;s mean and standard deviation, with a 95% confidence interval on the delta of the
+          means.
         </p>
       </Card>
 
