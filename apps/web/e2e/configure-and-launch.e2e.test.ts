@@ -103,7 +103,7 @@ describe("configure and launch in the browser", () => {
     await page.getByRole("button", { name: "Test connection" }).click();
     const reading = await textOf(page.getByRole("status", { name: "Monitor 1 reading" }));
     expect(reading).toContain("Connected");
-    expect(reading).toContain("117.74 MB");
+    expect(reading).toContain("117.74 MiB");
     await page.getByRole("button", { name: "Create target" }).click();
 
     const row = page.getByRole("table", { name: "Targets" }).getByRole("row", { name: /gateway/ });

@@ -106,7 +106,7 @@ describe("live run page", () => {
     await page.getByRole("figure", { name: "Target memory" }).waitFor({ timeout: 10_000 });
     await page.getByRole("figure", { name: "Queue depth" }).waitFor();
     await expect(page.locator("dl[aria-label='Live figures']").textContent()).resolves.toMatch(
-      /Target memory\d+(\.\d+)? MB/,
+      /Target memory\d+(\.\d+)? MiB/,
     );
     await page.screenshot({ path: path.join(screenshotsDir, "run-live.png"), fullPage: true });
 

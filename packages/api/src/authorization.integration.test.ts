@@ -57,6 +57,10 @@ const REFUSED_AFTER_ROLE_CHECK: Record<string, { code: TRPCError["code"]; why: s
     code: "FORBIDDEN",
     why: "install settings are the operator's; a tenant's owner is not the operator",
   },
+  "install.retention": {
+    code: "FORBIDDEN",
+    why: "detail retention is an install setting: the operator's, not a tenant owner's",
+  },
   "target.verify": {
     code: "CONFLICT",
     why: "nothing serves the token at the fixture's origin: the check runs and says so",

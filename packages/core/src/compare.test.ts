@@ -77,6 +77,27 @@ describe("buildCompareTable", () => {
     expect(rps!.cells[0]!.ci).toBeNull();
   });
 
+  it("shows a repeated run's group mean and spread, the figures its p-value and interval come from", () => {
+    const columns = [
+      { runId: "a", metrics: { rps: 100 }, repetitions: { rps: [100, 104, 96] } },
+      { runId: "b", metrics: { rps: 150 }, repetitions: { rps: [150, 160, 170] } },
+      { runId: "c", metrics: { rps: 120 } },
+    ];
+    const [rps] = buildCompareTable(columns, 0, ["rps"]);
+    expect(rps!.cells[0]).toMatchObject({ value: 100, repetitions: 3 });
+    expect(rps!.cells[0]!.spread).toBeCloseTo(4, 6);
+    // Run b alone read 150; its group's mean is 160, and the delta is between the means.
+    expect(rps!.cells[1]).toMatchObject({ value: 160, repetitions: 3 });
+    expect(rps!.cells[1]!.spread).toBeCloseTo(10, 6);
+    expect(rps!.cells[1]!.delta).toBeCloseTo(0.6, 6);
+    const ci = rps!.cells[1]!.ci!;
+    expect(ci.low).toBeLessThan(0.6);
+    expect(ci.high).toBeGreaterThan(0.6);
+    // A single run stays itself.
+    expect(rps!.cells[2]).toMatchObject({ value: 120, spread: null, repetitions: 0 });
+    expect(rps!.cells[2]!.delta).toBeCloseTo(0.2, 6);
+  });
+
   it("makes no noise call without repetitions on both sides", () => {
     const [rps] = buildCompareTable(
       [

@@ -1,5 +1,5 @@
 import { isKnownMetric, METRICS, type MetricDirection, type MetricUnit, metricDef } from "./metrics";
-import { NOISE_ALPHA, welchDeltaInterval, welchTTest } from "./statistics";
+import { mean, NOISE_ALPHA, sampleVariance, welchDeltaInterval, welchTTest } from "./statistics";
 
 /**
  * Comparing runs: one definition of the delta everywhere, `(b − a) / a` with `a` the baseline,
@@ -54,6 +54,8 @@ export interface CompareCell {
   repetitions: number;
   /** Why the verdict is neutral where the metric has a direction (it only restates an input). */
   note?: string;
+  /** With two or more repetitions, `value` is the group's mean and this its sample standard deviation. */
+  spread: number | null;
 }
 
 export interface CompareRow {
@@ -88,13 +90,17 @@ export function buildCompareTable(
   const baseline = columns[baselineIndex];
   return keys.map((key) => {
     const def = metricDef(key);
-    const base = baseline?.metrics[key];
     const baseReps = baseline?.repetitions?.[key] ?? [];
+    // A repeated run stands for its group: the columns show the group's mean (and spread), the same
+    // figures the p-value and confidence interval are computed from.
+    const base = baseReps.length >= 2 ? mean(baseReps) : baseline?.metrics[key];
     const cells = columns.map((column, i): CompareCell => {
-      const value = column.metrics[key] ?? null;
       const reps = column.repetitions?.[key] ?? [];
+      const grouped = reps.length >= 2;
+      const value = grouped ? mean(reps) : (column.metrics[key] ?? null);
+      const spread = grouped ? Math.sqrt(sampleVariance(reps)) : null;
       if (i === baselineIndex) {
-        return { value, delta: null, verdict: "none", pValue: null, ci: null, repetitions: reps.length };
+        return { value, delta: null, verdict: "none", pValue: null, ci: null, repetitions: reps.length, spread };
       }
       const delta = relativeDelta(base, value);
       const test = welchTTest(baseReps, reps);
@@ -111,6 +117,7 @@ export function buildCompareTable(
         pValue: test?.pValue ?? null,
         ci: interval ? { low: interval.low, high: interval.high } : null,
         repetitions: reps.length,
+        spread,
       };
     });
     return { key, label: def.label, unit: def.unit, direction: def.direction, derived: def.derived === true, cells };

@@ -124,10 +124,11 @@ export function formatDurationMs(ms: number): string {
   return `${+(ms / 1000).toPrecision(4)} s`;
 }
 
+/** Bytes in binary units, labelled as such: 3.26 GiB is 3.26 × 1024³ bytes, not 3.26 GB. */
 export function formatBytes(bytes: number): string {
   const abs = Math.abs(bytes);
   if (abs < 1024) return `${Math.round(bytes)} B`;
-  if (abs < 1024 ** 2) return `${(bytes / 1024).toFixed(2)} KB`;
-  if (abs < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(2)} MB`;
-  return `${(bytes / 1024 ** 3).toFixed(2)} GB`;
+  if (abs < 1024 ** 2) return `${(bytes / 1024).toFixed(2)} KiB`;
+  if (abs < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(2)} MiB`;
+  return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
 }

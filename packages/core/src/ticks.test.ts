@@ -12,7 +12,14 @@ describe("niceTicks", () => {
 
   it("gives bytes ticks that print as round binary units", () => {
     const ticks = niceTicks(120_000_000, { binary: true });
-    expect(ticks.map(formatBytes)).toEqual(["0 B", "25.00 MB", "50.00 MB", "75.00 MB", "100.00 MB", "125.00 MB"]);
+    expect(ticks.map(formatBytes)).toEqual(["0 B", "25.00 MiB", "50.00 MiB", "75.00 MiB", "100.00 MiB", "125.00 MiB"]);
+  });
+
+  it("labels binary units as binary: 16 GiB of memory is not 16 GB", () => {
+    expect(formatBytes(16 * 1024 ** 3)).toBe("16.00 GiB");
+    expect(formatBytes(3340.44 * 1024 ** 2)).toBe("3.26 GiB");
+    expect(formatBytes(10.32 * 1024)).toBe("10.32 KiB");
+    expect(formatBytes(512)).toBe("512 B");
   });
 
   it("has an axis even with nothing to show", () => {

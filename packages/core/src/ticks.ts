@@ -1,11 +1,11 @@
 /**
- * Axis ticks at round values: 0, 20, 40 … or, for bytes, 0, 25 MB, 50 MB … (binary units, as
- * `formatBytes` prints them), never 57.22 / 114.44 MB.
+ * Axis ticks at round values: 0, 20, 40 … or, for bytes, 0, 25 MiB, 50 MiB … (binary units, as
+ * `formatBytes` prints them), never 57.22 / 114.44 MiB.
  */
 export function niceTicks(max: number, options: { binary?: boolean; count?: number } = {}): number[] {
   const target = options.count ?? 5;
   if (!(max > 0) || !Number.isFinite(max)) return [0, 1];
-  // Binary values step in powers of 1024 first (KB, MB, GB), then in round numbers of that unit.
+  // Binary values step in powers of 1024 first (KiB, MiB, GiB), then in round numbers of that unit.
   const unit = options.binary ? 1024 ** Math.max(0, Math.floor(Math.log(max) / Math.log(1024))) : 1;
   const scaled = max / unit;
   const raw = scaled / target;

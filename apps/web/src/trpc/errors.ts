@@ -13,11 +13,15 @@ export function fieldErrors(error: unknown): Record<string, string> {
   return out;
 }
 
+/**
+ * A failure in words for a person: the message alone, without the input path it concerns
+ * ("not verified…", not "method: not verified…"); forms show field messages at their field.
+ */
 export function errorMessage(error: unknown): string {
   if (error instanceof TRPCClientError) {
     const fields = fieldErrors(error);
-    const first = Object.entries(fields)[0];
-    return first ? `${first[0]}: ${first[1]}` : error.message;
+    const first = Object.values(fields)[0];
+    return first ?? error.message;
   }
   return error instanceof Error ? error.message : String(error);
 }

@@ -18,9 +18,14 @@ const SUGGESTED_RETENTION_DAYS = 90;
 
 export const installRouter = router({
   /** Whether the caller is the operator (the Settings page shows the operator section only then). */
-  role: orgProcedure.query(async ({ ctx }) => ({
-    operator: ctx.role === "owner" && (await isInstallOrganization(ctx.db, ctx.orgId)),
-  })),
+  role: orgProcedure.query(async ({ ctx }) => {
+    const installOrganization = await isInstallOrganization(ctx.db, ctx.orgId);
+    return {
+      operator: ctx.role === "owner" && installOrganization,
+      /** The install's own organization: only it may read the worker host's processes. */
+      installOrganization,
+    };
+  }),
   /** The install's settings: allowed private targets, sign-up, default caps for new organizations. */
   get: ownerProcedure.query(async ({ ctx }) => {
     await assertOperator(ctx);

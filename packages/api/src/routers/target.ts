@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import {
   PROBE_MAX_REQUESTS,
   RESERVED_KEYS,
@@ -168,7 +169,8 @@ async function verificationView(ctx: Context & { orgId: string }, targetId: stri
     expiredAt: status.expired?.expiresAt ?? null,
     probeMaxRequests: PROBE_MAX_REQUESTS,
     http: { url: status.origin ? `${status.origin}${VERIFICATION_PATH}` : null, content: verificationRecord(token) },
-    dns: { name: `${VERIFICATION_DNS_LABEL}.${host}`, value: verificationRecord(token) },
+    // A TXT record hangs off a host name: an IP origin can only publish the HTTP file.
+    dns: host && !isIP(host) ? { name: `${VERIFICATION_DNS_LABEL}.${host}`, value: verificationRecord(token) } : null,
   };
 }
 
@@ -265,6 +267,12 @@ export const targetRouter = router({
       if (saved) assertInstallMayConnect(saved, "targetId");
       const view = await verificationView(ctx, input.targetId);
       if (!view.origin) throw new ConflictError("targetId", "the target's URL has no origin to verify");
+      if (input.method === "dns" && !view.dns) {
+        throw new ConflictError(
+          "method",
+          `${view.origin} is an IP address, which has no DNS name to hold a TXT record: serve the HTTP file instead`,
+        );
+      }
       await enforceRateLimit(ctx, `verify:${ctx.orgId}`, 30, 600, "verification attempts");
       const policy = await safetyPolicyFor(ctx);
       const token = await getVerificationToken(ctx.db, ctx.orgId);

@@ -290,6 +290,32 @@ describe("local process monitors", () => {
   });
 });
 
+describe("origin verification", () => {
+  it("offers no DNS record for an IP origin and refuses a DNS check of one, naming why", async () => {
+    const tenant = await t.db.organization.create({ data: { name: "Tenant", slug: "tenant-verify" } });
+    const tenantProject = await t.db.project.create({ data: { orgId: tenant.id, name: "svc", slug: "svc-verify" } });
+    const asTenant = caller({ orgId: tenant.id });
+    const byIp = await asTenant.target.create({
+      projectId: tenantProject.id,
+      name: "by address",
+      kind: "http",
+      baseUrl: "http://127.0.0.1:1",
+    });
+    const view = await asTenant.target.verification({ targetId: byIp.id });
+    expect(view.dns).toBeNull();
+    expect(view.http.url).toBe("http://127.0.0.1:1/.well-known/benchboard-verification.txt");
+    const error = await asTenant.target.verify({ targetId: byIp.id, method: "dns" }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "CONFLICT", cause: { field: "method" } });
+    expect((error as Error).message).toContain("is an IP address");
+    expect(await t.db.verifiedOrigin.count({ where: { orgId: tenant.id } })).toBe(0);
+
+    // A host name has a place for the TXT record.
+    await t.db.target.update({ where: { id: byIp.id }, data: { baseUrl: "http://svc.example.com:8080" } });
+    const named = await asTenant.target.verification({ targetId: byIp.id });
+    expect(named.dns?.name).toBe("_benchboard-verification.svc.example.com");
+  });
+});
+
 describe("test connection", () => {
   it("reads each monitor now, using the stored password without returning it", async () => {
     const target = await caller().target.create({

@@ -1,6 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { ImportError } from "@benchboard/core/importers";
-import { ConflictError, type Db, hashToken, INVITATION_TTL_MS, NotFoundError, newToken } from "@benchboard/db";
+import {
+  ConflictError,
+  createNotificationEndpoint,
+  createNotificationRule,
+  type Db,
+  hashToken,
+  INVITATION_TTL_MS,
+  NotFoundError,
+  newToken,
+} from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { createCaller } from "../root";
@@ -32,6 +41,20 @@ const DRILL_YAML = [
   "    request:",
   "      url: /api/customers",
 ].join("\n");
+
+/** A public receiver address: saving it needs no name lookup and no allow-list entry. */
+const RECEIVER_URL = "https://93.184.215.14/benchboard";
+
+/** A fresh webhook endpoint of the organization (its secret sealed with a throwaway key). */
+async function endpointOf(db: Db, orgId: string) {
+  const made = await createNotificationEndpoint(
+    db,
+    orgId,
+    { name: `hook-${unique()}`, channel: "webhook", url: RECEIVER_URL },
+    randomBytes(32),
+  );
+  return made.endpoint.id;
+}
 
 /** A fresh invitation addressed to the caller with the role they already have (accepting changes nothing). */
 async function invitationFor(db: Db, orgId: string, email: string, role: Role) {
@@ -67,6 +90,7 @@ export const INPUTS: Record<string, Build | "none"> = {
   "install.role": "none",
   "install.get": "none",
   "install.update": () => ({ signupOpen: true }),
+  "install.retention": "none",
   "member.list": "none",
   "member.invite": () => ({ email: `someone-${unique()}@example.test`, role: "viewer" }),
   "member.invitations": "none",
@@ -87,6 +111,7 @@ export const INPUTS: Record<string, Build | "none"> = {
   "project.create": () => ({ name: "New project", description: "made by the matrix" }),
   "project.update": (f) => ({ id: f.project.id, name: "Gateway v2" }),
   "project.delete": (f) => ({ id: f.project.id, confirmName: f.project.name }),
+  "project.setBadges": (f) => ({ id: f.project.id, badgesPublic: true }),
   "target.list": (f) => ({ projectId: f.project.id }),
   "target.byId": (f) => ({ id: f.target.id }),
   "target.create": (f) => ({
@@ -128,6 +153,34 @@ export const INPUTS: Record<string, Build | "none"> = {
   "run.chart": (f) => ({ id: f.runs[0].id }),
   "run.update": (f) => ({ id: f.runs[0].id, notes: "checked", tags: ["reviewed"] }),
   "run.export": (f) => ({ id: f.runs[0].id }),
+  "run.setPinned": (f) => ({ id: f.runs[0].id, pinned: true }),
+  "run.workerCapacity": () => ({ engine: "http-open" }),
+  "notification.endpoints": "none",
+  "notification.rules": "none",
+  "notification.deliveries": () => ({ take: 10 }),
+  "notification.notices": "none",
+  "notification.createEndpoint": () => ({ name: `hook-${unique()}`, channel: "webhook", url: RECEIVER_URL }),
+  "notification.rotateSecret": async (f, { db }) => ({ id: await endpointOf(db, f.org.id) }),
+  "notification.setEnabled": async (f, { db }) => ({ id: await endpointOf(db, f.org.id), enabled: false }),
+  "notification.deleteEndpoint": async (f, { db }) => ({ id: await endpointOf(db, f.org.id) }),
+  "notification.sendTest": async (f, { db }) => ({ id: await endpointOf(db, f.org.id) }),
+  "notification.createRule": async (f, { db }) => ({
+    name: `rule-${unique()}`,
+    events: ["run.failed"],
+    endpointIds: [await endpointOf(db, f.org.id)],
+  }),
+  "notification.deleteRule": async (f, { db }) => {
+    const rule = await createNotificationRule(db, f.org.id, {
+      name: `rule-${unique()}`,
+      events: ["run.failed"],
+      endpointIds: [await endpointOf(db, f.org.id)],
+    });
+    return { id: rule.id };
+  },
+  "notification.dismissNotice": async (f, { db }) => {
+    const notice = await db.orgNotice.create({ data: { orgId: f.org.id, kind: "test", message: "a notice" } });
+    return { id: notice.id };
+  },
   "upload.run": (f) => ({
     project: f.project.slug,
     format: "native",

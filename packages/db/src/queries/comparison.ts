@@ -86,6 +86,16 @@ export async function getComparisonView(db: Db, orgId: string, input: Comparison
         checks: checkPublishedFigures(input.published.figures, new Map(runs.map((r) => [r.id, r.facts]))),
       }
     : null;
+  // Each run's own document, checked against the run alone: a live comparison carries the same
+  // ⚠ beside a printed figure as the run's page and a saved comparison do.
+  const runChecks = runs.flatMap((r) =>
+    r.published
+      ? checkPublishedFigures(
+          r.published.figures.filter((f) => f.kind === "value" && f.runId === r.id),
+          new Map([[r.id, r.facts]]),
+        )
+      : [],
+  );
 
   // Stages along a request's path, not A–Z: as a write-up printed them, then the overhead's stages
   // in the order the scenario names them, then any others by name (stored JSON keeps no order).
@@ -111,6 +121,7 @@ export async function getComparisonView(db: Db, orgId: string, input: Comparison
     configDiff: diffSnapshots(runs.map((r) => ({ target: r.target, config: r.config, scenario: r.scenario }))),
     charts,
     published,
+    runChecks,
   };
 }
 

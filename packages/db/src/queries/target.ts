@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError } from "../errors";
 import { Prisma } from "../generated/prisma/client";
 import type { TargetKind } from "../generated/prisma/enums";
 import { decryptTargetSecrets, encryptTargetSecrets, SecretKeyError, type TTargetSecrets } from "../secrets";
+import { isInstallOrganization } from "./org";
 
 /**
  * A header as a form sends it. A secret header's value is write-only: leave `value` empty to keep
@@ -119,8 +120,27 @@ export async function listTargets(db: Db, orgId: string, projectId?: string) {
     orderBy: { createdAt: "asc" },
     select: { ...publicTargetSelect, _count: { select: { runs: true } } },
   });
-  return rows.map(({ _count, ...row }) => ({ ...toPublic(row), runCount: _count.runs }));
+  const [trusted, verified] = await Promise.all([
+    isInstallOrganization(db, orgId),
+    db.verifiedOrigin.findMany({ where: { orgId }, select: { origin: true, method: true, verifiedAt: true } }),
+  ]);
+  const byOrigin = new Map(verified.map((v) => [v.origin, v]));
+  return rows.map(({ _count, ...row }) => {
+    const v = byOrigin.get(canonicalOrigin(row.baseUrl) ?? "");
+    /** May load reach it: the install's own (trusted), verified (how and when), or a probe only. */
+    const verification: TargetVerification = trusted
+      ? { state: "trusted" }
+      : v
+        ? { state: "verified", method: v.method === "dns" ? "dns" : "http", at: v.verifiedAt }
+        : { state: "probe_only" };
+    return { ...toPublic(row), runCount: _count.runs, verification };
+  });
 }
+
+export type TargetVerification =
+  | { state: "trusted" }
+  | { state: "verified"; method: "http" | "dns"; at: Date }
+  | { state: "probe_only" };
 
 export async function getTarget(db: Db, orgId: string, id: string) {
   const row = await db.target.findFirst({ where: { orgId, id }, select: publicTargetSelect });

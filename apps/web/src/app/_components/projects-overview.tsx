@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/client";
-import { fieldErrors } from "~/trpc/errors";
+import { errorMessage, fieldErrors } from "~/trpc/errors";
 import { GettingStarted, gettingStartedSteps } from "./getting-started";
 import { useRole } from "./use-can-edit";
 
@@ -44,7 +44,7 @@ export function ProjectsOverview() {
             <Skeleton className="h-16" />
           </div>
         ) : projects.isError ? (
-          <ErrorState message={projects.error.message} onRetry={() => projects.refetch()} />
+          <ErrorState message={errorMessage(projects.error)} onRetry={() => projects.refetch()} />
         ) : projects.data.length === 0 ? (
           <EmptyState title="No projects yet">
             {canEdit

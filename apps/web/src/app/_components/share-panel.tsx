@@ -72,7 +72,7 @@ export function SharePanel({
 
   return (
     <div className="space-y-3 text-sm">
-      {links.isError && <p className="text-rose-700">{links.error.message}</p>}
+      {links.isError && <p className="text-rose-700">{errorMessage(links.error)}</p>}
       {active.length === 0 && !links.isPending && <p className="text-slate-500">No active links.</p>}
       <ul className="space-y-2" aria-label="Share links">
         {active.map((l) => {

@@ -5,6 +5,7 @@ import { EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
 import { ReadOnlyNotice } from "../_components/read-only-notice";
 import { useRole } from "../_components/use-can-edit";
 
@@ -16,7 +17,7 @@ export function LaunchProjectPicker() {
     return <ReadOnlyNotice>You are a viewer in this organization: members and owners launch runs.</ReadOnlyNotice>;
   }
   if (projects.isPending) return <Skeleton className="h-24" label="Loading projects" />;
-  if (projects.isError) return <ErrorState message={projects.error.message} onRetry={() => projects.refetch()} />;
+  if (projects.isError) return <ErrorState message={errorMessage(projects.error)} onRetry={() => projects.refetch()} />;
   if (projects.data.length === 0) {
     return (
       <EmptyState title="No projects yet">

@@ -3,12 +3,13 @@
 import { EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
 
 export function WorkerList() {
   const trpc = useTRPC();
   const workers = useQuery({ ...trpc.worker.list.queryOptions(), refetchInterval: 5_000 });
   if (workers.isPending) return <Skeleton className="h-32" label="Loading workers" />;
-  if (workers.isError) return <ErrorState message={workers.error.message} onRetry={() => workers.refetch()} />;
+  if (workers.isError) return <ErrorState message={errorMessage(workers.error)} onRetry={() => workers.refetch()} />;
   if (workers.data.length === 0) {
     return (
       <EmptyState title="No workers are running">

@@ -172,7 +172,11 @@ export function CompareWorkspace() {
       ) : view.isPending ? (
         <Skeleton className="h-64" label="Loading comparison" />
       ) : view.isError ? (
-        <ErrorState title="Comparison not available" message={view.error.message} onRetry={() => view.refetch()} />
+        <ErrorState
+          title="Comparison not available"
+          message={errorMessage(view.error)}
+          onRetry={() => view.refetch()}
+        />
       ) : (
         <ComparisonReport view={view.data} runHref={(id) => `/runs/${id}`} />
       )}

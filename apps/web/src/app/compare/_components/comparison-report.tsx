@@ -53,6 +53,15 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
     if ((f.kind === "delta" || f.kind === "ratio") && f.baseRunId === baselineRunId)
       checks.set(`delta:${f.runId}:${f.metric}`, c);
   }
+  // A run's own document fills in what the comparison's reference does not cover (a live comparison
+  // has none), so a printed figure that disagrees carries its ⚠ here as on the run's page.
+  for (const c of view.runChecks ?? []) {
+    const f = c.figure;
+    if (f.kind === "value" && !checks.has(`value:${f.runId}:${f.metric}`))
+      checks.set(`value:${f.runId}:${f.metric}`, c);
+  }
+  /** Agreement hides behind the toggle; a disagreement is always in view. */
+  const markShown = (check: Check | undefined) => showPublished || check?.status === "mismatch";
   const stageKeys = new Set(view.stageKeys);
   const generalRows = view.table.filter((r) => !stageKeys.has(r.key));
   const rowByKey = new Map(view.table.map((r) => [r.key, r]));
@@ -145,6 +154,11 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                     return (
                       <td key={runId} className="py-1.5 pr-4 text-right tabular-nums">
                         <div className="text-slate-900">{formatMetric(row.key, cell.value)}</div>
+                        {cell.spread !== null && (
+                          <div className="text-[11px] text-slate-500" data-group-mean>
+                            mean of {cell.repetitions} runs · ± {formatMetric(row.key, cell.spread)}
+                          </div>
+                        )}
                         {runId !== baselineRunId && cell.delta !== null && (
                           <div className={cx("text-xs", VERDICT_STYLE[cell.verdict])} data-verdict={cell.verdict}>
                             {formatDeltaPct(cell.delta)}
@@ -162,7 +176,10 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                             95% CI {formatDeltaPct(cell.ci.low)} … {formatDeltaPct(cell.ci.high)}
                           </div>
                         )}
-                        <PublishedMark check={checks.get(`value:${runId}:${row.key}`)} shown={showPublished} />
+                        <PublishedMark
+                          check={checks.get(`value:${runId}:${row.key}`)}
+                          shown={markShown(checks.get(`value:${runId}:${row.key}`))}
+                        />
                         <PublishedMark check={checks.get(`delta:${runId}:${row.key}`)} shown={showPublished} />
                       </td>
                     );
@@ -175,13 +192,14 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
         <p className="mt-3 text-xs text-slate-500">
           Deltas are (run − baseline) ÷ baseline; green is better and red worse for that metric's direction. "Within
           noise" means both runs were repeated and Welch's t-test finds no significant difference (p ≥ 0.05); repeated
-          runs also show a 95% confidence interval on the delta of their means.
+          runs show their group&apos;s mean and standard deviation, with a 95% confidence interval on the delta of the
+          means.
         </p>
       </Card>
 
       {stageRows.length > 0 && (
         <Card title="Stage breakdown (server timing, mean per request)">
-          <div className="overflow-x-auto">
+          <WideTable>
             <table className="w-full text-sm" aria-label="Stage breakdown">
               <thead className="text-left text-xs uppercase text-slate-500">
                 <tr>
@@ -226,7 +244,7 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                 )}
               </tbody>
             </table>
-          </div>
+          </WideTable>
           <p className="mt-3 text-xs text-slate-500">
             Stages along a request's path: in the order the write-up printed them, else the overhead's stages first. Δ%
             is (run − baseline) ÷ baseline. Where a document published a figure, it stands beside the computed one: ✓

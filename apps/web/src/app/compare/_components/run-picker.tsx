@@ -5,6 +5,7 @@ import { Button, inputClass, Skeleton, StatusBadge } from "@benchboard/ui";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
 
 /**
  * Find finished runs to add to a comparison (searches scenario, tags, branch and notes), within
@@ -68,7 +69,7 @@ export function RunPicker({
         {runs.isPending ? (
           <Skeleton className="h-24" label="Loading runs" />
         ) : runs.isError ? (
-          <p className="p-3 text-sm text-rose-700">{runs.error.message}</p>
+          <p className="p-3 text-sm text-rose-700">{errorMessage(runs.error)}</p>
         ) : runs.data.items.length === 0 ? (
           <p className="p-3 text-sm text-slate-500">No finished runs match.</p>
         ) : (

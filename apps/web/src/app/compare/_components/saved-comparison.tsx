@@ -27,7 +27,11 @@ export function SavedComparison({ id }: { id: string }) {
   if (saved.isPending) return <Skeleton className="h-64" label="Loading comparison" />;
   if (saved.isError)
     return (
-      <ErrorState title="Comparison not available" message={saved.error.message} onRetry={() => saved.refetch()} />
+      <ErrorState
+        title="Comparison not available"
+        message={errorMessage(saved.error)}
+        onRetry={() => saved.refetch()}
+      />
     );
   const { comparison, view } = saved.data;
   const runIds = view.runs.map((r) => r.id);

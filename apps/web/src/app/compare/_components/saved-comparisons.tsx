@@ -4,6 +4,7 @@ import { Card, EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
 
 export function SavedComparisons() {
   const trpc = useTRPC();
@@ -13,7 +14,7 @@ export function SavedComparisons() {
       {list.isPending ? (
         <Skeleton className="h-24" label="Loading comparisons" />
       ) : list.isError ? (
-        <ErrorState message={list.error.message} onRetry={() => list.refetch()} />
+        <ErrorState message={errorMessage(list.error)} onRetry={() => list.refetch()} />
       ) : list.data.length === 0 ? (
         <EmptyState title="No saved comparisons yet" />
       ) : (

@@ -27,7 +27,7 @@ export function InviteView({ token }: { token: string }) {
       {invitation.isPending || me.isPending ? (
         <Skeleton className="h-16" label="Loading invitation" />
       ) : invitation.isError ? (
-        <ErrorState title="Invitation not available" message={invitation.error.message} />
+        <ErrorState title="Invitation not available" message={errorMessage(invitation.error)} />
       ) : (
         <div className="space-y-4 text-sm text-slate-700">
           <p>

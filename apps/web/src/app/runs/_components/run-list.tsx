@@ -7,6 +7,7 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
 import { MetricRangeFilter, MetricSortControls } from "./metric-controls";
 import { type Filters, filtersToSearch, listInput, readFilters, SORTS, STATUSES } from "./run-filters";
 
@@ -174,7 +175,7 @@ export function RunList() {
       {runs.isPending ? (
         <Skeleton className="h-40" label="Loading runs" />
       ) : runs.isError ? (
-        <ErrorState message={runs.error.message} onRetry={() => runs.refetch()} />
+        <ErrorState message={errorMessage(runs.error)} onRetry={() => runs.refetch()} />
       ) : items.length === 0 ? (
         filtered ? (
           <EmptyState title="No runs match these filters">Clear a filter or widen the date range.</EmptyState>

@@ -151,7 +151,7 @@ export function ApiTokens() {
         {tokens.isPending ? (
           <Skeleton className="h-12" label="Loading tokens" />
         ) : tokens.isError ? (
-          <ErrorState message={tokens.error.message} />
+          <ErrorState message={errorMessage(tokens.error)} />
         ) : tokens.data.length === 0 ? (
           <EmptyState title="No API tokens">Create one for CI uploads with the benchboard CLI.</EmptyState>
         ) : (

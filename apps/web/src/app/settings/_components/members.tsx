@@ -53,7 +53,7 @@ export function Members() {
       ) : members.isPending ? (
         <Skeleton className="h-24" label="Loading members" />
       ) : members.isError ? (
-        <ErrorState message={members.error.message} />
+        <ErrorState message={errorMessage(members.error)} />
       ) : (
         <table className="w-full text-sm" aria-label="Members">
           <thead className="text-left text-xs uppercase text-slate-500">

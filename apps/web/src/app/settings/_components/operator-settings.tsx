@@ -69,7 +69,7 @@ function OperatorForm() {
   );
   const errors = fieldErrors(update.error);
   if (settings.isPending) return <Skeleton className="h-40" label="Loading install settings" />;
-  if (settings.isError) return <ErrorState message={settings.error.message} onRetry={() => settings.refetch()} />;
+  if (settings.isError) return <ErrorState message={errorMessage(settings.error)} onRetry={() => settings.refetch()} />;
   return (
     <Card title="Install (operator)">
       <form

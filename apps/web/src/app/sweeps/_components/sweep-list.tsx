@@ -6,6 +6,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
 import { SweepForm } from "./sweep-form";
 
 export function SweepList() {
@@ -26,7 +27,7 @@ export function SweepList() {
         {sweeps.isPending ? (
           <Skeleton className="h-24" label="Loading sweeps" />
         ) : sweeps.isError ? (
-          <ErrorState message={sweeps.error.message} onRetry={() => sweeps.refetch()} />
+          <ErrorState message={errorMessage(sweeps.error)} onRetry={() => sweeps.refetch()} />
         ) : sweeps.data.length === 0 ? (
           <EmptyState title="No sweeps yet">Launch one above: one scenario across values of a parameter.</EmptyState>
         ) : (

@@ -70,7 +70,9 @@ export function SweepReport({ id }: { id: string }) {
   );
   if (sweep.isPending) return <Skeleton className="h-64" label="Loading sweep" />;
   if (sweep.isError)
-    return <ErrorState title="Sweep not available" message={sweep.error.message} onRetry={() => sweep.refetch()} />;
+    return (
+      <ErrorState title="Sweep not available" message={errorMessage(sweep.error)} onRetry={() => sweep.refetch()} />
+    );
   const view = sweep.data;
   const chosen = metric ?? view.sweep.metric;
   const rows = view.rows;
@@ -187,7 +189,9 @@ export function SweepReport({ id }: { id: string }) {
           <table className="w-full text-sm" aria-label="Sweep summary">
             <thead className="text-left text-xs uppercase text-slate-500">
               <tr>
-                <th className="py-1.5 pr-3">{view.sweep.parameter}</th>
+                <th className="min-w-24 py-1.5 pr-3">
+                  <BreakAtDots text={view.sweep.parameter} />
+                </th>
                 <th className="py-1.5 pr-3">Run</th>
                 <th className="py-1.5 pr-3 text-right">
                   {metricDef(chosen).label}
@@ -200,8 +204,8 @@ export function SweepReport({ id }: { id: string }) {
                     <HeaderUnit metric={k} />
                   </th>
                 ))}
-                <th className="py-1.5 pr-3">Meets thresholds</th>
-                <th className="py-1.5">Best, or why not</th>
+                <th className="min-w-40 py-1.5 pr-3">Meets thresholds</th>
+                <th className="min-w-48 py-1.5">Best, or why not</th>
               </tr>
             </thead>
             <tbody>
@@ -254,21 +258,27 @@ export function SweepReport({ id }: { id: string }) {
                         <PublishedMark shown={showPublished} check={checks.get(`value:${row.runId}:${k}`)} />
                       </td>
                     ))}
-                    <td className="min-w-40 py-1.5 pr-3" title={row.failedTargets.join(", ") || undefined}>
+                    <td
+                      className="min-w-40 py-1.5 pr-3"
+                      title={row.failedTargets.join(", ") || undefined}
+                      data-threshold-cell
+                    >
                       {row.thresholdsOutcome === "not_measured" ? (
                         <span className="font-semibold text-amber-700" data-threshold-outcome="not_measured">
-                          ? not measured: {row.notMeasuredTargets.join(", ")}
+                          ? not measured: <TargetList targets={row.notMeasuredTargets} />
                         </span>
                       ) : row.meetsTargets === null ? (
                         <span className="text-slate-400">{hasTargets ? "—" : "no thresholds"}</span>
                       ) : row.meetsTargets ? (
                         <span className="font-semibold text-emerald-700">✓ yes</span>
                       ) : (
-                        <span className="font-semibold text-rose-700">✗ {row.failedTargets.join(", ")}</span>
+                        <span className="font-semibold text-rose-700">
+                          <TargetList targets={row.failedTargets} mark="✗ " />
+                        </span>
                       )}
                       <PublishedMark shown={showPublished} check={checks.get(`verdict:${row.runId}`)} />
                     </td>
-                    <td className="py-1.5">
+                    <td className="min-w-48 py-1.5">
                       {row.best ? (
                         <span className="whitespace-nowrap font-semibold text-emerald-700">★ best</span>
                       ) : (
@@ -437,5 +447,38 @@ function CapacityQuestion({
         The best value now answers: {objectiveText}. {below !== "" && !valid && "Enter a number above 0."}
       </p>
     </Card>
+  );
+}
+
+/** Thresholds listed so that none breaks between its value and unit ("< 250 ms" stays whole). */
+function TargetList({ targets, mark = "" }: { targets: readonly string[]; mark?: string }) {
+  return (
+    <>
+      {targets.map((t, i) => (
+        <span key={t}>
+          {i > 0 && ", "}
+          <span className="whitespace-nowrap">
+            {i === 0 && mark}
+            {t}
+          </span>
+        </span>
+      ))}
+    </>
+  );
+}
+
+/** A dotted name ("knobs.PUBLISH_WORKERS") that may wrap after its dots and underscores only. */
+function BreakAtDots({ text }: { text: string }) {
+  const parts = text.split(/(?<=[._])/);
+  return (
+    <>
+      {parts.map((p, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one fixed string
+        <span key={i}>
+          {p}
+          {i < parts.length - 1 && <wbr />}
+        </span>
+      ))}
+    </>
   );
 }

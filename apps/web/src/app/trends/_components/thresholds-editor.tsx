@@ -28,7 +28,7 @@ export function ThresholdsEditor({ projectId, canEdit }: { projectId: string; ca
     }),
   );
   if (stored.isPending) return <Skeleton className="h-16" label="Loading thresholds" />;
-  if (stored.isError) return <ErrorState message={stored.error.message} onRetry={() => stored.refetch()} />;
+  if (stored.isError) return <ErrorState message={errorMessage(stored.error)} onRetry={() => stored.refetch()} />;
   const rows = draft ?? stored.data.map((t, i) => ({ ...t, key: `stored-${i}`, value: String(t.value) }));
   const errors = fieldErrors(save.error);
   const set = (i: number, patch: Partial<(typeof rows)[number]>) =>

@@ -8,6 +8,7 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
 import { ThresholdsEditor } from "./thresholds-editor";
 
 const NO_BRANCH = "(no branch)";
@@ -51,7 +52,7 @@ export function TrendView() {
   };
 
   if (options.isPending) return <Skeleton className="h-40" label="Loading trends" />;
-  if (options.isError) return <ErrorState message={options.error.message} onRetry={() => options.refetch()} />;
+  if (options.isError) return <ErrorState message={errorMessage(options.error)} onRetry={() => options.refetch()} />;
   if (!project) return <EmptyState title="No projects yet" />;
 
   const data = trend.data;
@@ -164,7 +165,7 @@ export function TrendView() {
         ) : trend.isPending ? (
           <Skeleton className="h-72" label="Loading trend" />
         ) : trend.isError ? (
-          <ErrorState message={trend.error.message} onRetry={() => trend.refetch()} />
+          <ErrorState message={errorMessage(trend.error)} onRetry={() => trend.refetch()} />
         ) : measured.length === 0 ? (
           <EmptyState title={`No run of this scenario has ${metricDef(metric).label.toLowerCase()}`}>
             Pick another metric.

@@ -3,6 +3,7 @@
 import { Card, EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { errorMessage } from "~/trpc/errors";
 
 /**
  * A project's list of targets, configs or scenarios: the card with its "New …" link for those who
@@ -55,7 +56,10 @@ export function ListCard<T>({
       {query.isPending ? (
         <Skeleton className="h-24" label={loadingLabel} />
       ) : query.isError || !query.data ? (
-        <ErrorState message={query.error?.message ?? "could not load the list"} onRetry={() => query.refetch()} />
+        <ErrorState
+          message={query.error ? errorMessage(query.error) : "could not load the list"}
+          onRetry={() => query.refetch()}
+        />
       ) : query.data.length === 0 ? (
         <EmptyState title={emptyTitle}>{empty}</EmptyState>
       ) : (

@@ -27,7 +27,11 @@ export function ProjectFrame({ projectId, children }: { projectId: string; child
 
   if (project.isError) {
     return (
-      <ErrorState title="Project not available" message={project.error.message} onRetry={() => project.refetch()} />
+      <ErrorState
+        title="Project not available"
+        message={errorMessage(project.error)}
+        onRetry={() => project.refetch()}
+      />
     );
   }
   return (

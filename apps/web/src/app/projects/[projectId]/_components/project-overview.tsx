@@ -5,6 +5,7 @@ import { Card, EmptyState, ErrorState, Skeleton, StatCard, StatusBadge } from "@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
 import { GettingStarted, gettingStartedSteps } from "../../../_components/getting-started";
 import { useCanEdit } from "../../../_components/use-can-edit";
 import { StatusBadges } from "./status-badges";
@@ -53,7 +54,7 @@ export function ProjectOverview({ projectId }: { projectId: string }) {
         {runs.isPending ? (
           <Skeleton className="h-24" label="Loading recent runs" />
         ) : runs.isError ? (
-          <ErrorState message={runs.error.message} onRetry={() => runs.refetch()} />
+          <ErrorState message={errorMessage(runs.error)} onRetry={() => runs.refetch()} />
         ) : runs.data.items.length === 0 ? (
           <EmptyState title="No runs yet">
             {canEdit

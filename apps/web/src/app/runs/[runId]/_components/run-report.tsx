@@ -126,9 +126,12 @@ function SummaryCard({
   derived,
   failed,
   printed,
+  disagreement,
 }: {
   metric: string;
   value: number | undefined;
+  /** Benchboard's own figure when it disagrees with the printed one, and how it was obtained. */
+  disagreement?: { computedText: string; detail: string | null };
   derived: boolean;
   failed: number;
   /** The figure as a document printed it: shown as printed, precision and "~" kept. */
@@ -146,9 +149,20 @@ function SummaryCard({
       value={long ? text.slice(0, -def.unit.length - 1) : text}
       tone={tone}
       hint={
-        [long ? def.unit : null, derived ? "derived" : null, printed ? "as published" : null]
-          .filter(Boolean)
-          .join(" · ") || undefined
+        <>
+          {[long ? def.unit : null, derived ? "derived" : null, printed ? "as published" : null]
+            .filter(Boolean)
+            .join(" · ") || null}
+          {disagreement && (
+            <span
+              className="block font-medium text-amber-700"
+              title={disagreement.detail ?? undefined}
+              data-published-disagreement
+            >
+              ⚠ computed {disagreement.computedText}
+            </span>
+          )}
+        </>
       }
     />
   );
@@ -179,6 +193,15 @@ export function RunReport({
   const cards = [...BASE_CARDS, ...OPTIONAL_CARDS].filter((k) => m[k] !== undefined);
   const isLlm = Object.keys(m).some((k) => k.startsWith("ttft_") || k.startsWith("itl_") || k === "tokens_per_s");
   const printed = result.publishedText;
+  // A printed headline figure that Benchboard's own computation contradicts carries the same ⚠ as
+  // the published-figures table, so the headline never tells a different story than the check.
+  const disagreements = new Map(
+    (view.published?.checks ?? []).flatMap((c) =>
+      c.figure.kind === "value" && c.status === "mismatch"
+        ? [[c.figure.metric, { computedText: c.computedText, detail: c.detail }] as const]
+        : [],
+    ),
+  );
   const percentiles = PERCENTILE_KEYS.filter((k) => m[k] !== undefined);
   const statusCounts = Object.entries(result.statusCounts);
   const otherErrors = result.errors.filter((e) => e.kind !== "status");
@@ -201,7 +224,15 @@ export function RunReport({
 
       <section className="grid grid-cols-2 gap-4 md:grid-cols-3 xl:grid-cols-6" aria-label="Summary">
         {cards.map((k) => (
-          <SummaryCard key={k} metric={k} value={m[k]} derived={derived.has(k)} failed={failed} printed={printed[k]} />
+          <SummaryCard
+            key={k}
+            metric={k}
+            value={m[k]}
+            derived={derived.has(k)}
+            failed={failed}
+            printed={printed[k]}
+            disagreement={printed[k] ? disagreements.get(k) : undefined}
+          />
         ))}
       </section>
 

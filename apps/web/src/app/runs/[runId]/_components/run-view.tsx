@@ -56,7 +56,13 @@ export function RunView({ runId }: { runId: string }) {
   }
   // A failed refresh (the app restarting) keeps showing the run it has; only a run never loaded is an error.
   if (!run.data) {
-    return <RunUnavailable runId={runId} message={run.error?.message ?? "not found"} onRetry={() => run.refetch()} />;
+    return (
+      <RunUnavailable
+        runId={runId}
+        message={run.error ? errorMessage(run.error) : "not found"}
+        onRetry={() => run.refetch()}
+      />
+    );
   }
 
   const r = run.data;
@@ -153,7 +159,7 @@ export function RunView({ runId }: { runId: string }) {
 
       {ended && view.isPending && <Skeleton className="h-64" label="Loading results" />}
       {view.isError && (
-        <ErrorState title="Results not available" message={view.error.message} onRetry={() => view.refetch()} />
+        <ErrorState title="Results not available" message={errorMessage(view.error)} onRetry={() => view.refetch()} />
       )}
       {view.data && <RunReport view={view.data} chart={chart.data} chartLoading={chart.isLoading} />}
 

@@ -54,7 +54,8 @@ export function UploadForm() {
     return <ReadOnlyNotice>You are a viewer in this organization: members and owners upload results.</ReadOnlyNotice>;
   }
   if (projects.isPending) return <Skeleton className="h-72" label="Loading projects" />;
-  if (projects.isError) return <ErrorState message={projects.error.message} onRetry={() => void projects.refetch()} />;
+  if (projects.isError)
+    return <ErrorState message={errorMessage(projects.error)} onRetry={() => void projects.refetch()} />;
   if (projects.data.length === 0) {
     return (
       <EmptyState title="No projects yet">

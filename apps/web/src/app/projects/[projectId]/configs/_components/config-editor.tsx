@@ -23,6 +23,7 @@ import {
 } from "~/app/_components/form-kit";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
 import { CloneDialog } from "./clone-dialog";
 import { type Config, fieldsFromState, type KnobRow, MIB_PER_GIB, stateFromConfig } from "./config-form";
 
@@ -34,7 +35,7 @@ export function ConfigEditor({ projectId, configId }: { projectId: string; confi
     return (
       <ErrorState
         title="Instance config not available"
-        message={existing.error.message}
+        message={errorMessage(existing.error)}
         onRetry={() => existing.refetch()}
       />
     );

@@ -31,6 +31,8 @@ import {
 import { LocationField, locationLabels } from "~/app/_components/location-field";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
+import { errorMessage } from "~/trpc/errors";
+import { VerificationBadge } from "../../targets/_components/target-list";
 
 const n = (v: number) => v.toLocaleString("en-US", { maximumFractionDigits: 1 });
 
@@ -96,7 +98,7 @@ export function LaunchForm({
     return <Skeleton className="h-80" label="Loading launch options" />;
   }
   const loadError = targets.error ?? scenarios.error ?? configs.error;
-  if (loadError) return <ErrorState message={loadError.message} onRetry={() => void targets.refetch()} />;
+  if (loadError) return <ErrorState message={errorMessage(loadError)} onRetry={() => void targets.refetch()} />;
   if (!targets.data?.length || !scenarios.data?.length) {
     return (
       <EmptyState title="Nothing to launch yet">
@@ -122,6 +124,7 @@ export function LaunchForm({
   }
 
   const effectiveTarget = targetId || targets.data[0]!.id;
+  const chosenTarget = targets.data.find((t) => t.id === effectiveTarget);
   const effectiveScenario = scenarioId || scenarios.data[0]!.id;
   const scenario = scenarios.data.find((s) => s.id === effectiveScenario);
   const config = configs.data?.find((c) => c.id === configId);
@@ -243,6 +246,11 @@ export function LaunchForm({
                   </option>
                 ))}
               </select>
+              {chosenTarget && (
+                <div className="mt-1" role="status" data-target-verification>
+                  <VerificationBadge verification={chosenTarget.verification} />
+                </div>
+              )}
             </Field>
             <Field label="Instance config" htmlFor="launch-config" error={errors.instanceConfigId}>
               <select
@@ -458,7 +466,7 @@ export function LaunchForm({
           {caps.isPending ? (
             <Skeleton className="h-20" label="Loading caps" />
           ) : caps.isError ? (
-            <ErrorState message={caps.error.message} onRetry={() => caps.refetch()} />
+            <ErrorState message={errorMessage(caps.error)} onRetry={() => caps.refetch()} />
           ) : (
             <dl className="space-y-1.5 text-sm" aria-label="Organization caps">
               <Row label="Max rate" bad={violations.some((v) => v.cap === "maxRate")}>

@@ -53,7 +53,11 @@ export function ScenarioEditor({ projectId, scenarioId }: { projectId: string; s
   if (!scenarioId && caps.isPending) return <Skeleton className="h-96" label="Loading the organization's limits" />;
   if (scenarioId && existing.isError) {
     return (
-      <ErrorState title="Scenario not available" message={existing.error.message} onRetry={() => existing.refetch()} />
+      <ErrorState
+        title="Scenario not available"
+        message={errorMessage(existing.error)}
+        onRetry={() => existing.refetch()}
+      />
     );
   }
   return (

@@ -20,7 +20,7 @@ export function OriginVerification({ targetId }: { targetId: string }) {
     }),
   );
   if (view.isPending) return <Skeleton className="h-32" label="Loading verification" />;
-  if (view.isError) return <ErrorState message={view.error.message} onRetry={() => view.refetch()} />;
+  if (view.isError) return <ErrorState message={errorMessage(view.error)} onRetry={() => view.refetch()} />;
   const v = view.data;
   return (
     <Card title="Origin verification">
@@ -51,13 +51,20 @@ export function OriginVerification({ targetId }: { targetId: string }) {
               </p>
               <pre className="mt-1 overflow-x-auto rounded bg-slate-50 p-2 font-mono text-xs">{v.http.content}</pre>
             </div>
-            <div>
-              <p className="font-medium">Or over DNS</p>
-              <p className="text-slate-600">
-                Add a TXT record at <span className="font-mono break-all">{v.dns.name}</span> with the value:
+            {v.dns ? (
+              <div>
+                <p className="font-medium">Or over DNS</p>
+                <p className="text-slate-600">
+                  Add a TXT record at <span className="font-mono break-all">{v.dns.name}</span> with the value:
+                </p>
+                <pre className="mt-1 overflow-x-auto rounded bg-slate-50 p-2 font-mono text-xs">{v.dns.value}</pre>
+              </div>
+            ) : (
+              <p className="text-slate-600" data-no-dns>
+                The origin is an IP address, which has no DNS name for a TXT record: the HTTP file is the way to verify
+                it.
               </p>
-              <pre className="mt-1 overflow-x-auto rounded bg-slate-50 p-2 font-mono text-xs">{v.dns.value}</pre>
-            </div>
+            )}
             <div className="flex gap-2">
               <Button
                 type="button"
@@ -66,14 +73,16 @@ export function OriginVerification({ targetId }: { targetId: string }) {
               >
                 Check HTTP file
               </Button>
-              <Button
-                type="button"
-                variant="secondary"
-                disabled={verify.isPending}
-                onClick={() => verify.mutate({ targetId, method: "dns" })}
-              >
-                Check DNS record
-              </Button>
+              {v.dns && (
+                <Button
+                  type="button"
+                  variant="secondary"
+                  disabled={verify.isPending}
+                  onClick={() => verify.mutate({ targetId, method: "dns" })}
+                >
+                  Check DNS record
+                </Button>
+              )}
             </div>
             <p className="text-xs text-slate-500">Changing the target&apos;s origin needs a new verification.</p>
           </>

@@ -43,7 +43,11 @@ export function TargetEditor({ projectId, targetId }: { projectId: string; targe
   if (targetId && existing.isPending) return <Skeleton className="h-96" label="Loading target" />;
   if (targetId && existing.isError) {
     return (
-      <ErrorState title="Target not available" message={existing.error.message} onRetry={() => existing.refetch()} />
+      <ErrorState
+        title="Target not available"
+        message={errorMessage(existing.error)}
+        onRetry={() => existing.refetch()}
+      />
     );
   }
   return <TargetForm key={existing.data?.updatedAt.toString() ?? "new"} projectId={projectId} target={existing.data} />;
@@ -51,6 +55,10 @@ export function TargetEditor({ projectId, targetId }: { projectId: string; targe
 
 function TargetForm({ projectId, target }: { projectId: string; target?: Target }) {
   const trpc = useTRPC();
+  // A local process monitor reads the worker host's processes: offered to the install's own
+  // organization only (another organization's save would be refused). One already stored stays listed.
+  const role = useQuery(trpc.install.role.queryOptions());
+  const processAllowed = role.data?.installOrganization === true;
   const initial = target ? rowsFromTarget(target) : { headers: [], monitors: [] };
   const [name, setName] = useState(target?.name ?? "");
   const [kind, setKind] = useState<TargetInput["kind"]>(target?.kind ?? "http");
@@ -347,7 +355,7 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
                 <option value="">Add monitor…</option>
                 <option value="prometheus">Prometheus metrics</option>
                 <option value="rabbitmq">RabbitMQ queues</option>
-                <option value="process">Local process</option>
+                {processAllowed && <option value="process">Local process</option>}
                 <option value="promql">Prometheus query (PromQL)</option>
               </select>
               <Button variant="secondary" onClick={runProbe} disabled={monitors.length === 0 || test.isPending}>
@@ -359,8 +367,8 @@ function TargetForm({ projectId, target }: { projectId: string; target?: Target 
           {monitors.length === 0 ? (
             <p className="text-sm text-slate-500">
               Sampled every second during a run, on the same timeline as latency: memory and CPU from a Prometheus
-              endpoint or a local process, queue depth from RabbitMQ; or any PromQL expression, read over the run's
-              window when it ends.
+              endpoint{processAllowed ? " or a local process" : ""}, queue depth from RabbitMQ; or any PromQL
+              expression, read over the run's window when it ends.
             </p>
           ) : (
             <div className="space-y-4">

@@ -66,6 +66,7 @@ export function TargetList({ projectId }: { projectId: string }) {
               <th>Base URL</th>
               <th>Headers</th>
               <th>Monitors</th>
+              <th>Load allowed</th>
               <th className="text-right">Runs</th>
               <th className="text-right">
                 <span className="sr-only">Actions</span>
@@ -89,6 +90,9 @@ export function TargetList({ projectId }: { projectId: string }) {
                   </td>
                   <td className="py-2 text-slate-600">
                     {t.monitors.length === 0 ? "—" : t.monitors.map((m) => m.kind).join(", ")}
+                  </td>
+                  <td className="py-2">
+                    <VerificationBadge verification={t.verification} />
                   </td>
                   <td className="py-2 text-right tabular-nums">{t.runCount}</td>
                   <td className="py-2 pl-6 text-right whitespace-nowrap">
@@ -124,5 +128,34 @@ export function TargetList({ projectId }: { projectId: string }) {
         </p>
       </ConfirmDialog>
     </ListCard>
+  );
+}
+
+type Verification =
+  | { state: "trusted" }
+  | { state: "verified"; method: "http" | "dns"; at: Date | string }
+  | { state: "probe_only" };
+
+/** Whether load may reach a target's origin, in words: the install's own, verified, or a probe only. */
+export function VerificationBadge({ verification }: { verification: Verification }) {
+  if (verification.state === "trusted") {
+    return (
+      <span className="text-xs text-slate-600" data-verification="trusted">
+        install&apos;s own origin
+      </span>
+    );
+  }
+  if (verification.state === "verified") {
+    return (
+      <span className="rounded bg-emerald-50 px-1.5 py-0.5 text-xs text-emerald-800" data-verification="verified">
+        verified by {verification.method === "dns" ? "DNS" : "HTTP"} on{" "}
+        {new Date(verification.at).toLocaleDateString("en-US", { dateStyle: "medium" })}
+      </span>
+    );
+  }
+  return (
+    <span className="rounded bg-amber-50 px-1.5 py-0.5 text-xs text-amber-900" data-verification="probe_only">
+      probe only — verify the origin on the target&apos;s page
+    </span>
   );
 }
