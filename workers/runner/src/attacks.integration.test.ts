@@ -185,7 +185,7 @@ describe("a stranger cannot widen where load may go", () => {
     await expect(stranger.install.update({ allowedTargets: ["0.0.0.0/0"] })).rejects.toMatchObject({
       code: "FORBIDDEN",
     });
-    expect(await stranger.install.role()).toEqual({ operator: false });
+    expect(await stranger.install.role()).toMatchObject({ operator: false, installOrganization: false });
     expect(await operator.install.get()).toMatchObject({ allowedTargets: ["127.0.0.1"] });
   });
 
@@ -335,20 +335,6 @@ describe("a stranger's load reaches only origins it verified", () => {
         ],
       }),
     ).rejects.toMatchObject({ code: "CONFLICT", cause: { field: "monitors.0.config.url" } });
-    const target = await stranger.target.create({
-      projectId: project.id,
-      name: "peek",
-      kind: "http",
-      baseUrl: tokenServer.url,
-      monitors: [
-        {
-          config: { kind: "prometheus", url: `${internal.url}/metrics`, memoryMetric: "m", cpuMetric: "c", gauges: [] },
-        },
-      ],
-    });
-    const results = await stranger.target.testMonitors({ targetId: target.id });
-    expect(results[0]).toMatchObject({ ok: false, error: expect.stringContaining("not on an origin") });
-    expect(JSON.stringify(results)).not.toContain("hunter2");
     // A process monitor, which reads the worker host's processes, is refused to a stranger on save.
     await expect(
       stranger.target.create({

@@ -74,6 +74,8 @@ type RouteSpec =
       success: number;
       /** May create rows the request needs; runs before the organization is snapshotted. */
       call: (f: OrgFixture) => Call | Promise<Call>;
+      /** What another organization's token gets when that is not a 404, and why it reveals nothing. */
+      otherOrg?: { status: number; why: string };
     }
   | { access: "session"; minRole: Role; call: (f: OrgFixture) => Call; check?: (res: Response) => Promise<void> }
   | {
@@ -143,6 +145,11 @@ const ROUTES: Record<string, RouteSpec> = {
     access: "public",
     why: "the API's description",
     call: () => ({ url: "/api/v1/openapi.json" }),
+  },
+  "GET /api/v1/badge/[project]/[scenario]/[metric]": {
+    access: "public",
+    why: "a status badge, served only for projects whose owners made badges public (404 otherwise)",
+    call: (f) => ({ url: `/api/v1/badge/${f.project.id}/nightly/latency_p99.svg` }),
   },
   "GET /api/v1/schema/run.json": {
     access: "public",
@@ -244,6 +251,10 @@ const ROUTES: Record<string, RouteSpec> = {
     access: "bearer",
     scope: "config:write",
     success: 200,
+    otherOrg: {
+      status: 200,
+      why: "apply creates the project the file names in the caller's own organization; this one is untouched",
+    },
     call: (f) => ({
       url: `/api/v1/projects/${f.project.id}/config`,
       params: { project: f.project.id },
@@ -333,7 +344,8 @@ const ROUTES: Record<string, RouteSpec> = {
     minRole: "viewer",
     call: (f) => ({ url: `/api/runs/${f.runs[0].id}/events`, params: { runId: f.runs[0].id } }),
     async check(res) {
-      expect(await res.text()).toMatch(/^event: run\ndata: \{"id":/);
+      // A reconnect delay, then the first state with its event id (a reconnect resumes from it).
+      expect(await res.text()).toMatch(/^retry: \d+\n\nid: [^\n]+\nevent: run\ndata: \{"id":/);
     },
   },
   "GET /runs/[runId]/export": {
@@ -404,6 +416,8 @@ beforeAll(async () => {
     )
   ).flat();
   otherOrg = await createOrgFixture(getDb(t.url), `other-${unique()}`);
+  // The public badge route answers for a project whose owners made its badges public.
+  await getDb(t.url).project.update({ where: { id: otherOrg.project.id }, data: { badgesPublic: true } });
   otherOrgToken = await token(otherOrg, [...API_TOKEN_SCOPES]);
 });
 
@@ -551,7 +565,7 @@ describe("REST /api/v1 matrix: route × no token, revoked, expired, lacking the 
         ),
         [403],
       ],
-      ["another organization's token", otherOrgToken, [404]],
+      ["another organization's token", otherOrgToken, [spec.otherOrg?.status ?? 404]],
       [
         "token limited to another project",
         await token(f, [...API_TOKEN_SCOPES], { projectId: f.otherProject.id }),

@@ -24,6 +24,9 @@ import { z } from "zod";
 import { installSettingsFor } from "../launch-safety";
 import { type Context, memberProcedure, orgProcedure, ownerProcedure, router } from "../trpc";
 
+/** A row id: a cuid, never free text. */
+const ZRowId = z.string().min(1).max(64);
+
 export const ZCreateEndpointInput = z.object({
   name: z.string().trim().min(1, "name is required").max(80),
   channel: z.enum(NOTIFICATION_CHANNELS),
@@ -40,9 +43,9 @@ export const ZCreateRuleInput = z.object({
     .array(ZNotificationEventKind)
     .min(1, "choose at least one event")
     .refine((e) => new Set(e).size === e.length, "each event at most once"),
-  projectId: z.string().nullish(),
-  scenarioId: z.string().nullish(),
-  endpointIds: z.array(z.string()).min(1, "choose at least one endpoint").max(20),
+  projectId: ZRowId.nullish(),
+  scenarioId: ZRowId.nullish(),
+  endpointIds: z.array(ZRowId).min(1, "choose at least one endpoint").max(20),
   baselineBranch: z.string().trim().min(1, "name the baseline branch").max(200).default("main"),
   tolerancePct: z.number().min(0).max(1000).default(5),
 });
@@ -71,27 +74,25 @@ export const notificationRouter = router({
     return createNotificationEndpoint(ctx.db, ctx.orgId, { ...input, createdById: ctx.userId }, ctx.secretKey);
   }),
   rotateSecret: memberProcedure
-    .input(z.object({ id: z.string() }))
+    .input(z.object({ id: ZRowId }))
     .mutation(({ ctx, input }) => rotateNotificationSecret(ctx.db, ctx.orgId, input.id, ctx.secretKey)),
-  setEnabled: memberProcedure
-    .input(z.object({ id: z.string(), enabled: z.boolean() }))
-    .mutation(async ({ ctx, input }) => {
-      await setNotificationEndpointEnabled(ctx.db, ctx.orgId, input.id, input.enabled);
-      return { ok: true };
-    }),
-  deleteEndpoint: memberProcedure.input(z.object({ id: z.string() })).mutation(async ({ ctx, input }) => {
+  setEnabled: memberProcedure.input(z.object({ id: ZRowId, enabled: z.boolean() })).mutation(async ({ ctx, input }) => {
+    await setNotificationEndpointEnabled(ctx.db, ctx.orgId, input.id, input.enabled);
+    return { ok: true };
+  }),
+  deleteEndpoint: memberProcedure.input(z.object({ id: ZRowId })).mutation(async ({ ctx, input }) => {
     await deleteNotificationEndpoint(ctx.db, ctx.orgId, input.id);
     return { ok: true };
   }),
   createRule: memberProcedure
     .input(ZCreateRuleInput)
     .mutation(({ ctx, input }) => createNotificationRule(ctx.db, ctx.orgId, input)),
-  deleteRule: memberProcedure.input(z.object({ id: z.string() })).mutation(async ({ ctx, input }) => {
+  deleteRule: memberProcedure.input(z.object({ id: ZRowId })).mutation(async ({ ctx, input }) => {
     await deleteNotificationRule(ctx.db, ctx.orgId, input.id);
     return { ok: true };
   }),
   /** "Send test": one test event to one endpoint, delivered like any other (log included). */
-  sendTest: memberProcedure.input(z.object({ id: z.string() })).mutation(async ({ ctx, input }) => {
+  sendTest: memberProcedure.input(z.object({ id: ZRowId })).mutation(async ({ ctx, input }) => {
     const [deliveryId] = await recordTestEvent(ctx.db, ctx.orgId, input.id, {
       title: "Benchboard test notification",
       verdict: "test",
@@ -111,7 +112,7 @@ export const notificationRouter = router({
   }),
   /** What the owners are told in the app (an endpoint disabled after failures, …). */
   notices: ownerProcedure.query(({ ctx }) => listOrgNotices(ctx.db, ctx.orgId)),
-  dismissNotice: ownerProcedure.input(z.object({ id: z.string() })).mutation(async ({ ctx, input }) => {
+  dismissNotice: ownerProcedure.input(z.object({ id: ZRowId })).mutation(async ({ ctx, input }) => {
     await dismissOrgNotice(ctx.db, ctx.orgId, input.id);
     return { ok: true };
   }),

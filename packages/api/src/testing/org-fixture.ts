@@ -8,6 +8,8 @@ import {
   createExecRun,
   createInstanceConfig,
   createInvitation,
+  createNotificationEndpoint,
+  createNotificationRule,
   createProject,
   createScenario,
   createSession,
@@ -52,6 +54,10 @@ export interface OrgFixture {
   apiToken: { id: string; token: string };
   /** An agent token made by the member. */
   agentToken: { id: string; token: string };
+  /** A webhook endpoint, a rule sending run failures to it, and an unread notice for the owners. */
+  notificationEndpoint: { id: string };
+  notificationRule: { id: string };
+  notice: { id: string };
   invitation: { id: string; token: string; email: string };
 }
 
@@ -139,6 +145,19 @@ export async function createOrgFixture(db: Db, label = randomBytes(4).toString("
   }
   const [first, second] = runs as OrgFixture["runs"];
   const agentToken = await createAgentToken(db, org.id, { name: "lab agents", createdById: users.member.id });
+  const { endpoint } = await createNotificationEndpoint(
+    db,
+    org.id,
+    // A public address: saving it needs no name lookup and no allow-list entry.
+    { name: `hook ${label}`, channel: "webhook", url: "https://93.184.215.14/benchboard" },
+    randomBytes(32),
+  );
+  const rule = await createNotificationRule(db, org.id, {
+    name: `failures ${label}`,
+    events: ["run.failed"],
+    endpointIds: [endpoint.id],
+  });
+  const notice = await db.orgNotice.create({ data: { orgId: org.id, kind: "test", message: `notice ${text}` } });
   const execRun = await createExecRun(db, org.id, { projectId: otherProject.id, tool: "k6", scenarioName: "wrapped" });
   const [comparison, sweep, shareLink, apiToken, invitation] = await Promise.all([
     createComparison(db, org.id, {
@@ -193,6 +212,9 @@ export async function createOrgFixture(db: Db, label = randomBytes(4).toString("
     shareLink: { id: shareLink.id, token: shareLink.token },
     apiToken: { id: apiToken.record.id, token: apiToken.token },
     agentToken: { id: agentToken.record.id, token: agentToken.token },
+    notificationEndpoint: { id: endpoint.id },
+    notificationRule: { id: rule.id },
+    notice: { id: notice.id },
     invitation: { id: invitation.invitation.id, token: invitation.token, email: invitation.invitation.email },
   };
 }
@@ -259,7 +281,12 @@ export async function snapshotOrg(db: Db, orgId: string) {
     db.shareLink.findMany(byOrg),
     db.sweep.findMany(byOrg),
   ]);
-  const verifiedOrigins = await db.verifiedOrigin.findMany(byOrg);
+  const [verifiedOrigins, notificationEndpoints, notificationRules, notices] = await Promise.all([
+    db.verifiedOrigin.findMany(byOrg),
+    db.notificationEndpoint.findMany(byOrg),
+    db.notificationRule.findMany(byOrg),
+    db.orgNotice.findMany(byOrg),
+  ]);
   const [runResults, series, runShards, users, sessions] = await Promise.all([
     db.runResult.findMany({ ...ofRuns, orderBy: { runId: "asc" } }),
     db.series.findMany({ ...ofRuns, orderBy: { id: "asc" } }),
@@ -284,6 +311,9 @@ export async function snapshotOrg(db: Db, orgId: string) {
     shareLinks,
     sweeps,
     verifiedOrigins,
+    notificationEndpoints,
+    notificationRules,
+    notices,
     users,
     sessions,
   };

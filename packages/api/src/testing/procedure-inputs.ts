@@ -1,15 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { ImportError } from "@benchboard/core/importers";
-import {
-  ConflictError,
-  createNotificationEndpoint,
-  createNotificationRule,
-  type Db,
-  hashToken,
-  INVITATION_TTL_MS,
-  NotFoundError,
-  newToken,
-} from "@benchboard/db";
+import { ConflictError, type Db, hashToken, INVITATION_TTL_MS, NotFoundError, newToken } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { createCaller } from "../root";
@@ -44,17 +35,6 @@ const DRILL_YAML = [
 
 /** A public receiver address: saving it needs no name lookup and no allow-list entry. */
 const RECEIVER_URL = "https://93.184.215.14/benchboard";
-
-/** A fresh webhook endpoint of the organization (its secret sealed with a throwaway key). */
-async function endpointOf(db: Db, orgId: string) {
-  const made = await createNotificationEndpoint(
-    db,
-    orgId,
-    { name: `hook-${unique()}`, channel: "webhook", url: RECEIVER_URL },
-    randomBytes(32),
-  );
-  return made.endpoint.id;
-}
 
 /** A fresh invitation addressed to the caller with the role they already have (accepting changes nothing). */
 async function invitationFor(db: Db, orgId: string, email: string, role: Role) {
@@ -160,27 +140,17 @@ export const INPUTS: Record<string, Build | "none"> = {
   "notification.deliveries": () => ({ take: 10 }),
   "notification.notices": "none",
   "notification.createEndpoint": () => ({ name: `hook-${unique()}`, channel: "webhook", url: RECEIVER_URL }),
-  "notification.rotateSecret": async (f, { db }) => ({ id: await endpointOf(db, f.org.id) }),
-  "notification.setEnabled": async (f, { db }) => ({ id: await endpointOf(db, f.org.id), enabled: false }),
-  "notification.deleteEndpoint": async (f, { db }) => ({ id: await endpointOf(db, f.org.id) }),
-  "notification.sendTest": async (f, { db }) => ({ id: await endpointOf(db, f.org.id) }),
-  "notification.createRule": async (f, { db }) => ({
+  "notification.rotateSecret": (f) => ({ id: f.notificationEndpoint.id }),
+  "notification.setEnabled": (f) => ({ id: f.notificationEndpoint.id, enabled: false }),
+  "notification.deleteEndpoint": (f) => ({ id: f.notificationEndpoint.id }),
+  "notification.sendTest": (f) => ({ id: f.notificationEndpoint.id }),
+  "notification.createRule": (f) => ({
     name: `rule-${unique()}`,
     events: ["run.failed"],
-    endpointIds: [await endpointOf(db, f.org.id)],
+    endpointIds: [f.notificationEndpoint.id],
   }),
-  "notification.deleteRule": async (f, { db }) => {
-    const rule = await createNotificationRule(db, f.org.id, {
-      name: `rule-${unique()}`,
-      events: ["run.failed"],
-      endpointIds: [await endpointOf(db, f.org.id)],
-    });
-    return { id: rule.id };
-  },
-  "notification.dismissNotice": async (f, { db }) => {
-    const notice = await db.orgNotice.create({ data: { orgId: f.org.id, kind: "test", message: "a notice" } });
-    return { id: notice.id };
-  },
+  "notification.deleteRule": (f) => ({ id: f.notificationRule.id }),
+  "notification.dismissNotice": (f) => ({ id: f.notice.id }),
   "upload.run": (f) => ({
     project: f.project.slug,
     format: "native",

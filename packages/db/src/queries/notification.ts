@@ -487,7 +487,8 @@ export async function listOrgNotices(db: Db, orgId: string) {
 }
 
 export async function dismissOrgNotice(db: Db, orgId: string, id: string) {
-  await db.orgNotice.updateMany({ where: { orgId, id }, data: { readAt: new Date() } });
+  const { count } = await db.orgNotice.updateMany({ where: { orgId, id }, data: { readAt: new Date() } });
+  if (count === 0) throw new NotFoundError("id", "notice not found");
 }
 
 export async function organizationName(db: Db, orgId: string): Promise<string> {
