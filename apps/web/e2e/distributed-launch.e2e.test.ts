@@ -168,6 +168,9 @@ describe("distributed launch", () => {
           "--duration",
           "2",
           "--wait",
+          // What is checked here is where the shards ran and how they merged; on a busy machine the
+          // engine may honestly flag its own lateness, which has tests of its own.
+          "--allow-invalid",
           "--json",
         ],
         { env, timeout: 90_000 },

@@ -105,6 +105,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const prefix = `bbe2e-${randomBytes(4).toString("hex")}`;
   const port = await freePort();
   const logs: string[] = [];
+  // The proxy answers 502 until the app is up; the app answers for both addresses, as an operator
+  // lists the proxy's public address in BENCHBOARD_PUBLIC_URL (any other Host gets 421).
+  const proxy = options.proxy ? await startProxy(port) : null;
   const env = {
     ...process.env,
     DATABASE_URL: db.url,
@@ -116,6 +119,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // it to tenants too (accounts signed up in a test still verify an origin before load).
     BENCHBOARD_ALLOWED_TARGETS: "127.0.0.1",
     BENCHBOARD_TENANT_TARGETS: "127.0.0.1",
+    ...(proxy ? { BENCHBOARD_PUBLIC_URL: `http://127.0.0.1:${proxy.port},http://127.0.0.1:${port}` } : {}),
   };
   const children: ChildProcess[] = [];
   const launch = (cmd: string, args: string[], cwd: string, name: string, extraEnv: Record<string, string> = {}) => {
@@ -137,7 +141,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   });
   const appUrl = `http://127.0.0.1:${port}`;
   await waitForHttp(`${appUrl}/`, 60_000, logs);
-  const proxy = options.proxy ? await startProxy(port) : null;
   const baseUrl = proxy ? `http://127.0.0.1:${proxy.port}` : appUrl;
 
   const browser = await chromium.launch({

@@ -78,7 +78,7 @@ describe("PromQL monitor and sweep location in the browser", () => {
     await page.getByRole("button", { name: "Test connection" }).click();
     const reading = page.getByRole("status", { name: "Monitor 1 reading" });
     await reading.getByText("Connected").waitFor();
-    expect(await textOf(reading)).toContain("mem_bytes: 256.00 MB");
+    expect(await textOf(reading)).toContain("mem_bytes: 256.00 MiB");
 
     // A custom series needs its name: refused at the field, nothing stored.
     await page.getByLabel("Stored as").selectOption("custom");

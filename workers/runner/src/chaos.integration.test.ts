@@ -309,7 +309,7 @@ describe("chaos: a worker SIGKILLed while storing a result", () => {
     );
     expect(ended.status).toBe("failed");
     expect(ended.error).toMatch(
-      /^worker w-killed stopped responding \(no heartbeat for \d+ s\); results measured until its last checkpoint are kept$/,
+      /^its worker stopped responding \(no heartbeat for \d+ s\); results measured until its last checkpoint are kept$/,
     );
     await waitFor(
       async () => logs.join("").includes(`run ${runId} is no longer queued; skipped`),

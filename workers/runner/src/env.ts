@@ -22,8 +22,21 @@ const ZEnv = z.object({
   BENCHBOARD_SHARD_START_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
   /** On SIGTERM, how long in-flight runs get to stop and store what they measured. */
   BENCHBOARD_WORKER_SHUTDOWN_S: z.coerce.number().min(1).max(600).default(20),
-  /** The web app's address as people open it, for links in notifications. */
-  BENCHBOARD_PUBLIC_URL: z.string().url().default("http://127.0.0.1:3000"),
+  /**
+   * The web app's address(es) as people open it, comma-separated as the web app reads it; the
+   * first is used for links in notifications.
+   */
+  BENCHBOARD_PUBLIC_URL: z
+    .string()
+    .default("")
+    .transform(
+      (v) =>
+        v
+          .split(",")
+          .map((s) => s.trim())
+          .find(Boolean) ?? "http://127.0.0.1:3000",
+    )
+    .pipe(z.url({ error: "BENCHBOARD_PUBLIC_URL: the first address is not an http(s) URL" })),
   /** First retry delay of a failed notification delivery; each later retry waits twice as long. */
   BENCHBOARD_NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   /** Days after which a run's per-second series are downsampled to 10 s (unset: kept forever). */
