@@ -128,7 +128,7 @@ async function main() {
     }
     console.log(`\n${target === "nginx" ? "nginx (1 worker), static file" : `${DELAY_MS} ms server`} — p50 / p99 ms`);
     console.log(
-      `${"rate".padStart(7)} ${"benchboard".padStart(17)} ${"vegeta".padStart(17)} ${"oha".padStart(17)}  ${"Δp50 vs best".padStart(12)} ${"p99 ratio".padStart(9)}  send lag p50/p99/max ms   CPU µs/req  valid`,
+      `${"rate".padStart(7)} ${"benchboard".padStart(17)} ${"vegeta".padStart(17)} ${"oha".padStart(17)}  ${"Δp50 vs best".padStart(12)} ${"p99 ratio".padStart(9)}  send lag p50/p99/max ms   CPU µs/req  GC % / max ms  valid`,
     );
     try {
       for (const rate of RATES) {
@@ -163,7 +163,7 @@ async function main() {
           `${fmt(rate).padStart(7)} ${cell(ours)} ${cell(v)} ${cell(o)}  ${fmt(ours.p50 - bestP50, 3).padStart(12)} ${fmt(ours.p99 / bestP99, 2).padStart(9)}  ${lag
             .map((x) => fmt(x ?? undefined, 3))
             .join(" / ")
-            .padEnd(24)} ${fmt(cpuPerRequestUs, 1).padStart(10)}  ${engine.valid ? "yes" : "no"}`,
+            .padEnd(24)} ${fmt(cpuPerRequestUs, 1).padStart(10)}  ${`${fmt(m.gc_pause_share, 2)} / ${fmt(m.gc_pause_max, 2)}`.padStart(13)}  ${engine.valid ? "yes" : "no"}`,
         );
         if (!engine.valid) notes.push(`${target} ${rate}: ${engine.invalidReasons.join("; ")}`);
       }

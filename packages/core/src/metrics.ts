@@ -76,6 +76,8 @@ export const METRICS: readonly MetricDef[] = [
   def("connection_wait_p99", "Wait for a connection p99", "ms", "lower"),
   def("event_loop_delay_p99", "Event-loop delay p99 (generator)", "ms", "lower"),
   def("event_loop_delay_max", "Event-loop delay max (generator)", "ms", "lower"),
+  def("gc_pause_max", "GC pause max (generator)", "ms", "lower"),
+  def("gc_pause_share", "Time in GC pauses (generator)", "percent", "lower"),
   def("generator_cpu", "Generator CPU", "cores", "lower"),
 ];
 

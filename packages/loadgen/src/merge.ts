@@ -37,7 +37,7 @@ export function mergeResults(results: EngineResult[]): EngineResult {
   const { metrics, stages } = deriveMetrics(counters, latency.totalCount > 0 ? latency : null, extraHistograms);
   metrics.runtime_ms = Math.max(...results.map((r) => r.metrics.runtime_ms ?? 0));
   // Each shard's event loop is its own: the run shows the most held-up one.
-  for (const key of ["event_loop_delay_p99", "event_loop_delay_max"]) {
+  for (const key of ["event_loop_delay_p99", "event_loop_delay_max", "gc_pause_max", "gc_pause_share"]) {
     const values = results.map((r) => r.metrics[key]).filter((v): v is number => v !== undefined);
     if (values.length > 0) metrics[key] = Math.max(...values);
   }

@@ -213,6 +213,8 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
           derivedKeys: DERIVED_KEYS.filter((k) => k in facts.facts.metrics),
           valid: result.valid,
           invalidReasons: result.invalidReasons,
+          /** The target's own signals that it was the limit (a growing queue, a slowing stage). */
+          targetLimits: targetLimitsOf(result.extra),
           statusCounts: numericMetrics(result.statusCounts),
           errors: (Array.isArray(result.errors) ? result.errors : []) as TErrorEntry[],
           stages: (result.stages && typeof result.stages === "object" ? result.stages : {}) as Record<
@@ -299,6 +301,7 @@ export async function getRunExport(db: Db, orgId: string, runId: string) {
           metrics: view.result.metrics,
           valid: view.result.valid,
           invalidReasons: view.result.invalidReasons,
+          targetLimits: view.result.targetLimits,
           statusCounts: view.result.statusCounts,
           errors: view.result.errors,
           stages: view.result.stages,
@@ -357,4 +360,11 @@ export async function generatorCapacity(db: Db, orgId: string, engine: string) {
     if (samples.length >= CAPACITY_SAMPLE_RUNS) break;
   }
   return workerCapacity(engine, samples);
+}
+
+/** `extra.targetLimits` as stored by the engines: a list of sentences, anything else ignored. */
+function targetLimitsOf(extra: unknown): string[] {
+  if (!extra || typeof extra !== "object") return [];
+  const list = (extra as { targetLimits?: unknown }).targetLimits;
+  return Array.isArray(list) ? list.filter((x): x is string => typeof x === "string").slice(0, 20) : [];
 }

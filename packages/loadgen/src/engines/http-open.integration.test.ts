@@ -123,6 +123,29 @@ describe("http-open engine", () => {
     expect(result.invalidReasons.some((r) => r.startsWith("the target is the limit"))).toBe(false);
   });
 
+  it("records the garbage collector's pauses as the generator's own", async () => {
+    server = await startHttpServer((_req, res) => res.end("ok"));
+    // Short-lived garbage made beside the run: the young generation fills and is collected, and
+    // every collection holds the process that sends the load.
+    let kept = 0;
+    const churn = setInterval(() => {
+      for (let i = 0; i < 20_000; i++) kept += new Array(16).fill(i).length;
+    }, 20);
+    let result: Awaited<ReturnType<typeof runScenario>>;
+    try {
+      result = await runScenario({ engine: "http-open", rate: 100, durationS: 2, warmupS: 0 }, { baseUrl: server.url });
+    } finally {
+      clearInterval(churn);
+    }
+    expect(kept).toBeGreaterThan(0);
+    const generator = (result.extra as { generator: { gcPauses: number; gcPauseTotalMs: number } }).generator;
+    expect(generator.gcPauses).toBeGreaterThan(0);
+    expect(result.metrics.gc_pause_max).toBeGreaterThan(0);
+    expect(result.metrics.gc_pause_max).toBeLessThanOrEqual(generator.gcPauseTotalMs);
+    expect(result.metrics.gc_pause_share).toBeGreaterThan(0);
+    expect(result.metrics.gc_pause_share).toBeLessThan(100);
+  });
+
   it("stops within a second of cancellation and keeps what it measured", async () => {
     server = await startHttpServer((_req, res) => setTimeout(() => res.end("ok"), 20));
     const controller = new AbortController();

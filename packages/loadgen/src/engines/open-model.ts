@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { type EngineProgress, recordMicros } from "@benchboard/core";
 import type { Pool } from "undici";
 import { judgeGenerator } from "../generator-error";
@@ -132,6 +132,7 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
 
     const eventLoop = monitorEventLoopDelay({ resolution: 10 });
     eventLoop.enable();
+    const gc = watchGcPauses();
     const cpuAtStart = process.cpuUsage();
     const checkpoint = checkpointer(ctx, rec, startedAt);
     const stopProgress = everySecond(() => {
@@ -180,6 +181,7 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     } finally {
       stopProgress();
       eventLoop.disable();
+      gc.stop();
       pacer?.close();
     }
     const cpu = process.cpuUsage(cpuAtStart);
@@ -233,12 +235,23 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
           warmupRequests,
           pacer: pacer ? "thread" : "timer",
         },
-        generator: { ...eventLoopFigures, cpuSeconds: busyS, cpuShare: busyS / wallS },
+        generator: {
+          ...eventLoopFigures,
+          cpuSeconds: busyS,
+          cpuShare: busyS / wallS,
+          gcPauses: gc.count,
+          gcPauseTotalMs: gc.totalMs,
+          gcPauseMaxMs: gc.maxMs,
+        },
       },
     });
     const m = result.metrics;
     if (eventLoopFigures.eventLoopDelayP99Ms !== null) m.event_loop_delay_p99 = eventLoopFigures.eventLoopDelayP99Ms;
     if (eventLoopFigures.eventLoopDelayMaxMs !== null) m.event_loop_delay_max = eventLoopFigures.eventLoopDelayMaxMs;
+    if (gc.observed) {
+      m.gc_pause_max = gc.maxMs;
+      m.gc_pause_share = (gc.totalMs / (wallS * 1000)) * 100;
+    }
     Object.assign(result.extra?.schedule as object, {
       sendLagP50Ms: m.send_lag_p50 ?? null,
       sendLagP99Ms: m.send_lag_p99 ?? null,
@@ -290,3 +303,27 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
 /** Extra histograms (µs) the open model records for every measured request. */
 export const SEND_LAG = "send_lag";
 export const CONNECTION_WAIT = "connection_wait";
+
+/**
+ * The garbage collector's pauses while measuring: each one holds every send and every response
+ * of the process, so they are part of the generator's own error (a young-generation scavenge
+ * takes about a millisecond). Counted from the runtime's `gc` performance entries.
+ */
+function watchGcPauses(): { count: number; totalMs: number; maxMs: number; observed: boolean; stop: () => void } {
+  const figures = { count: 0, totalMs: 0, maxMs: 0, observed: false, stop: () => undefined as void };
+  try {
+    const observer = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        figures.count++;
+        figures.totalMs += entry.duration;
+        if (entry.duration > figures.maxMs) figures.maxMs = entry.duration;
+      }
+    });
+    observer.observe({ entryTypes: ["gc"] });
+    figures.observed = true;
+    figures.stop = () => observer.disconnect();
+  } catch {
+    // No gc entries on this runtime: the figures are left out rather than shown as zero.
+  }
+  return figures;
+}

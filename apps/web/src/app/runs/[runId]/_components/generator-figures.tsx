@@ -7,6 +7,8 @@ const ROWS: { key: string; label: string; hint: string }[] = [
   { key: "connection_wait_p99", label: "Wait for a connection p99", hint: "every connection busy: the target's doing" },
   { key: "event_loop_delay_p99", label: "Event-loop delay p99", hint: "how late the generator's own timers ran" },
   { key: "event_loop_delay_max", label: "Event-loop delay max", hint: "" },
+  { key: "gc_pause_max", label: "GC pause max", hint: "the runtime's garbage collector held every send and response" },
+  { key: "gc_pause_share", label: "Time in GC pauses", hint: "" },
   { key: "generator_cpu", label: "Generator CPU", hint: "of the process sending the load, in cores" },
 ];
 

@@ -215,6 +215,17 @@ export function RunReport({
         </div>
       )}
 
+      {result.valid && result.targetLimits.length > 0 && (
+        <section
+          aria-label="The target at its limit"
+          className="rounded-lg border border-sky-200 bg-sky-50 px-4 py-3 text-sm text-sky-900"
+        >
+          <span className="font-semibold">The target was at its limit: </span>
+          {result.targetLimits.join("; ")}. The figures are valid: they measure the target under this load, not the load
+          generator.
+        </section>
+      )}
+
       {result.contradictions.length > 0 && (
         <div role="alert" className="rounded-lg border border-rose-200 bg-rose-50 px-4 py-3 text-sm text-rose-900">
           <span className="font-semibold">Figures that contradict each other: </span>
