@@ -17,6 +17,11 @@ const INITIAL_LEAD_MS = 0.05;
 const MAX_LEAD_MS = 0.25;
 const LEAD_UP_MS = 0.003;
 const LEAD_DOWN_MS = 0.001;
+/**
+ * A pacer wake-up this overdue is taken as lost and the loop is ticked by a timer instead: the
+ * run then shows the lateness as send lag rather than hanging on a wake-up that never comes.
+ */
+const LOST_WAKEUP_MS = 100;
 
 export interface OpenLoop {
   /** Resolves when every request has been fired, or the signal aborted. */
@@ -67,6 +72,7 @@ export function startOpenLoop(opts: {
     if (finished) return;
     finished = true;
     clearTimeout(timer);
+    clearInterval(watchdog);
     signal?.removeEventListener("abort", onAbort);
     if (ownPacer) pacer?.close();
     resolve({ fired: n, stoppedEarly });
@@ -119,6 +125,11 @@ export function startOpenLoop(opts: {
       pacer?.postpone(wakeFor);
     }
   };
+
+  const watchdog = setInterval(() => {
+    if (!finished && !Number.isNaN(wakeFor) && performance.now() - wakeFor > LOST_WAKEUP_MS) tick();
+  }, LOST_WAKEUP_MS);
+  watchdog.unref?.();
 
   if (signal?.aborted) finish(true);
   else {

@@ -5,7 +5,7 @@ import { judgeGenerator } from "../generator-error";
 import { type CallDone, CallTimeoutError, createPool, type HttpCall } from "../http/call";
 import { startOpenLoop } from "../open-loop";
 import { Pacer } from "../pacer";
-import { checkpointer, Recorder } from "../recorder";
+import { checkpointer, Recorder, warmRecorderCode } from "../recorder";
 import { ArrivalSchedule } from "../schedule";
 import type { EngineContext, EngineResult } from "../types";
 import { everySecond, InFlight } from "../util";
@@ -56,6 +56,7 @@ export interface OpenModelOptions {
  */
 export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): Promise<EngineResult> {
   const signal = ctx.signal;
+  warmRecorderCode();
   const pool = createPool(spec.origin, spec.maxConnections, spec.timeoutMs, ctx.pin);
   const schedule = new ArrivalSchedule(spec.rate, spec.durationS, spec.rampFromRate, spec.rampS);
   const peakRate = Math.max(spec.rate, spec.rampFromRate ?? 0);
@@ -327,3 +328,4 @@ function watchGcPauses(): { count: number; totalMs: number; maxMs: number; obser
   }
   return figures;
 }
+
