@@ -25,7 +25,10 @@ const SUGGESTED_RETENTION_DAYS = 90;
 
 export const ZUpdateOrgCapsInput = z
   .object({
-    orgId: z.string({ error: "choose an organization" }).min(1, "choose an organization").max(64),
+    orgId: z
+      .string({ error: "choose an organization" })
+      .max(64, "not an organization id")
+      .regex(/^[A-Za-z0-9_-]+$/, "not an organization id"),
     caps: ZOrgCapsPatch.strict().refine((caps) => Object.values(caps).some((v) => v !== undefined), {
       message: "change at least one cap",
     }),
