@@ -75,7 +75,7 @@ describe("the operator's organizations", () => {
     const runsBefore = await t.db.run.count({ where: { orgId: tenant.org.id } });
     await expect(launch(200)).rejects.toMatchObject({
       code: "CONFLICT",
-      message: "rate: scenario \"steady\" asks for 200 req/s; the organization allows at most 100 req/s",
+      message: 'rate: scenario "steady" asks for 200 req/s; the organization allows at most 100 req/s',
     });
     expect(await t.db.run.count({ where: { orgId: tenant.org.id } })).toBe(runsBefore);
     expect((await launch(80)).status).toBe("queued");
@@ -101,9 +101,10 @@ describe("the operator's organizations", () => {
     await expect(
       operator.install.updateOrgCaps({ orgId: tenant.org.id, caps: { maxRate: 10, unknownCap: 1 } as never }),
     ).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(
-      operator.install.updateOrgCaps({ orgId: "nope", caps: { maxRate: 10 } }),
-    ).rejects.toMatchObject({ code: "NOT_FOUND", message: "orgId: organization not found" });
+    await expect(operator.install.updateOrgCaps({ orgId: "nope", caps: { maxRate: 10 } })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: "orgId: organization not found",
+    });
     const after = await t.db.organization.findUniqueOrThrow({ where: { id: tenant.org.id }, select: { caps: true } });
     expect(after.caps).toEqual(before.caps);
   });
@@ -111,8 +112,8 @@ describe("the operator's organizations", () => {
   it("is the operator's alone: a tenant's owner is refused both procedures", async () => {
     const owner = await tenantCaller("owner");
     await expect(owner.install.organizations()).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(
-      owner.install.updateOrgCaps({ orgId: tenant.org.id, caps: { maxRate: 9_999 } }),
-    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(owner.install.updateOrgCaps({ orgId: tenant.org.id, caps: { maxRate: 9_999 } })).rejects.toMatchObject(
+      { code: "FORBIDDEN" },
+    );
   });
 });

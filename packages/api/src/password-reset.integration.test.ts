@@ -81,7 +81,9 @@ describe("asking for a reset link", () => {
     const user = await account();
     const before = await t.db.passwordReset.count();
     const known = await createCaller(anonymous()).auth.requestPasswordReset({ email: user.email.toUpperCase() });
-    const unknown = await createCaller(anonymous()).auth.requestPasswordReset({ email: `nobody-${unique()}@example.test` });
+    const unknown = await createCaller(anonymous()).auth.requestPasswordReset({
+      email: `nobody-${unique()}@example.test`,
+    });
     expect(known).toEqual({ message: PASSWORD_RESET_SENT });
     expect(unknown).toEqual(known);
     // Only the account got a link, and only its hash is stored.
@@ -101,9 +103,10 @@ describe("asking for a reset link", () => {
 
   it("refuses a malformed email naming the field, and stores nothing", async () => {
     const before = await t.db.passwordReset.count();
-    await expect(
-      createCaller(anonymous()).auth.requestPasswordReset({ email: "not an email" }),
-    ).rejects.toMatchObject({ code: "BAD_REQUEST", cause: { issues: [{ path: ["email"] }] } });
+    await expect(createCaller(anonymous()).auth.requestPasswordReset({ email: "not an email" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      cause: { issues: [{ path: ["email"] }] },
+    });
     expect(await t.db.passwordReset.count()).toBe(before);
   });
 
@@ -158,9 +161,7 @@ describe("using a reset link", () => {
       expiresAt: expect.any(Date),
     });
 
-    await expect(
-      createCaller(anonymous()).auth.resetPassword({ token, password: "short" }),
-    ).rejects.toMatchObject({
+    await expect(createCaller(anonymous()).auth.resetPassword({ token, password: "short" })).rejects.toMatchObject({
       code: "BAD_REQUEST",
       cause: { issues: [{ path: ["password"], message: "use at least 10 characters" }] },
     });
@@ -180,9 +181,9 @@ describe("using a reset link", () => {
     expect((await getSessionUser(t.db, cookies[0]!))?.user.id).toBe(user.id);
     expect(await t.db.session.count({ where: { userId: user.id } })).toBe(1);
 
-    await expect(
-      createCaller(anonymous()).auth.signIn({ email: user.email, password: user.password }),
-    ).rejects.toThrow("email or password is incorrect");
+    await expect(createCaller(anonymous()).auth.signIn({ email: user.email, password: user.password })).rejects.toThrow(
+      "email or password is incorrect",
+    );
     expect(
       (await createCaller(anonymous()).auth.signIn({ email: user.email, password: "a brand new password" })).id,
     ).toBe(user.id);
@@ -207,7 +208,10 @@ describe("using a reset link", () => {
     await createCaller(anonymous()).auth.resetPassword({ token: second, password: "another long password" });
     await expect(
       createCaller(anonymous()).auth.resetPassword({ token: second, password: "yet another password" }),
-    ).rejects.toMatchObject({ code: "CONFLICT", message: "token: this reset link was already used; ask for a new one" });
+    ).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: "token: this reset link was already used; ask for a new one",
+    });
     await expect(createCaller(anonymous()).auth.passwordReset({ token: second })).rejects.toMatchObject({
       code: "CONFLICT",
     });
@@ -224,7 +228,10 @@ describe("using a reset link", () => {
     ).rejects.toMatchObject({ code: "CONFLICT", message: "token: this reset link has expired; ask for a new one" });
 
     await expect(
-      createCaller(anonymous()).auth.resetPassword({ token: randomBytes(32).toString("base64url"), password: "x".repeat(12) }),
+      createCaller(anonymous()).auth.resetPassword({
+        token: randomBytes(32).toString("base64url"),
+        password: "x".repeat(12),
+      }),
     ).rejects.toMatchObject({ code: "NOT_FOUND", message: "token: this reset link is not valid; ask for a new one" });
     // None of the refused links changed the password set with the second.
     expect(
@@ -284,10 +291,14 @@ describe("mail over SMTP", () => {
   it("reports a refused message without the link or the server's credentials", async () => {
     const refusing = await startTinySmtpServer({ rejectRecipients: true });
     try {
-      const mailer = createSmtpMailer({ url: `smtp://bench-mailer:s3cret-pass@127.0.0.1:${refusing.port}`, from: "b@example.test" });
-      const error = await mailer
-        .send({ to: "someone@example.test", subject: "s", text: "secret-link-token" })
-        .then(() => null, (e: Error) => e);
+      const mailer = createSmtpMailer({
+        url: `smtp://bench-mailer:s3cret-pass@127.0.0.1:${refusing.port}`,
+        from: "b@example.test",
+      });
+      const error = await mailer.send({ to: "someone@example.test", subject: "s", text: "secret-link-token" }).then(
+        () => null,
+        (e: Error) => e,
+      );
       expect(error?.message).toMatch(/^the mail server did not take the message \(.*550.*\)$/);
       expect(error?.message).not.toContain("s3cret");
       expect(error?.message).not.toContain("secret-link-token");

@@ -119,7 +119,13 @@ export const authRouter = router({
    */
   requestPasswordReset: publicProcedure.input(ZRequestPasswordResetInput).mutation(async ({ ctx, input }) => {
     const email = normalizeEmail(input.email);
-    await enforceRateLimit(ctx, `reset:ip:${ctx.clientIp ?? "?"}`, 10, 3600, "password reset requests from this address");
+    await enforceRateLimit(
+      ctx,
+      `reset:ip:${ctx.clientIp ?? "?"}`,
+      10,
+      3600,
+      "password reset requests from this address",
+    );
     await enforceRateLimit(ctx, `reset:email:${email}`, 3, 3600, "password reset requests for this email");
     const ttlMs = ctx.passwordResetTtlMs ?? PASSWORD_RESET_TTL_MS;
     const reset = await requestPasswordReset(ctx.db, email, { ttlMs });

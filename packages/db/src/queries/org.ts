@@ -174,7 +174,9 @@ export async function listOrganizationsForOperator(db: Db) {
  */
 export async function updateOrganizationCaps(db: Db, orgId: string, patch: Partial<TOrgCaps>) {
   return db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ caps: unknown }[]>`SELECT caps FROM "Organization" WHERE id = ${orgId} FOR UPDATE`;
+    const rows = await tx.$queryRaw<
+      { caps: unknown }[]
+    >`SELECT caps FROM "Organization" WHERE id = ${orgId} FOR UPDATE`;
     if (!rows[0]) throw new NotFoundError("orgId", "organization not found");
     const given = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
     const caps = { ...resolveOrgCaps(rows[0].caps), ...given };

@@ -63,7 +63,11 @@ export async function checkPasswordReset(db: Db, token: string): Promise<{ expir
  * void, and every session of the account ends (whoever knew the old password is signed out);
  * the caller then signs the user in with a new session. Two uses of one link at once: one wins.
  */
-export async function resetPassword(db: Db, token: string, password: string): Promise<{ userId: string; email: string }> {
+export async function resetPassword(
+  db: Db,
+  token: string,
+  password: string,
+): Promise<{ userId: string; email: string }> {
   const reset = await usableReset(db, token);
   const passwordHash = await hashPassword(password);
   return db.$transaction(async (tx) => {
