@@ -179,4 +179,53 @@ describe("the operator's organizations", () => {
     expect(answer.body).not.toContain("Org acme");
     await context.close();
   });
+
+  it("asks before revoking an agent token or removing a member, and offers to copy a new token", async () => {
+    const { context, page } = await pageAs(tenant.users.owner.sessionToken);
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.baseUrl });
+    await page.goto(`${stack.baseUrl}/settings`);
+    const db = stack.db.db;
+
+    // Revoking an agent token asks first; "Cancel" keeps it.
+    const agentTokens = page.getByRole("table", { name: "Agent tokens" });
+    await agentTokens.waitFor();
+    await page.getByRole("button", { name: "Revoke agent token lab agents" }).click();
+    const revokeDialog = page.getByRole("alertdialog", { name: 'Revoke the agent token "lab agents"?' });
+    await revokeDialog.waitFor();
+    await shot(page, "agent-token-revoke-confirm.png");
+    await revokeDialog.getByRole("button", { name: "Cancel" }).click();
+    expect(await revokeDialog.count()).toBe(0);
+    expect((await db.apiToken.findUniqueOrThrow({ where: { id: tenant.agentToken.id } })).revokedAt).toBeNull();
+    await page.getByRole("button", { name: "Revoke agent token lab agents" }).click();
+    await revokeDialog.getByRole("button", { name: "Revoke agent token" }).click();
+    await agentTokens
+      .getByRole("row", { name: /lab agents/ })
+      .getByText("revoked")
+      .waitFor();
+    expect((await db.apiToken.findUniqueOrThrow({ where: { id: tenant.agentToken.id } })).revokedAt).not.toBeNull();
+
+    // Removing a member asks first, naming them.
+    const viewer = tenant.users.viewer;
+    await page.getByRole("button", { name: `Remove ${viewer.email}` }).click();
+    const removeDialog = page.getByRole("alertdialog", { name: `Remove ${viewer.email} from this organization?` });
+    await removeDialog.waitFor();
+    await removeDialog.getByRole("button", { name: "Cancel" }).click();
+    expect(await db.membership.count({ where: { id: viewer.membershipId } })).toBe(1);
+    await page.getByRole("button", { name: `Remove ${viewer.email}` }).click();
+    await removeDialog.getByRole("button", { name: "Remove member" }).click();
+    await removeDialog.waitFor({ state: "detached" });
+    expect(await db.membership.count({ where: { id: viewer.membershipId } })).toBe(0);
+    expect(await page.getByRole("table", { name: "Members" }).textContent()).not.toContain(viewer.email);
+
+    // A new token is shown once, with a button that copies it.
+    await page.getByLabel("Agent token name").fill("staging network");
+    await page.getByRole("button", { name: "Create agent token" }).click();
+    const shown = (await page.getByLabel("New agent token").textContent())!.trim();
+    expect(shown).toMatch(/^bba_/);
+    await page.getByRole("button", { name: "Copy token" }).click();
+    await page.getByText("Copied", { exact: true }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shown);
+    await shot(page, "agent-token-created-copy.png");
+    await context.close();
+  });
 });

@@ -51,6 +51,8 @@ export function ResetPasswordView({ token }: { token: string }) {
           onSubmit={(e) => {
             e.preventDefault();
             if (password !== repeat) {
+              // The server's earlier answer was about another password: only the mismatch stands.
+              reset.reset();
               setMismatch(true);
               return;
             }

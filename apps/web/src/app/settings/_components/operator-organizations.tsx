@@ -50,15 +50,15 @@ function OrganizationsTable() {
           <table className="w-full text-sm" aria-label="Organizations">
             <thead className="text-left text-xs uppercase text-slate-500">
               <tr>
-                <th className="py-1">Organization</th>
-                <th className="text-right">Members</th>
-                <th className="text-right">Runs</th>
-                <th>Created</th>
-                <th className="text-right">Rate</th>
-                <th className="text-right">Connections</th>
-                <th className="text-right">Duration</th>
-                <th className="text-right">Runs at a time</th>
-                <th className="text-right">Worker slots</th>
+                <th className="py-1 pr-3">Organization</th>
+                <th className="px-2 text-right">Members</th>
+                <th className="px-2 text-right">Runs</th>
+                <th className="px-2">Created</th>
+                <th className="px-2 text-right">Rate</th>
+                <th className="px-2 text-right">Connections</th>
+                <th className="px-2 text-right">Duration</th>
+                <th className="px-2 text-right">Runs at a time</th>
+                <th className="px-2 text-right">Worker slots</th>
                 <th />
               </tr>
             </thead>
@@ -66,7 +66,7 @@ function OrganizationsTable() {
               {orgs.data.map((o) => (
                 <Fragment key={o.id}>
                   <tr className="border-t border-slate-100">
-                    <td className="py-1.5">
+                    <td className="py-1.5 pr-3">
                       <div className="font-medium">{o.name}</div>
                       <div className="text-xs text-slate-500">
                         {o.slug}
@@ -74,14 +74,14 @@ function OrganizationsTable() {
                         {o.demo && " · demo data"}
                       </div>
                     </td>
-                    <td className="text-right tabular-nums">{n(o.members)}</td>
-                    <td className="text-right tabular-nums">{n(o.runs)}</td>
-                    <td className="text-xs">{new Date(o.createdAt).toLocaleDateString()}</td>
-                    <td className="text-right tabular-nums">{n(o.caps.maxRate)} req/s</td>
-                    <td className="text-right tabular-nums">{n(o.caps.maxConnections)}</td>
-                    <td className="text-right tabular-nums">{n(o.caps.maxDurationS)} s</td>
-                    <td className="text-right tabular-nums">{n(o.caps.maxConcurrentRuns)}</td>
-                    <td className="text-right tabular-nums">{n(o.caps.maxWorkerSlots)}</td>
+                    <td className="px-2 text-right tabular-nums">{n(o.members)}</td>
+                    <td className="px-2 text-right tabular-nums">{n(o.runs)}</td>
+                    <td className="px-2 text-xs">{new Date(o.createdAt).toLocaleDateString()}</td>
+                    <td className="px-2 text-right tabular-nums">{n(o.caps.maxRate)} req/s</td>
+                    <td className="px-2 text-right tabular-nums">{n(o.caps.maxConnections)}</td>
+                    <td className="px-2 text-right tabular-nums">{n(o.caps.maxDurationS)} s</td>
+                    <td className="px-2 text-right tabular-nums">{n(o.caps.maxConcurrentRuns)}</td>
+                    <td className="px-2 text-right tabular-nums">{n(o.caps.maxWorkerSlots)}</td>
                     <td className="pl-2 text-right">
                       {editing !== o.id && (
                         <button

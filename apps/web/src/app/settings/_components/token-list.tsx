@@ -68,26 +68,28 @@ export function TokenList<T extends ListedToken>({
         <table className="w-full text-sm" aria-label={label}>
           <thead className="text-left text-xs uppercase text-slate-500">
             <tr>
-              <th className="py-1">Name</th>
-              <th>Token</th>
+              <th className="py-1 pr-3">Name</th>
+              <th className="pr-3">Token</th>
               {columns.map((c) => (
-                <th key={c.header}>{c.header}</th>
+                <th key={c.header} className="pr-3">
+                  {c.header}
+                </th>
               ))}
-              <th>Last used</th>
+              <th className="pr-3">Last used</th>
               <th />
             </tr>
           </thead>
           <tbody>
             {query.data.map((t) => (
               <tr key={t.id} className={`border-t border-slate-100 ${t.revokedAt ? "text-slate-400" : ""}`}>
-                <td className="py-1.5 font-medium">{t.name}</td>
-                <td className="font-mono text-xs">{t.prefix}…</td>
+                <td className="py-1.5 pr-3 font-medium">{t.name}</td>
+                <td className="pr-3 font-mono text-xs">{t.prefix}…</td>
                 {columns.map((c) => (
-                  <td key={c.header} className="text-xs">
+                  <td key={c.header} className="pr-3 text-xs">
                     {c.cell(t)}
                   </td>
                 ))}
-                <td className="text-xs">{t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : "never"}</td>
+                <td className="pr-3 text-xs">{t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : "never"}</td>
                 <td className="text-right">
                   {t.revokedAt ? (
                     <span className="text-xs">revoked</span>
