@@ -145,6 +145,9 @@ describe("the operator's organizations", () => {
     await expect.poll(async () => row.textContent()).toMatch(/5 req\/s/);
     await table.scrollIntoViewIfNeeded();
     await shot(page, "operator-organizations.png");
+    await page
+      .getByRole("region", { name: "Organizations (operator)" })
+      .screenshot({ path: path.join(screenshotsDir, "operator-organizations-card.png") });
     const stored = await stack.db.db.organization.findUniqueOrThrow({ where: { id: tenant.org.id } });
     expect(stored.caps).toMatchObject({ maxRate: 5, maxConnections: 2000 });
 
