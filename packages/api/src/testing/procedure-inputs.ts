@@ -130,6 +130,7 @@ export const INPUTS: Record<string, Build | "none"> = {
   "target.testMonitors": (f) => ({ targetId: f.target.id }),
   "target.verification": (f) => ({ targetId: f.target.id }),
   "target.verify": (f) => ({ targetId: f.target.id, method: "http" }),
+  "target.probe": (f) => ({ targetId: f.target.id }),
   "instanceConfig.list": (f) => ({ projectId: f.project.id }),
   "instanceConfig.byId": (f) => ({ id: f.instanceConfig.id }),
   "instanceConfig.create": (f) => ({ projectId: f.project.id, name: `large-${unique()}`, vcpu: 8 }),
