@@ -1,6 +1,8 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { createOrgFixture, type OrgFixture } from "@benchboard/api/testing/org-fixture";
-import { createSession, getSessionUser, signUp } from "@benchboard/db";
+import { createSession, createTarget, getSessionUser, signUp } from "@benchboard/db";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, screenshotsDir, startStack } from "./harness";
@@ -230,5 +232,45 @@ describe("the operator's organizations", () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shown);
     await shot(page, "agent-token-created-copy.png");
     await context.close();
+  });
+});
+
+describe("a stranger's first probe", () => {
+  it("sends at most 10 GET requests to an unverified origin from the target's page", async () => {
+    const stranger = await createOrgFixture(stack.db.db, "zeta");
+    const seen: string[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.end("hello");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const target = await createTarget(stack.db.db, stranger.org.id, {
+        projectId: stranger.project.id,
+        name: "fresh service",
+        kind: "http",
+        baseUrl: `http://127.0.0.1:${port}`,
+      });
+      const { context, page } = await pageAs(stranger.users.member.sessionToken);
+      await page.goto(`${stack.baseUrl}/projects/${stranger.project.id}/targets/${target.id}`);
+      await page.getByText("not verified — only a probe of up to 10 requests may reach it").waitFor();
+      await shot(page, "target-probe-button.png");
+      await page.getByRole("button", { name: "Send a probe (10 requests)" }).click();
+      await page.waitForURL(/\/runs\/[a-z0-9]+$/);
+      const runId = page.url().split("/").pop()!;
+      await page
+        .locator('h1 [data-status="succeeded"], h1 [data-status="failed"]')
+        .first()
+        .waitFor({ timeout: 60_000 });
+      const run = await stack.db.db.run.findUniqueOrThrow({ where: { id: runId }, include: { result: true } });
+      expect(run.status, `${run.error}\n${stack.logs.join("").slice(-2_000)}`).toBe("succeeded");
+      expect(run.tags).toEqual(["probe"]);
+      expect(seen).toEqual(Array(10).fill("GET /"));
+      await shot(page, "target-probe-run.png");
+      await context.close();
+    } finally {
+      server.close();
+    }
   });
 });
