@@ -346,6 +346,12 @@ describe("sweeps, comparisons and sharing in the local organization", () => {
     await shot("sweep-running");
     const appliedBefore = applied.length;
     await page.getByRole("button", { name: "Cancel sweep" }).click();
+    // Canceling asks first; keeping it running changes nothing.
+    const confirm = page.getByRole("alertdialog", { name: "Cancel this sweep?" });
+    await confirm.getByRole("button", { name: "Keep running" }).click();
+    await expect(confirm.count()).resolves.toBe(0);
+    await page.getByRole("button", { name: "Cancel sweep" }).click();
+    await confirm.getByRole("button", { name: "Cancel sweep" }).click();
     await page.locator('h1 [data-status="canceled"]').waitFor({ timeout: 15_000 });
     await expect(page.getByRole("progressbar").count()).resolves.toBe(0);
 

@@ -67,9 +67,41 @@ const ZEnv = z.object({
   /** Set by server.mjs: the address and port it listens on (host:port). */
   BENCHBOARD_LISTEN: z.string().optional(),
   PORT: z.string().optional(),
+  /**
+   * The operator's mail server for account mail (password reset links), e.g.
+   * `smtp://user:pass@mail.example.com:587`. Unset: messages go to the server log.
+   */
+  BENCHBOARD_SMTP_URL: z
+    .string()
+    .trim()
+    .default("")
+    .refine(
+      (v) => !v || (URL.canParse(v) && /^smtps?:$/.test(new URL(v).protocol)),
+      "BENCHBOARD_SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587",
+    ),
+  /** The sender of account mail, e.g. `Benchboard <bench@example.com>`; needed with BENCHBOARD_SMTP_URL. */
+  BENCHBOARD_MAIL_FROM: z.string().trim().max(320).default(""),
+  /** Minutes a password reset link works. */
+  BENCHBOARD_PASSWORD_RESET_TTL_MIN: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.coerce
+      .number()
+      .int()
+      .min(5)
+      .max(24 * 60)
+      .default(30),
+  ),
 });
 
-export const env = ZEnv.parse(process.env);
+export const env = ZEnv.superRefine((v, ctx) => {
+  if (v.BENCHBOARD_SMTP_URL && !v.BENCHBOARD_MAIL_FROM) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["BENCHBOARD_MAIL_FROM"],
+      message: "BENCHBOARD_MAIL_FROM is needed with BENCHBOARD_SMTP_URL (the sender of account mail)",
+    });
+  }
+}).parse(process.env);
 
 /** Detail retention in days, or null when runs keep their per-second detail forever. */
 export const retainDetailDays: number | null = env.BENCHBOARD_RETAIN_DETAIL_DAYS ?? null;

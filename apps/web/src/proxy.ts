@@ -5,7 +5,17 @@ import { badPath, badPathReason } from "~/server/request-path";
 import { securityHeaders } from "~/server/security-headers";
 
 // An optimistic redirect for signed-out visitors; every procedure checks the session itself.
-const PUBLIC_PREFIXES = ["/sign-in", "/sign-up", "/invite/", "/share/", "/api/", "/_next/", "/favicon"];
+const PUBLIC_PREFIXES = [
+  "/sign-in",
+  "/sign-up",
+  "/forgot-password",
+  "/reset-password/",
+  "/invite/",
+  "/share/",
+  "/api/",
+  "/_next/",
+  "/favicon",
+];
 
 export function proxy(request: NextRequest) {
   // A host name that is not one of the app's (a rebound DNS name) gets nothing.

@@ -30,6 +30,9 @@ const PUBLIC: Record<string, string> = {
   "auth.me": "answers null when signed out",
   "auth.installState": "whether the install has an owner yet: what the sign-in page may say about sign-up",
   "auth.invitation": "the invitation page, for the holder of the link",
+  "auth.requestPasswordReset": "someone who forgot their password; the answer is the same for any email",
+  "auth.passwordReset": "the reset page, for the holder of the emailed link",
+  "auth.resetPassword": "setting a new password with the emailed link",
   "share.view": "the public page behind a share link",
 };
 
@@ -56,6 +59,14 @@ const REFUSED_AFTER_ROLE_CHECK: Record<string, { code: TRPCError["code"]; why: s
   "install.update": {
     code: "FORBIDDEN",
     why: "install settings are the operator's; a tenant's owner is not the operator",
+  },
+  "install.organizations": {
+    code: "FORBIDDEN",
+    why: "the list of every organization is the operator's; a tenant's owner is not the operator",
+  },
+  "install.updateOrgCaps": {
+    code: "FORBIDDEN",
+    why: "only the operator changes an organization's caps; a tenant's owner is not the operator",
   },
   "install.retention": {
     code: "FORBIDDEN",

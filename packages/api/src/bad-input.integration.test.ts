@@ -26,6 +26,7 @@ const COVERED_ELSEWHERE: Record<string, string> = {
 /** Text fields (by procedure, or procedure and field) whose accepted value is deliberately not stored as sent. */
 const NOT_STORED: Record<string, string> = {
   "target.testMonitors": "reads monitors now; nothing is saved",
+  "auth.resetPassword password": "a secret: stored as a scrypt hash, never as sent",
   "scenario.importDrill": "returns the converted plan; nothing is saved until the scenario is",
   "target.create headers.0.from": "the header's earlier name, to find its stored secret",
   "target.update headers.0.from": "the header's earlier name, to find its stored secret",

@@ -2,6 +2,7 @@ import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "./root";
 
 export { runLifecycleDeps } from "./lifecycle";
+export { createConsoleMailer, createSmtpMailer, type Mailer, mailerFromSettings } from "./mail";
 export {
   createFallbackRateLimiter,
   createMemoryRateLimiter,

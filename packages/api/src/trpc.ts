@@ -7,6 +7,7 @@ import type { Queue } from "bullmq";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import type { NetworkDeps } from "./launch-safety";
+import type { Mailer } from "./mail";
 import type { RateLimiter } from "./rate-limit";
 
 export type Role = "owner" | "member" | "viewer";
@@ -34,6 +35,12 @@ export interface Context {
   retainDetailDays?: number | null;
   /** Name resolution; tests point it at their own DNS server. */
   network?: NetworkDeps | null;
+  /** Where account mail (password reset links) goes; without it, to the server log. */
+  mailer?: Mailer | null;
+  /** The first of BENCHBOARD_PUBLIC_URL: the address links in mail point at. */
+  publicUrl?: string | null;
+  /** How long a password reset link works (BENCHBOARD_PASSWORD_RESET_TTL_MIN). */
+  passwordResetTtlMs?: number | null;
 }
 
 /** Where a launch says that its run waits for the queue (the watchdog dispatches it later). */

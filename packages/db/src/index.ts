@@ -15,6 +15,7 @@ export * from "./queries/member";
 export * from "./queries/notification";
 export * from "./queries/notification-planner";
 export * from "./queries/org";
+export * from "./queries/password-reset";
 export * from "./queries/project";
 export * from "./queries/retention";
 export * from "./queries/run";

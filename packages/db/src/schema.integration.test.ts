@@ -67,6 +67,10 @@ describe("migrated database matches the Prisma schema", () => {
       data: { tokenHash: "s1", userId: user.id, expiresAt: at, userAgent: "ua" },
     });
     await roundTrip("Session", session, () => db.session.findUnique({ where: { id: session.id } }));
+    const reset = await db.passwordReset.create({
+      data: { tokenHash: "r1", userId: user.id, expiresAt: at, usedAt: at, supersededAt: at },
+    });
+    await roundTrip("PasswordReset", reset, () => db.passwordReset.findUnique({ where: { id: reset.id } }));
     const project = await db.project.create({
       data: {
         orgId: org.id,

@@ -3,6 +3,8 @@ import {
   type Context,
   createFallbackRateLimiter,
   createRedisRateLimiter,
+  type Mailer,
+  mailerFromSettings,
   type RateLimiter,
   runLifecycleDeps,
 } from "@benchboard/api";
@@ -12,7 +14,7 @@ import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { env, installSettings, retainDetailDays, secretKey } from "~/env";
-import { clientIp, isHttps } from "./request-origin";
+import { clientIp, isHttps, linkBaseUrl } from "./request-origin";
 
 /** Cookie holding the slug of the organization the user is looking at. */
 export const ORG_COOKIE = "bb_org";
@@ -23,6 +25,7 @@ const globals = globalThis as unknown as {
   benchboardQueue?: Queue;
   benchboardQueueFor?: QueueFor;
   benchboardRateLimiter?: RateLimiter;
+  benchboardMailer?: Mailer;
   benchboardWatchdog?: () => void;
 };
 
@@ -58,6 +61,15 @@ export function getRateLimiter(): RateLimiter {
     );
   }
   return globals.benchboardRateLimiter;
+}
+
+/** Account mail: the operator's SMTP server when configured, else the server log. */
+export function getMailer(): Mailer {
+  globals.benchboardMailer ??= mailerFromSettings({
+    smtpUrl: env.BENCHBOARD_SMTP_URL,
+    mailFrom: env.BENCHBOARD_MAIL_FROM,
+  });
+  return globals.benchboardMailer;
 }
 
 export function readCookie(header: string | null, name: string): string | null {
@@ -101,6 +113,9 @@ export async function createContext({ req, resHeaders }: FetchCreateContextFnOpt
     rateLimit: getRateLimiter(),
     clientIp: clientIp(req),
     userAgent: req.headers.get("user-agent"),
+    mailer: getMailer(),
+    publicUrl: linkBaseUrl,
+    passwordResetTtlMs: env.BENCHBOARD_PASSWORD_RESET_TTL_MIN * 60_000,
     session: {
       token: caller.token,
       set(token, expiresAt) {

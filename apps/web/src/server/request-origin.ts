@@ -16,6 +16,9 @@ export interface RequestOriginOptions {
 
 const configuredPublicUrls = publicUrls(env.BENCHBOARD_PUBLIC_URL, env.BENCHBOARD_LISTEN, env.PORT);
 
+/** Where links in mail point: the first public URL (its path kept, without a trailing slash). */
+export const linkBaseUrl = (configuredPublicUrls[0]?.href ?? "").replace(/\/+$/, "");
+
 const defaults = (): Required<RequestOriginOptions> => ({
   peerHeader: env.BENCHBOARD_PEER_HEADER ?? "",
   trusted: trustedProxies,

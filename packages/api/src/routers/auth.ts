@@ -2,6 +2,7 @@ import {
   acceptInvitation,
   ConflictError,
   checkCredentials,
+  checkPasswordReset,
   createSession,
   decoySignUp,
   deleteSession,
@@ -10,11 +11,15 @@ import {
   getSessionUser,
   installHasOwner,
   normalizeEmail,
+  PASSWORD_RESET_TTL_MS,
+  requestPasswordReset,
+  resetPassword,
   signUp,
 } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { installSettingsFor } from "../launch-safety";
+import { createConsoleMailer, sendInBackground } from "../mail";
 import { signInDelayS } from "../rate-limit";
 import { enforceRateLimit, publicProcedure, router, userProcedure } from "../trpc";
 
@@ -31,6 +36,30 @@ export const ZSignUpInput = z.object({
   setupToken: z.string().max(200).optional(),
 });
 export const ZSignInInput = z.object({ email: z.string().max(254), password: z.string().max(200) });
+export const ZRequestPasswordResetInput = z.object({ email: ZEmail });
+const ZResetToken = z.string().min(1, "the reset link has no token").max(200, "this reset link is not valid");
+export const ZResetPasswordInput = z.object({ token: ZResetToken, password: ZPassword });
+
+/** The one answer to a reset request, whether or not the email has an account. */
+export const PASSWORD_RESET_SENT =
+  "If an account exists for this email, a link to reset its password was sent. Check your inbox.";
+const logMailer = createConsoleMailer();
+
+function resetMessage(to: string, link: string, ttlMs: number) {
+  const minutes = Math.round(ttlMs / 60_000);
+  return {
+    to,
+    subject: "Reset your Benchboard password",
+    text: [
+      "Someone (hopefully you) asked to reset the password of your Benchboard account.",
+      "",
+      `Open this link within ${minutes} minutes to choose a new password:`,
+      link,
+      "",
+      "The link works once. If you did not ask for it, ignore this message: your password stays as it is.",
+    ].join("\n"),
+  };
+}
 
 export const authRouter = router({
   signUp: publicProcedure.input(ZSignUpInput).mutation(async ({ ctx, input }) => {
@@ -83,6 +112,43 @@ export const authRouter = router({
     const session = await createSession(ctx.db, user.id, ctx.userAgent);
     ctx.session?.set(session.token, session.expiresAt);
     return { id: user.id, email: user.email };
+  }),
+  /**
+   * Mail a password reset link. The answer, and the work done before it, are the same for any
+   * email: whether an account exists is never said. The message is sent after answering.
+   */
+  requestPasswordReset: publicProcedure.input(ZRequestPasswordResetInput).mutation(async ({ ctx, input }) => {
+    const email = normalizeEmail(input.email);
+    await enforceRateLimit(
+      ctx,
+      `reset:ip:${ctx.clientIp ?? "?"}`,
+      10,
+      3600,
+      "password reset requests from this address",
+    );
+    await enforceRateLimit(ctx, `reset:email:${email}`, 3, 3600, "password reset requests for this email");
+    const ttlMs = ctx.passwordResetTtlMs ?? PASSWORD_RESET_TTL_MS;
+    const reset = await requestPasswordReset(ctx.db, email, { ttlMs });
+    if (reset) {
+      const link = `${(ctx.publicUrl ?? "").replace(/\/+$/, "")}/reset-password/${encodeURIComponent(reset.token)}`;
+      sendInBackground(ctx.mailer ?? logMailer, resetMessage(reset.email, link, ttlMs));
+    }
+    return { message: PASSWORD_RESET_SENT };
+  }),
+  /** Whether a reset link still works, and why not (the reset page asks before showing its form). */
+  passwordReset: publicProcedure
+    .input(z.object({ token: ZResetToken }))
+    .query(({ ctx, input }) => checkPasswordReset(ctx.db, input.token)),
+  /**
+   * Set a new password with a reset link: the link is spent, every session of the account ends,
+   * and this browser is signed in with a new one.
+   */
+  resetPassword: publicProcedure.input(ZResetPasswordInput).mutation(async ({ ctx, input }) => {
+    await enforceRateLimit(ctx, `reset:use:${ctx.clientIp ?? "?"}`, 20, 900, "password resets from this address");
+    const user = await resetPassword(ctx.db, input.token, input.password);
+    const session = await createSession(ctx.db, user.userId, ctx.userAgent);
+    ctx.session?.set(session.token, session.expiresAt);
+    return { email: user.email };
   }),
   signOut: publicProcedure.mutation(async ({ ctx }) => {
     if (ctx.session?.token) await deleteSession(ctx.db, ctx.session.token);

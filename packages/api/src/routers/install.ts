@@ -1,6 +1,13 @@
-import { publicInstallSettings, ZInstallSettingsInput } from "@benchboard/core";
-import { isInstallOrganization, retentionPreview, updateInstallSettings } from "@benchboard/db";
+import { publicInstallSettings, ZInstallSettingsInput, ZOrgCapsPatch } from "@benchboard/core";
+import {
+  isInstallOrganization,
+  listOrganizationsForOperator,
+  retentionPreview,
+  updateInstallSettings,
+  updateOrganizationCaps,
+} from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
+import { z } from "zod";
 import { installSettingsFor } from "../launch-safety";
 import { type Context, orgProcedure, ownerProcedure, router } from "../trpc";
 
@@ -15,6 +22,18 @@ async function assertOperator(ctx: Context & { orgId: string }) {
 }
 
 const SUGGESTED_RETENTION_DAYS = 90;
+
+export const ZUpdateOrgCapsInput = z
+  .object({
+    orgId: z
+      .string({ error: "choose an organization" })
+      .max(64, "not an organization id")
+      .regex(/^[A-Za-z0-9_-]+$/, "not an organization id"),
+    caps: ZOrgCapsPatch.strict().refine((caps) => Object.values(caps).some((v) => v !== undefined), {
+      message: "change at least one cap",
+    }),
+  })
+  .strict();
 
 export const installRouter = router({
   /** Whether the caller is the operator (the Settings page shows the operator section only then). */
@@ -40,6 +59,16 @@ export const installRouter = router({
     const days = ctx.retainDetailDays ?? null;
     const preview = await retentionPreview(ctx.db, days ?? SUGGESTED_RETENTION_DAYS);
     return { days, previewDays: preview.days, runs: preview.runs, bytes: preview.bytes };
+  }),
+  /** Every organization of the install with its members, runs and caps (the operator's list). */
+  organizations: ownerProcedure.query(async ({ ctx }) => {
+    await assertOperator(ctx);
+    return listOrganizationsForOperator(ctx.db);
+  }),
+  /** Change one organization's caps; its next launch is checked against them. */
+  updateOrgCaps: ownerProcedure.input(ZUpdateOrgCapsInput).mutation(async ({ ctx, input }) => {
+    await assertOperator(ctx);
+    return updateOrganizationCaps(ctx.db, input.orgId, input.caps);
   }),
   update: ownerProcedure.input(ZInstallSettingsInput).mutation(async ({ ctx, input }) => {
     await assertOperator(ctx);

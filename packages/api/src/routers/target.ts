@@ -14,10 +14,12 @@ import {
   ConflictError,
   createTarget,
   deleteTarget,
+  ensureProbeScenario,
   getTarget,
   getVerificationToken,
   installMayConnect,
   isInstallOrganization,
+  launchRuns,
   listTargets,
   NotFoundError,
   originStatus,
@@ -33,7 +35,16 @@ import { verifyOrigin } from "@benchboard/loadgen/verify-origin";
 import { z } from "zod";
 import { withinLimits } from "../input-limits";
 import { assertTargetAllowed, installSettingsFor, safetyPolicyFor } from "../launch-safety";
-import { type Context, enforceRateLimit, memberProcedure, orgProcedure, router } from "../trpc";
+import {
+  type Context,
+  dispatcher,
+  enforceRateLimit,
+  LAUNCHES_PER_MINUTE,
+  memberProcedure,
+  orgProcedure,
+  queueLog,
+  router,
+} from "../trpc";
 
 const ZHttpUrl = z
   .string()
@@ -288,4 +299,22 @@ export const targetRouter = router({
       });
       return verificationView(ctx, input.targetId);
     }),
+  /**
+   * Send a probe: the project's probe scenario (made on first use), launched once at the target.
+   * It is what an origin not yet verified may receive, and a quick "does it answer?" for any.
+   */
+  probe: memberProcedure.input(z.object({ targetId: z.string().min(1).max(64) })).mutation(async ({ ctx, input }) => {
+    await enforceRateLimit(ctx, `launch:${ctx.orgId}`, LAUNCHES_PER_MINUTE, 60, "launches in this organization");
+    const target = await getTarget(ctx.db, ctx.orgId, input.targetId);
+    if (!target) throw new NotFoundError("targetId", "target not found");
+    const scenario = await ensureProbeScenario(ctx.db, ctx.orgId, target.projectId);
+    const { runs } = await launchRuns(
+      ctx.db,
+      ctx.orgId,
+      { targetId: target.id, scenarioId: scenario.id, tags: ["probe"], createdById: ctx.userId },
+      dispatcher(ctx),
+      queueLog,
+    );
+    return { id: runs[0]!.id, number: runs[0]!.number };
+  }),
 });

@@ -1,6 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { ImportError } from "@benchboard/core/importers";
-import { ConflictError, type Db, hashToken, INVITATION_TTL_MS, NotFoundError, newToken } from "@benchboard/db";
+import {
+  ConflictError,
+  type Db,
+  hashToken,
+  INVITATION_TTL_MS,
+  NotFoundError,
+  newToken,
+  requestPasswordReset,
+} from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { createCaller } from "../root";
@@ -45,6 +53,15 @@ async function invitationFor(db: Db, orgId: string, email: string, role: Role) {
   return token;
 }
 
+/** A working reset link for an account of its own (using it ends only that account's sessions). */
+async function resetTokenForNewAccount(db: Db) {
+  const email = `reset-${unique()}@example.test`;
+  await db.user.create({ data: { email } });
+  const reset = await requestPasswordReset(db, email);
+  if (!reset) throw new Error("no reset link was made for a new account");
+  return reset.token;
+}
+
 /**
  * Valid input for every procedure, built from the fixture, that succeeds for a caller allowed to
  * call it. "none" marks procedures without input, so that every procedure is listed here. Names
@@ -57,6 +74,12 @@ export const INPUTS: Record<string, Build | "none"> = {
   "auth.me": "none",
   "auth.installState": "none",
   "auth.invitation": (f) => ({ token: f.invitation.token }),
+  "auth.requestPasswordReset": () => ({ email: SIGN_IN.email }),
+  "auth.passwordReset": async (_f, { db }) => ({ token: await resetTokenForNewAccount(db) }),
+  "auth.resetPassword": async (_f, { db }) => ({
+    token: await resetTokenForNewAccount(db),
+    password: "a new long password",
+  }),
   "auth.acceptInvitation": async (f, { db, who }) => ({
     token:
       who.orgId === f.org.id && who.email && who.role
@@ -71,6 +94,8 @@ export const INPUTS: Record<string, Build | "none"> = {
   "install.get": "none",
   "install.update": () => ({ signupOpen: true }),
   "install.retention": "none",
+  "install.organizations": "none",
+  "install.updateOrgCaps": (f) => ({ orgId: f.org.id, caps: { maxRate: 500 } }),
   "member.list": "none",
   "member.invite": () => ({ email: `someone-${unique()}@example.test`, role: "viewer" }),
   "member.invitations": "none",
@@ -105,6 +130,7 @@ export const INPUTS: Record<string, Build | "none"> = {
   "target.testMonitors": (f) => ({ targetId: f.target.id }),
   "target.verification": (f) => ({ targetId: f.target.id }),
   "target.verify": (f) => ({ targetId: f.target.id, method: "http" }),
+  "target.probe": (f) => ({ targetId: f.target.id }),
   "instanceConfig.list": (f) => ({ projectId: f.project.id }),
   "instanceConfig.byId": (f) => ({ id: f.instanceConfig.id }),
   "instanceConfig.create": (f) => ({ projectId: f.project.id, name: `large-${unique()}`, vcpu: 8 }),

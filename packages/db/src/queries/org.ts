@@ -3,10 +3,13 @@ import {
   DEFAULT_INSTALL_SETTINGS,
   type InstallSettings,
   mergeInstallSettings,
+  resolveOrgCaps,
   type TInstallSettingsInput,
+  type TOrgCaps,
 } from "@benchboard/core";
 import { type AllowList, allowListText, parseAllowList } from "@benchboard/core/address";
 import type { Db } from "../client";
+import { NotFoundError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
 
 export const LOCAL_ORG_SLUG = "local";
@@ -130,4 +133,58 @@ export async function findRunOrganizationForUser(db: Db, userId: string, runId: 
   });
   if (!run || run.org.memberships.length === 0) return null;
   return { id: run.org.id, name: run.org.name, slug: run.org.slug };
+}
+
+// ---- every organization, for the operator ----
+
+/**
+ * Every organization of the install with its size and its caps as they apply (stored keys over
+ * the defaults), for the operator's list. Oldest first: the install's own comes first.
+ */
+export async function listOrganizationsForOperator(db: Db) {
+  const orgs = await db.organization.findMany({
+    orderBy: { createdAt: "asc" },
+    select: {
+      id: true,
+      name: true,
+      slug: true,
+      demo: true,
+      caps: true,
+      createdAt: true,
+      _count: { select: { memberships: true, runs: true } },
+    },
+  });
+  return orgs.map((o) => ({
+    id: o.id,
+    name: o.name,
+    slug: o.slug,
+    demo: o.demo,
+    installOrganization: o.slug === LOCAL_ORG_SLUG,
+    createdAt: o.createdAt,
+    members: o._count.memberships,
+    runs: o._count.runs,
+    caps: resolveOrgCaps(o.caps),
+  }));
+}
+
+/**
+ * Change some of an organization's caps; keys left out keep their value. The whole set is
+ * written down, so a later change of the defaults does not move it. Runs already queued keep the
+ * caps they were checked against; the next launch is checked against these.
+ */
+export async function updateOrganizationCaps(db: Db, orgId: string, patch: Partial<TOrgCaps>) {
+  return db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<
+      { caps: unknown }[]
+    >`SELECT caps FROM "Organization" WHERE id = ${orgId} FOR UPDATE`;
+    if (!rows[0]) throw new NotFoundError("orgId", "organization not found");
+    const given = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    const caps = { ...resolveOrgCaps(rows[0].caps), ...given };
+    const org = await tx.organization.update({
+      where: { id: orgId },
+      data: { caps: caps as Prisma.InputJsonValue },
+      select: { id: true, name: true, caps: true },
+    });
+    return { id: org.id, name: org.name, caps: resolveOrgCaps(org.caps) };
+  });
 }

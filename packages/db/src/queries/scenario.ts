@@ -1,4 +1,12 @@
-import { checkScenarioCaps, resolveOrgCaps, type TScenarioSpec, type TThreshold } from "@benchboard/core";
+import {
+  checkScenarioCaps,
+  isProbe,
+  PROBE_MAX_REQUESTS,
+  resolveOrgCaps,
+  type TScenarioSpec,
+  type TThreshold,
+  ZScenarioSpec,
+} from "@benchboard/core";
 import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
 import { Prisma } from "../generated/prisma/client";
@@ -87,4 +95,47 @@ export async function deleteScenario(db: Db, orgId: string, id: string) {
   const { count } = await db.scenario.deleteMany({ where: { orgId, id } });
   if (count === 0) throw new NotFoundError("id", "scenario not found");
   return { id };
+}
+
+/** The scenario a target's "Send a probe" button launches, one per project. */
+export const PROBE_SCENARIO_NAME = `Probe: ${PROBE_MAX_REQUESTS} × GET /`;
+
+/**
+ * The project's probe scenario, made the first time a probe is asked for: at most
+ * PROBE_MAX_REQUESTS GET requests to the origin's root, one at a time — what an origin not yet
+ * verified may receive. A scenario of that name that is no probe is left alone and named.
+ */
+export async function ensureProbeScenario(db: Db, orgId: string, projectId: string) {
+  const existing = await db.scenario.findFirst({ where: { orgId, projectId, name: PROBE_SCENARIO_NAME } });
+  if (existing) {
+    const spec = ZScenarioSpec.safeParse(existing.spec);
+    if (spec.success && isProbe(spec.data)) return existing;
+    throw new ConflictError(
+      "targetId",
+      `the project's scenario "${PROBE_SCENARIO_NAME}" is not a probe; rename it so a probe scenario can be made`,
+    );
+  }
+  const spec = ZScenarioSpec.parse({
+    engine: "http-closed",
+    request: { method: "GET", path: "/" },
+    concurrency: 1,
+    requests: PROBE_MAX_REQUESTS,
+  });
+  try {
+    return await db.scenario.create({
+      data: {
+        orgId,
+        projectId,
+        name: PROBE_SCENARIO_NAME,
+        description: "Sees whether the target answers, before its origin is verified.",
+        engine: spec.engine,
+        spec: spec as Prisma.InputJsonValue,
+      },
+    });
+  } catch (err) {
+    // Made at the same moment by another request: use that one.
+    const made = await db.scenario.findFirst({ where: { orgId, projectId, name: PROBE_SCENARIO_NAME } });
+    if (made) return made;
+    throw err;
+  }
 }

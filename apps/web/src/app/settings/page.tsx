@@ -3,6 +3,7 @@ import { Agents } from "./_components/agents";
 import { ApiTokens } from "./_components/api-tokens";
 import { Members } from "./_components/members";
 import { Notifications } from "./_components/notifications";
+import { OperatorOrganizations } from "./_components/operator-organizations";
 import { OperatorSettings } from "./_components/operator-settings";
 import { OrgSettings } from "./_components/org-settings";
 
@@ -24,7 +25,8 @@ export default function SettingsPage() {
           <OperatorSettings />
         </div>
       </div>
-      <div className="mt-6">
+      <div className="mt-6 space-y-6">
+        <OperatorOrganizations />
         <Notifications />
       </div>
     </>

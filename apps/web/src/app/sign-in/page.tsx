@@ -27,6 +27,11 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
       }
     >
       <CredentialsForm mode="sign-in" next={next} />
+      <p className="mt-3 text-right text-sm">
+        <Link className="font-medium text-sky-700 hover:underline" href="/forgot-password">
+          Forgot password?
+        </Link>
+      </p>
     </AuthCard>
   );
 }

@@ -1,11 +1,12 @@
 "use client";
 
-import { Button, Card, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
+import { Button, Card, Field, inputClass } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 import { AgentList } from "../../_components/agent-list";
+import { NewTokenNotice, TokenList } from "./token-list";
 
 /** Agent tokens (shown once, revocable) and the organization's agents. */
 export function Agents() {
@@ -67,64 +68,22 @@ export function Agents() {
             </p>
           )}
           {shown && (
-            <div className="mt-3 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm">
-              <p className="font-medium text-emerald-900">
-                Copy this agent token now: it won't be shown again. Give it to agents as BENCHBOARD_AGENT_TOKEN.
-              </p>
-              <output className="mt-1 block break-all font-mono text-xs" aria-label="New agent token">
-                {shown}
-              </output>
-            </div>
+            <NewTokenNotice token={shown} label="New agent token">
+              Copy this agent token now: it won't be shown again. Give it to agents as BENCHBOARD_AGENT_TOKEN.
+            </NewTokenNotice>
           )}
           <div className="mt-4">
-            {tokens.isPending ? (
-              <Skeleton className="h-12" label="Loading agent tokens" />
-            ) : tokens.isError ? (
-              <ErrorState message={tokens.error.message} />
-            ) : tokens.data.length === 0 ? (
-              <p className="text-sm text-slate-500">No agent tokens yet.</p>
-            ) : (
-              <table className="w-full text-sm" aria-label="Agent tokens">
-                <thead className="text-left text-xs uppercase text-slate-500">
-                  <tr>
-                    <th className="py-1">Name</th>
-                    <th className="py-1">Token</th>
-                    <th className="py-1">Last used</th>
-                    <th className="py-1" />
-                  </tr>
-                </thead>
-                <tbody>
-                  {tokens.data.map((t) => (
-                    <tr key={t.id} className="border-t border-slate-100">
-                      <td className="py-1.5">{t.name}</td>
-                      <td className="py-1.5 font-mono text-xs">{t.prefix}…</td>
-                      <td className="py-1.5 text-xs text-slate-500">
-                        {t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : "never"}
-                      </td>
-                      <td className="py-1.5 text-right">
-                        {t.revokedAt ? (
-                          <span className="text-xs text-slate-500">revoked</span>
-                        ) : (
-                          <Button
-                            variant="secondary"
-                            onClick={() => revoke.mutate({ id: t.id })}
-                            disabled={revoke.isPending}
-                            aria-label={`Revoke agent token ${t.name}`}
-                          >
-                            Revoke
-                          </Button>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
-            {revoke.isError && (
-              <p role="alert" className="mt-2 text-sm text-rose-700">
-                {errorMessage(revoke.error)}
-              </p>
-            )}
+            <TokenList
+              label="Agent tokens"
+              loadingLabel="Loading agent tokens"
+              query={tokens}
+              empty={<p className="text-sm text-slate-500">No agent tokens yet.</p>}
+              revokeButtonLabel={(t) => `Revoke agent token ${t.name}`}
+              revoke={revoke}
+              confirmTitle={(t) => `Revoke the agent token "${t.name}"?`}
+              confirmLabel="Revoke agent token"
+              consequence="Agents using it are refused from their next request and take no more runs. This cannot be undone."
+            />
           </div>
         </>
       )}

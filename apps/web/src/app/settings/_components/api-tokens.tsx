@@ -1,11 +1,11 @@
 "use client";
 
-import { Button, Card, EmptyState, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
+import { Button, Card, EmptyState, Field, inputClass } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ConfirmDialog } from "~/app/_components/confirm-dialog";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
+import { NewTokenNotice, TokenList } from "./token-list";
 
 /** The scopes a token may get, as the form offers them (REST checks each route's scope). */
 const SCOPES = [
@@ -43,15 +43,7 @@ export function ApiTokens() {
       },
     }),
   );
-  const [revoking, setRevoking] = useState<{ id: string; name: string } | null>(null);
-  const revoke = useMutation(
-    trpc.apiToken.revoke.mutationOptions({
-      onSuccess: () => {
-        setRevoking(null);
-        return refresh();
-      },
-    }),
-  );
+  const revoke = useMutation(trpc.apiToken.revoke.mutationOptions({ onSuccess: refresh }));
   const errors = fieldErrors(create.error);
   if (me.data && !canManage) {
     return (
@@ -140,72 +132,28 @@ export function ApiTokens() {
         </p>
       )}
       {shown && (
-        <div className="mt-3 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm">
-          <p className="font-medium text-emerald-900">Copy this token now: it won't be shown again.</p>
-          <output className="mt-1 block break-all font-mono text-xs" aria-label="New API token">
-            {shown}
-          </output>
-        </div>
+        <NewTokenNotice token={shown} label="New API token">
+          Copy this token now: it won't be shown again.
+        </NewTokenNotice>
       )}
       <div className="mt-4">
-        {tokens.isPending ? (
-          <Skeleton className="h-12" label="Loading tokens" />
-        ) : tokens.isError ? (
-          <ErrorState message={errorMessage(tokens.error)} />
-        ) : tokens.data.length === 0 ? (
-          <EmptyState title="No API tokens">Create one for CI uploads with the benchboard CLI.</EmptyState>
-        ) : (
-          <table className="w-full text-sm" aria-label="API tokens">
-            <thead className="text-left text-xs uppercase text-slate-500">
-              <tr>
-                <th className="py-1">Name</th>
-                <th>Token</th>
-                <th>Scopes</th>
-                <th>Project</th>
-                <th>Created by</th>
-                <th>Last used</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.data.map((t) => (
-                <tr key={t.id} className={`border-t border-slate-100 ${t.revokedAt ? "text-slate-400" : ""}`}>
-                  <td className="py-1.5 font-medium">{t.name}</td>
-                  <td className="font-mono text-xs">{t.prefix}…</td>
-                  <td className="text-xs">{t.scopes.join(", ")}</td>
-                  <td className="text-xs">{projectName(t.projectId)}</td>
-                  <td className="text-xs">{t.createdBy ? t.createdBy.name || t.createdBy.email : "—"}</td>
-                  <td className="text-xs">{t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : "never"}</td>
-                  <td className="text-right">
-                    {t.revokedAt ? (
-                      <span className="text-xs">revoked</span>
-                    ) : me.data?.role !== "owner" && t.createdBy?.id !== me.data?.id ? null : (
-                      <button
-                        type="button"
-                        className="text-xs font-medium text-rose-700 hover:underline"
-                        onClick={() => setRevoking({ id: t.id, name: t.name })}
-                      >
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <TokenList
+          label="API tokens"
+          loadingLabel="Loading tokens"
+          query={tokens}
+          empty={<EmptyState title="No API tokens">Create one for CI uploads with the benchboard CLI.</EmptyState>}
+          columns={[
+            { header: "Scopes", cell: (t) => t.scopes.join(", ") },
+            { header: "Project", cell: (t) => projectName(t.projectId) },
+            { header: "Created by", cell: (t) => (t.createdBy ? t.createdBy.name || t.createdBy.email : "—") },
+          ]}
+          canRevoke={(t) => me.data?.role === "owner" || t.createdBy?.id === me.data?.id}
+          revoke={revoke}
+          confirmTitle={(t) => `Revoke the token "${t.name}"?`}
+          confirmLabel="Revoke token"
+          consequence="Every CI job or script using it is refused from now on. This cannot be undone."
+        />
       </div>
-      <ConfirmDialog
-        open={revoking !== null}
-        title={`Revoke the token "${revoking?.name ?? ""}"?`}
-        confirmLabel="Revoke token"
-        pending={revoke.isPending}
-        error={revoke.isError ? errorMessage(revoke.error) : null}
-        onConfirm={() => revoking && revoke.mutate({ id: revoking.id })}
-        onCancel={() => setRevoking(null)}
-      >
-        <p>Every CI job or script using it is refused from now on. This cannot be undone.</p>
-      </ConfirmDialog>
     </Card>
   );
 }

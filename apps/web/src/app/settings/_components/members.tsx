@@ -21,7 +21,15 @@ export function Members() {
   const invitations = useQuery({ ...trpc.member.invitations.queryOptions(), enabled: isOwner });
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.member.pathKey() });
   const updateRole = useMutation(trpc.member.updateRole.mutationOptions({ onSuccess: refresh }));
-  const remove = useMutation(trpc.member.remove.mutationOptions({ onSuccess: refresh }));
+  const [removing, setRemoving] = useState<{ id: string; email: string } | null>(null);
+  const remove = useMutation(
+    trpc.member.remove.mutationOptions({
+      onSuccess: () => {
+        setRemoving(null);
+        return refresh();
+      },
+    }),
+  );
   const [revoking, setRevoking] = useState<{ id: string; email: string } | null>(null);
   const revoke = useMutation(
     trpc.member.revokeInvitation.mutationOptions({
@@ -44,7 +52,7 @@ export function Members() {
     }),
   );
   const errors = fieldErrors(invite.error);
-  const actionError = updateRole.error ?? remove.error;
+  const actionError = updateRole.error;
 
   return (
     <Card title="Members">
@@ -91,9 +99,10 @@ export function Members() {
                     <button
                       type="button"
                       className="text-xs font-medium text-rose-700 hover:underline"
+                      aria-label={`Remove ${m.user.email}`}
                       onClick={() => {
-                        if (window.confirm(`Remove ${m.user.email} from this organization?`))
-                          remove.mutate({ id: m.id });
+                        remove.reset();
+                        setRemoving({ id: m.id, email: m.user.email });
                       }}
                     >
                       Remove
@@ -184,6 +193,20 @@ export function Members() {
           )}
         </div>
       )}
+      <ConfirmDialog
+        open={removing !== null}
+        title={`Remove ${removing?.email ?? ""} from this organization?`}
+        confirmLabel="Remove member"
+        pending={remove.isPending}
+        error={remove.isError ? errorMessage(remove.error) : null}
+        onConfirm={() => removing && remove.mutate({ id: removing.id })}
+        onCancel={() => setRemoving(null)}
+      >
+        <p>
+          They lose access at once: their API tokens for this organization stop working. Runs and results they made
+          stay.
+        </p>
+      </ConfirmDialog>
       <ConfirmDialog
         open={revoking !== null}
         title="Revoke this invitation?"

@@ -7,14 +7,14 @@ import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 import { RetentionSummary } from "./retention-summary";
 
-const CAP_FIELDS = [
+export const CAP_FIELDS = [
   ["maxRate", "Rate (req/s)"],
   ["maxConnections", "Connections"],
   ["maxDurationS", "Duration (s)"],
   ["maxConcurrentRuns", "Runs at a time"],
   ["maxWorkerSlots", "Worker slots"],
 ] as const;
-type CapKey = (typeof CAP_FIELDS)[number][0];
+export type CapKey = (typeof CAP_FIELDS)[number][0];
 
 function entries(text: string): string[] {
   return text

@@ -26,6 +26,7 @@ import { PublishedFigures, PublishedMark, SourceCheckToggle } from "@benchboard/
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { ConfirmDialog } from "~/app/_components/confirm-dialog";
 import { PageHeader } from "~/app/_components/page-header";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
@@ -341,6 +342,7 @@ function SweepProgress({
   error: string | null;
   onCancel: () => void;
 }) {
+  const [confirming, setConfirming] = useState(false);
   const finished = rows.filter((r) => r.status !== "queued" && r.status !== "running").length;
   const current = rows.find((r) => r.status === "running");
   // The value being measured counts by how far it has got.
@@ -364,13 +366,31 @@ function SweepProgress({
             )}
           </span>
           {canCancel && (
-            <Button variant="danger" disabled={canceling} onClick={onCancel}>
+            <Button variant="danger" disabled={canceling} onClick={() => setConfirming(true)}>
               {canceling ? "Canceling…" : "Cancel sweep"}
             </Button>
           )}
         </div>
-        {error && <p className="text-sm text-rose-700">{error}</p>}
+        {error && !confirming && <p className="text-sm text-rose-700">{error}</p>}
       </div>
+      <ConfirmDialog
+        open={confirming}
+        title="Cancel this sweep?"
+        confirmLabel="Cancel sweep"
+        dismissLabel="Keep running"
+        pending={canceling}
+        error={error}
+        onConfirm={() => {
+          onCancel();
+          setConfirming(false);
+        }}
+        onCancel={() => setConfirming(false)}
+      >
+        <p>
+          The value being measured stops within a second and keeps what it measured; the values not yet run never start.
+          Every run of the sweep ends canceled.
+        </p>
+      </ConfirmDialog>
     </Card>
   );
 }

@@ -2,6 +2,8 @@
 
 import { Button, Card, ErrorState, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 
@@ -19,6 +21,10 @@ export function OriginVerification({ targetId }: { targetId: string }) {
       onSuccess: () => qc.invalidateQueries({ queryKey: trpc.target.verification.pathKey() }),
     }),
   );
+  const router = useRouter();
+  const canEdit = useCanEdit();
+  // The probe's run page shows whether the origin answered.
+  const probe = useMutation(trpc.target.probe.mutationOptions({ onSuccess: (run) => router.push(`/runs/${run.id}`) }));
   if (view.isPending) return <Skeleton className="h-32" label="Loading verification" />;
   if (view.isError) return <ErrorState message={errorMessage(view.error)} onRetry={() => view.refetch()} />;
   const v = view.data;
@@ -86,6 +92,22 @@ export function OriginVerification({ targetId }: { targetId: string }) {
             </div>
             <p className="text-xs text-slate-500">Changing the target&apos;s origin needs a new verification.</p>
           </>
+        )}
+        {!v.trusted && canEdit && (
+          <div className="flex flex-wrap items-center gap-3 border-t border-slate-100 pt-3">
+            <Button variant="secondary" disabled={probe.isPending} onClick={() => probe.mutate({ targetId })}>
+              {probe.isPending ? "Sending the probe…" : `Send a probe (${v.probeMaxRequests} requests)`}
+            </Button>
+            <span className="text-xs text-slate-500">
+              {v.probeMaxRequests} GET requests to the origin&apos;s root, one at a time: does it answer? Allowed before
+              verifying.
+            </span>
+          </div>
+        )}
+        {probe.isError && (
+          <p role="alert" className="text-rose-700">
+            {errorMessage(probe.error)}
+          </p>
         )}
         {verify.isError && (
           <p role="alert" className="text-rose-700">
