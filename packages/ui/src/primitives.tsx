@@ -127,6 +127,8 @@ export function ProgressBar({
         aria-valuemin={0}
         aria-valuemax={100}
         aria-valuenow={pct === null ? undefined : Math.round(pct)}
+        aria-valuetext={pct === null ? unknown : undefined}
+        aria-busy={pct === null}
       >
         <div
           className={cx(
