@@ -227,14 +227,15 @@ describe("live run page", () => {
       const now = await bar.getAttribute("aria-valuenow");
       if (now === null) expect(await bar.getAttribute("aria-busy")).toBe("true");
       else expect(now).toBe("0");
-      await page.getByText("○ reconnecting…").waitFor();
+      await page.getByText("○ connecting…").waitFor();
       expect(await page.getByText(/Waiting for a worker|Running/).count()).toBeGreaterThan(0);
       await page.screenshot({ path: path.join(screenshotsDir, "run-live-before-first-event.png"), fullPage: true });
     } finally {
       release();
-      await page.unroute("**/api/runs/*/events");
     }
+    // Released, the stream connects and the page goes live.
     await page.getByText("● live").waitFor({ timeout: 20_000 });
+    await page.unroute("**/api/runs/*/events");
     // The whole group runs back to back; nothing is left running.
     const groupId = (await stack.db.db.run.findUniqueOrThrow({ where: { id: page.url().split("/").pop() ?? "" } }))
       .groupId;
