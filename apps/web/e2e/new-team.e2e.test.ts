@@ -394,6 +394,31 @@ describe("runs that look alike", () => {
   });
 });
 
+describe("a chat that lasts its duration", () => {
+  it("makes a chat scenario chat until its duration ends, and says what that sends", async () => {
+    const { page, baseUrl } = stack;
+    await page.goto(`${baseUrl}/projects/${project.id}/scenarios/new`);
+    await page.getByLabel("Scenario name").fill("chat for 20 s");
+    await page.getByLabel("Engine").selectOption("ws-chat");
+    const ends = page.getByLabel("Ends", { exact: true });
+    expect(await ends.inputValue()).toBe("messages");
+    await ends.selectOption("duration");
+    await page.getByText("Users keep sending, one message per interval, until the duration ends").waitFor();
+    await page.getByLabel("Users", { exact: true }).fill("100");
+    await page.getByLabel("Interval between messages (ms)", { exact: true }).fill("500");
+    await page.getByLabel("Duration (s)", { exact: true }).fill("20");
+    // 100 users × (20 s ÷ 500 ms) messages, over the 20 s.
+    const estimate = page.getByRole("definition");
+    await page.getByLabel("Estimated load").getByText("4,000").waitFor();
+    expect(await estimate.nth(1).textContent()).toBe("20 s");
+    await shot("scenario-chat-duration.png");
+    await page.getByRole("button", { name: "Create scenario" }).click();
+    await page.getByRole("table", { name: "Scenarios" }).getByText("chat for 20 s").waitFor();
+    const stored = await stack.db.db.scenario.findFirstOrThrow({ where: { orgId, name: "chat for 20 s" } });
+    expect(stored.spec).toMatchObject({ engine: "ws-chat", users: 100, endsAfter: "duration", durationS: 20 });
+  });
+});
+
 describe("trends by shard count", () => {
   it("filters a trend by shard count, and says a change point is a shard count switch", async () => {
     const db = stack.db.db;
