@@ -350,7 +350,23 @@ describe("a chat run's duration", () => {
       spec: { engine: "ws-chat", users: 6, rooms: 2, messagesPerUser: 5, messageIntervalMs: 50, durationS: 60 },
     });
     const launched = await caller.run.launch({ targetId: target.id, scenarioId: scenario.id, durationS: 3 });
+    // Live while it lasts: the progress the live view reads moves through the duration.
+    const fractions = new Set<number>();
+    await waitFor(
+      async () => {
+        const live = await t.db.run.findUniqueOrThrow({ where: { id: launched.id } });
+        const fraction = (live.progress as { fraction?: number | null } | null)?.fraction;
+        if (live.status === "running" && typeof fraction === "number") fractions.add(Math.round(fraction * 100));
+        return !["queued", "running"].includes(live.status);
+      },
+      30_000,
+      "chat run to end",
+    );
     const run = await waitForEnd(launched.id);
+    expect(
+      [...fractions].some((f) => f > 0 && f < 100),
+      `fractions seen: ${[...fractions].join(", ")}`,
+    ).toBe(true);
     expect(run.status, run.error ?? "").toBe("succeeded");
 
     const snapshot = run.scenarioSnapshot as { spec: Record<string, unknown>; overrides?: Record<string, unknown> };
