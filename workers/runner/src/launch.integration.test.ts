@@ -387,6 +387,28 @@ describe("a chat run's duration", () => {
     expect(m.failed).toBe(0);
   });
 
+  it("refuses a rate or concurrency override for chat, naming the field, and stores no run", async () => {
+    const project = await caller.project.create({ name: `chat-${randomBytes(3).toString("hex")}` });
+    const target = await caller.target.create({
+      projectId: project.id,
+      name: "chat",
+      kind: "ws_chat",
+      baseUrl: chatUrl,
+    });
+    const scenario = await caller.scenario.create({
+      projectId: project.id,
+      name: "short chat",
+      spec: { engine: "ws-chat", users: 6, rooms: 2, messagesPerUser: 5 },
+    });
+    await expect(caller.run.launch({ targetId: target.id, scenarioId: scenario.id, rate: 50 })).rejects.toThrow(
+      /^rate: a chat scenario is paced by its message interval/,
+    );
+    await expect(
+      caller.run.launch({ targetId: target.id, scenarioId: scenario.id, concurrency: 3, durationS: 2 }),
+    ).rejects.toThrow(/^concurrency: a chat scenario's load is its users and rooms/);
+    expect(await t.db.run.count({ where: { projectId: project.id } })).toBe(0);
+  });
+
   it("ends after its messages when no duration is given", async () => {
     const project = await caller.project.create({ name: `chat-${randomBytes(3).toString("hex")}` });
     const target = await caller.target.create({
