@@ -185,6 +185,14 @@ try {
     Math.max(20, Math.round(ITERATIONS / 4)),
   );
 
+  const shardInput = { ...trendInput, shards: 2 };
+  const shardTrend = await caller.trend.view(shardInput);
+  const shardCase = await measure(
+    `trend of ${fmt(shardTrend.points.length)} 2-shard runs (of ${fmt(trend.points.length)})`,
+    () => caller.trend.view(shardInput),
+    Math.max(20, Math.round(ITERATIONS / 4)),
+  );
+
   const view = await getComparisonView(db, org.id, { runIds: compareIds });
   const points = Object.values(view.charts)[0]?.length ?? 0;
   const compare = await measure(
@@ -195,7 +203,7 @@ try {
 
   console.log(`\nserver time at ${fmt(runs)} runs, ${ITERATIONS} iterations after ${WARMUP} warm-up (ms)`);
   console.log(`${"case".padEnd(58)} ${"p50".padStart(8)} ${"p95".padStart(8)} ${"max".padStart(8)}`);
-  for (const r of [...results, trendCase, compare]) {
+  for (const r of [...results, trendCase, shardCase, compare]) {
     console.log(
       `${r.name.padEnd(58)} ${fmt(r.p50, 1).padStart(8)} ${fmt(r.p95, 1).padStart(8)} ${fmt(r.max, 1).padStart(8)}`,
     );
@@ -205,6 +213,9 @@ try {
   const worstList = Math.max(...results.map((r) => r.p95));
   console.log(`\nrun list: worst ${verdict(worstList, LIST_GOAL_MS)}`);
   console.log(`trend: ${verdict(trendCase.p95, TREND_GOAL_MS)}`);
+  console.log(
+    `trend by shard count: ${verdict(shardCase.p95, TREND_GOAL_MS)}; p50 ${fmt(shardCase.p50 / trendCase.p50, 2)}× the whole line's`,
+  );
   console.log(`comparison: ${verdict(compare.p95, COMPARE_GOAL_MS)}`);
   console.log(`load average after: ${loadAverage()}`);
 } finally {
@@ -293,11 +304,13 @@ async function loadBatch(orgId: string, lo: number, hi: number) {
   }
   const trendLo = Math.max(lo, RUNS + 1);
   if (trendLo <= hi) {
-    // One scenario's nightly history on main: 10,000 runs a minute apart, rps up 8 % at 60 %.
+    // One scenario's nightly history on main: 10,000 runs a minute apart, rps up 8 % at 60 %;
+    // every fourth run split over two shards.
     await exec(`
-      INSERT INTO "Run" (id, "orgId", "projectId", number, status, "scenarioName", branch, "createdAt", "startedAt",
-        "endedAt", "updatedAt")
+      INSERT INTO "Run" (id, "orgId", "projectId", number, status, "scenarioName", branch, "shardCount", "createdAt",
+        "startedAt", "endedAt", "updatedAt")
       SELECT 'n' || lpad(i::text, 10, '0'), '${orgId}', 'p1', 100 + i, 'succeeded', 'nightly soak', 'main',
+        CASE WHEN i % 4 = 0 THEN 2 ELSE 1 END,
         now() - make_interval(secs => (${RUNS + TREND_RUNS}::bigint - i) * 60), now() - make_interval(secs => (${RUNS + TREND_RUNS}::bigint - i) * 60),
         now() - make_interval(secs => (${RUNS + TREND_RUNS}::bigint - i) * 60) + interval '60 seconds', now()
       FROM generate_series(${trendLo}::bigint, ${hi}::bigint) i`);

@@ -2,7 +2,16 @@ import { describe, expect, it } from "vitest";
 import type { TCompareResult, TRun } from "./api-types";
 import { baselineRef } from "./commands/compare";
 import { progressLine } from "./progress";
-import { changePointLines, compareMarkdown, notMeasuredHint, runGate, runMarkdown, runPasses } from "./summary";
+import {
+  changePointLines,
+  compareMarkdown,
+  groupMarkdown,
+  groupMetrics,
+  notMeasuredHint,
+  runGate,
+  runMarkdown,
+  runPasses,
+} from "./summary";
 
 const summary = (number: number, branch: string, commit: string) => ({
   id: `run${number}`,
@@ -236,5 +245,62 @@ describe("progressLine", () => {
       }),
     ).toBe("run #3 running [############------------] 50% 1,234 req 2 err 987 req/s");
     expect(progressLine({ number: 3, status: "queued", progress: null })).toBe(`run #3 queued [${"·".repeat(24)}]`);
+  });
+});
+
+describe("groupMarkdown: a repetition group judged as one", () => {
+  const rep = (number: number, rps: number, p99: number, extra: Partial<TRun> = {}): TRun => ({
+    ...summary(number, "main", "abc1234"),
+    source: "launched",
+    error: null,
+    progress: null,
+    result: { metrics: { rps, latency_p99: p99 } },
+    thresholds: {
+      passed: p99 < 20,
+      verdicts: [{ metric: "latency_p99", op: "<", value: 20, actual: p99, passed: p99 < 20, source: "scenario" }],
+      tool: [],
+    },
+    valid: true,
+    invalidReasons: [],
+    ...extra,
+  });
+
+  it("averages the counting runs, gives the spread, and passes when every run passes", () => {
+    const runs = [rep(1, 100, 10), rep(2, 110, 12), rep(3, 90, 14)];
+    const metrics = groupMetrics(runs);
+    const rps = metrics.find((m) => m.key === "rps")!;
+    expect(rps).toMatchObject({ n: 3, mean: 100, min: 90, max: 110 });
+    expect(rps.sd).toBeCloseTo(10, 10);
+    const md = groupMarkdown(runs);
+    expect(md.split("\n")[0]).toBe("## ✅ Benchboard: all 3 repetitions passed");
+    expect(md).toContain("Side by side: https://bench.example.com/compare?runs=run1,run2,run3");
+    expect(md).toContain("| Latency p99 | 12 ms | 2 ms | 16.7 % | 10 ms | 14 ms |");
+    expect(md).toContain("| [#2](https://bench.example.com/runs/run2) | succeeded | ✅ passed |");
+  });
+
+  it("leaves failed and invalid runs out of the mean, flags them, and fails the group", () => {
+    const runs = [
+      rep(1, 100, 10),
+      rep(2, 120, 30),
+      rep(3, 5, 900, { valid: false, invalidReasons: ["the generator fell behind"] }),
+      rep(4, 0, 0, { status: "failed", error: "target down", result: null, thresholds: null }),
+    ];
+    const rps = groupMetrics(runs).find((m) => m.key === "rps")!;
+    expect(rps).toMatchObject({ n: 2, mean: 110 });
+    const md = groupMarkdown(runs);
+    expect(md.split("\n")[0]).toBe("## ❌ Benchboard: 3 of 4 repetitions failed the gate");
+    expect(md).toContain("left out: #3 (not valid), #4 (failed)");
+    expect(md).toContain(
+      "| [#2](https://bench.example.com/runs/run2) | succeeded | ❌ failed threshold Latency p99 < 20 ms (was 30 ms) |",
+    );
+    expect(md).toContain(
+      "| [#3](https://bench.example.com/runs/run3) | succeeded, ⚠️ not valid | ❌ is not a valid measurement: the generator fell behind; failed threshold",
+    );
+    expect(md).toContain("| [#4](https://bench.example.com/runs/run4) | failed | ❌ failed: target down |");
+    // Allowed invalid runs pass the gate but stay flagged and out of the mean.
+    const allowed = groupMarkdown([rep(1, 100, 10), rep(3, 5, 15, { valid: false })], { allowInvalid: true });
+    expect(allowed.split("\n")[0]).toBe("## ✅ Benchboard: all 2 repetitions passed");
+    expect(allowed).toContain("| succeeded, ⚠️ not valid | ✅ passed (not valid: allowed) |");
+    expect(allowed).toContain("| Achieved rate | 100 req/s | — | — | 100 req/s | 100 req/s |");
   });
 });

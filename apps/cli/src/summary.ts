@@ -1,4 +1,4 @@
-import { formatDeltaPct, formatMetric, metricDef } from "@benchboard/core";
+import { formatDeltaPct, formatMetric, mean, metricDef, sampleVariance } from "@benchboard/core";
 import type { TCompareResult, TRun, TThresholdStatus, TThresholds } from "./api-types";
 
 /**
@@ -218,4 +218,103 @@ export function runMarkdown(run: TRun, note?: string, options: GateOptions = {})
 /** Whether a finished run passes a gate on its own: it succeeded, is valid and every threshold passed. */
 export function runPasses(run: TRun, options: GateOptions = {}): boolean {
   return runGate(run, options).passed;
+}
+
+/** The group's figures for one metric: over the runs that count (succeeded and valid). */
+export interface GroupMetric {
+  key: string;
+  n: number;
+  mean: number;
+  /** Sample standard deviation; null with a single value. */
+  sd: number | null;
+  min: number;
+  max: number;
+}
+
+/** Whether a run's figures belong in its group's mean: it succeeded and is a valid measurement. */
+function counts(run: TRun): boolean {
+  return run.status === "succeeded" && run.valid !== false;
+}
+
+/** Mean and spread of each headline metric across a repetition group's counting runs. */
+export function groupMetrics(runs: readonly TRun[]): GroupMetric[] {
+  const counted = runs.filter(counts);
+  const out: GroupMetric[] = [];
+  for (const key of RUN_METRICS) {
+    const values = counted
+      .map((r) => r.result?.metrics[key])
+      .filter((v): v is number => typeof v === "number" && Number.isFinite(v));
+    if (values.length === 0) continue;
+    out.push({
+      key,
+      n: values.length,
+      mean: mean(values),
+      sd: values.length > 1 ? Math.sqrt(sampleVariance(values)) : null,
+      min: Math.min(...values),
+      max: Math.max(...values),
+    });
+  }
+  return out;
+}
+
+/** The group side by side on the compare page (its first ten runs), built from a run's address. */
+export function groupLink(runs: readonly Pick<TRun, "id" | "url">[]): string | null {
+  const first = runs[0];
+  if (!first) return null;
+  const at = first.url.lastIndexOf("/runs/");
+  if (at < 0) return null;
+  return `${first.url.slice(0, at)}/compare?runs=${runs
+    .slice(0, 10)
+    .map((r) => encodeURIComponent(r.id))
+    .join(",")}`;
+}
+
+/**
+ * A repetition group once every run has ended: the verdict over the group up front, the mean and
+ * spread of the headline metrics (failed and invalid runs left out of them, and said so), each
+ * run's verdict, and a link to the group side by side.
+ */
+export function groupMarkdown(runs: readonly TRun[], options: GateOptions = {}): string {
+  const judged = runs.map((run) => ({ run, ...runGate(run, options) }));
+  const failing = judged.filter((j) => !j.passed);
+  const first = runs[0]!;
+  const lines = [
+    failing.length === 0
+      ? `## ✅ Benchboard: all ${runs.length} repetitions passed`
+      : `## ❌ Benchboard: ${failing.length} of ${runs.length} repetitions failed the gate`,
+    "",
+    `**${first.scenario.name}** in ${first.project.name}: ${runs.length} repetitions, ${runs.map((r) => `[#${r.number}](${r.url})`).join(", ")}.`,
+  ];
+  const link = groupLink(runs);
+  if (link) lines.push("", `Side by side: ${link}`);
+  const left = runs.filter((r) => !counts(r));
+  const metrics = groupMetrics(runs);
+  if (metrics.length) {
+    lines.push(
+      "",
+      `**Across the group** (${plural(runs.length - left.length, "run")}${left.length ? `; left out: ${left.map((r) => `#${r.number} (${r.status !== "succeeded" ? r.status : "not valid"})`).join(", ")}` : ""})`,
+      "",
+      "| Metric | Mean | ± SD | CV | Min | Max |",
+      "| --- | ---: | ---: | ---: | ---: | ---: |",
+    );
+    for (const m of metrics) {
+      const cv = m.sd !== null && m.mean !== 0 ? `${((m.sd / Math.abs(m.mean)) * 100).toFixed(1)} %` : "—";
+      lines.push(
+        `| ${metricDef(m.key).label} | ${formatMetric(m.key, m.mean)} | ${m.sd === null ? "—" : formatMetric(m.key, m.sd)} | ${cv} | ${formatMetric(m.key, m.min)} | ${formatMetric(m.key, m.max)} |`,
+      );
+    }
+  } else {
+    lines.push("", "No run of the group has figures to average.");
+  }
+  lines.push("", "| Run | Status | Verdict |", "| --- | --- | --- |");
+  for (const { run, passed, reasons } of judged) {
+    const status = run.valid === false ? `${run.status}, ⚠️ not valid` : run.status;
+    const verdict = passed
+      ? run.valid === false
+        ? "✅ passed (not valid: allowed)"
+        : "✅ passed"
+      : `❌ ${reasons.map((r) => r.replace(`run #${run.number} `, "")).join("; ")}`;
+    lines.push(`| [#${run.number}](${run.url}) | ${status} | ${cell(verdict)} |`);
+  }
+  return `${lines.join("\n")}\n`;
 }

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ZScenarioSpec } from "@benchboard/core";
+import { formatMetric, mean, ZScenarioSpec } from "@benchboard/core";
 import { importRun } from "@benchboard/core/importers";
 import {
   createApiToken,
@@ -262,6 +262,58 @@ describe("CI uploads through the benchboard command", () => {
     expect(second.stdout).toBe(first.stdout);
     expect(first.stdout).toMatch(/^Queued run #\d+ \(smoke\): http/);
     expect(await db.run.count({ where: { projectId: project.id } })).toBe(before + 1);
+  });
+
+  it("run --wait --repetitions prints one summary for the group and gates over the whole group", async () => {
+    const db = stack.db.db;
+    const project = await db.project.findFirstOrThrow({ where: { orgId, slug: projectSlug } });
+    await createTarget(db, orgId, { projectId: project.id, name: "repeated", kind: "http", baseUrl: targetUrl });
+    const spec = ZScenarioSpec.parse({ engine: "http-closed", concurrency: 2, durationS: 1 });
+    await createScenario(db, orgId, {
+      projectId: project.id,
+      name: "repeat",
+      spec,
+      thresholds: [{ metric: "success_rate", op: ">=", value: 99 }],
+    });
+    await createScenario(db, orgId, {
+      projectId: project.id,
+      name: "repeat strict",
+      spec,
+      thresholds: [{ metric: "latency_p99", op: "<", value: 0.0001 }],
+    });
+    const args = ["--project", projectSlug, "--target", "repeated", "--wait", "--poll-interval", "0.5"];
+
+    const ok = await benchboard(["run", "repeat", "--repetitions", "3", ...args]);
+    expect(ok.code, ok.stderr).toBe(0);
+    const lines = ok.stdout.split("\n");
+    expect(lines[0]).toBe("## ✅ Benchboard: all 3 repetitions passed");
+    // The group as the server stored it: the summary's means are of these runs.
+    const runs = await db.run.findMany({
+      where: { projectId: project.id, scenarioName: "repeat" },
+      include: { result: true },
+      orderBy: { number: "asc" },
+    });
+    expect(runs).toHaveLength(3);
+    expect(new Set(runs.map((r) => r.groupId)).size).toBe(1);
+    expect(runs.map((r) => r.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    const rps = runs.map((r) => (r.result?.metrics as Record<string, number>).rps!);
+    const rpsRow = lines.find((l) => l.startsWith("| Achieved rate |"));
+    expect(rpsRow).toBeDefined();
+    expect(rpsRow!.split("|").map((c) => c.trim())[2]).toBe(formatMetric("rps", mean(rps)));
+    expect(ok.stdout).toContain("**Across the group** (3 runs)");
+    for (const r of runs)
+      expect(ok.stdout).toMatch(
+        new RegExp(`\\| \\[#${r.number}\\]\\(http[^)]+/runs/${r.id}\\) \\| succeeded \\| ✅ passed \\|`),
+      );
+    expect(ok.stdout).toContain(`/compare?runs=${runs.map((r) => r.id).join(",")}`);
+    expect(readFileSync(stepSummary, "utf8")).toContain("## ✅ Benchboard: all 3 repetitions passed");
+
+    const strict = await benchboard(["run", "repeat strict", "--repetitions", "2", ...args]);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout.split("\n")[0]).toBe("## ❌ Benchboard: 2 of 2 repetitions failed the gate");
+    expect(strict.stdout).toMatch(/\| succeeded \| ❌ failed threshold Latency p99 < 100 ns \(was [\d.,]+ m?s\) \|/);
+    expect(strict.stderr).toMatch(/benchboard: run #\d+ failed threshold Latency p99 < 100 ns/);
+    expectNoSecret(strict);
   });
 
   it("refuses revoked tokens and other organizations' tokens", async () => {

@@ -200,6 +200,57 @@ describe("live run page", () => {
     await page.screenshot({ path: path.join(screenshotsDir, "run-live-llm.png"), fullPage: true });
   });
 
+  it("lands a launch of five repetitions on the first, live before its first event, saying 1 of 5", async () => {
+    const { page, baseUrl } = stack;
+    const { project, target: t, scenario } = await setUp(2);
+    // Hold the event stream back: the page must show the live view from the run alone.
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    await page.route("**/api/runs/*/events", async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      await page.goto(`${baseUrl}/projects/${project.id}/launch?targetId=${t.id}&scenarioId=${scenario.id}`);
+      await page.getByLabel("Repetitions").fill("5");
+      await page.getByRole("button", { name: /^Launch/ }).click();
+      await page.waitForURL(/\/runs\/[a-z0-9]+$/);
+      const runId = page.url().split("/").pop() ?? "";
+      const first = await stack.db.db.run.findUniqueOrThrow({ where: { id: runId } });
+      expect(first.groupIndex).toBe(0);
+      await page.getByText("repetition 1 of 5").waitFor();
+      // Queued at 0, or running with an indeterminate bar: never a part-filled bar it cannot know.
+      const bar = page.getByRole("progressbar").first();
+      await bar.waitFor();
+      const now = await bar.getAttribute("aria-valuenow");
+      if (now === null) expect(await bar.getAttribute("aria-busy")).toBe("true");
+      else expect(now).toBe("0");
+      await page.getByText("○ connecting…").waitFor();
+      expect(await page.getByText(/Waiting for a worker|Running/).count()).toBeGreaterThan(0);
+      await page.screenshot({ path: path.join(screenshotsDir, "run-live-before-first-event.png"), fullPage: true });
+    } finally {
+      release();
+    }
+    // Released, the stream connects and the page goes live.
+    await page.getByText("● live").waitFor({ timeout: 20_000 });
+    await page.unroute("**/api/runs/*/events");
+    // The whole group runs back to back; nothing is left running.
+    const groupId = (await stack.db.db.run.findUniqueOrThrow({ where: { id: page.url().split("/").pop() ?? "" } }))
+      .groupId;
+    const deadline = Date.now() + 90_000;
+    let statuses: string[] = [];
+    while (Date.now() < deadline) {
+      statuses = (await stack.db.db.run.findMany({ where: { groupId }, select: { status: true } })).map(
+        (r) => r.status,
+      );
+      if (statuses.length === 5 && statuses.every((st) => st === "succeeded")) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(statuses).toEqual(Array(5).fill("succeeded"));
+  });
+
   it("cancels from the browser within a second and keeps what was measured", async () => {
     const { page, baseUrl } = stack;
     const { project, target: t, scenario } = await setUp(60);

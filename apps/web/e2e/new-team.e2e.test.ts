@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { formatDeltaPct, formatMetric, mean, sampleVariance, welchDeltaInterval, welchTTest } from "@benchboard/core";
 import { importRun } from "@benchboard/core/importers";
 import {
   createApiToken,
@@ -393,6 +394,138 @@ describe("runs that look alike", () => {
   });
 });
 
+describe("a chat that lasts its duration", () => {
+  it("makes a chat scenario chat until its duration ends, and says what that sends", async () => {
+    const { page, baseUrl } = stack;
+    await page.goto(`${baseUrl}/projects/${project.id}/scenarios/new`);
+    await page.getByLabel("Scenario name").fill("chat for 20 s");
+    await page.getByLabel("Engine").selectOption("ws-chat");
+    const ends = page.getByLabel("Ends", { exact: true });
+    expect(await ends.inputValue()).toBe("messages");
+    await ends.selectOption("duration");
+    await page.getByText("Users keep sending, one message per interval, until the duration ends").waitFor();
+    await page.getByLabel("Users", { exact: true }).fill("100");
+    await page.getByLabel("Interval between messages (ms)", { exact: true }).fill("500");
+    await page.getByLabel("Duration (s)", { exact: true }).fill("20");
+    // 100 users × (20 s ÷ 500 ms) messages, over the 20 s.
+    const estimate = page.getByRole("definition");
+    await page.getByLabel("Estimated load").getByText("4,000").waitFor();
+    expect(await estimate.nth(1).textContent()).toBe("20 s");
+    await shot("scenario-chat-duration.png");
+    await page.getByRole("button", { name: "Create scenario" }).click();
+    await page.getByRole("table", { name: "Scenarios" }).getByText("chat for 20 s").waitFor();
+    const stored = await stack.db.db.scenario.findFirstOrThrow({ where: { orgId, name: "chat for 20 s" } });
+    expect(stored.spec).toMatchObject({ engine: "ws-chat", users: 100, endsAfter: "duration", durationS: 20 });
+  });
+});
+
+describe("trends by shard count", () => {
+  it("filters a trend by shard count, and says a change point is a shard count switch", async () => {
+    const db = stack.db.db;
+    const shardProject = await db.project.create({ data: { orgId, name: "Trend shards", slug: "trend-shards" } });
+    const spec = { engine: "http-open", spec: { engine: "http-open", rate: 5000, durationS: 60 } };
+    for (let i = 0; i < 16; i++) {
+      const run = await db.run.create({
+        data: {
+          orgId,
+          projectId: shardProject.id,
+          number: i + 1,
+          status: "succeeded",
+          scenarioName: "5k",
+          branch: "main",
+          shardCount: i < 8 ? 1 : 4,
+          scenarioSnapshot: spec,
+          configSnapshot: { name: "gw", instanceType: "t3.xlarge" },
+          createdAt: new Date(Date.UTC(2026, 9, 1 + i)),
+          startedAt: new Date(Date.UTC(2026, 9, 1 + i)),
+        },
+      });
+      await db.runResult.create({ data: { runId: run.id, metrics: { rps: (i < 8 ? 3000 : 5000) + (i % 3) * 10 } } });
+    }
+    const { page, baseUrl } = stack;
+    await page.goto(`${baseUrl}/trends?projectId=${shardProject.id}&scenario=5k&metric=rps`);
+    const changes = page.getByRole("list", { name: "Change points" });
+    await changes.getByText("the shard count changed here (1 → 4)").waitFor();
+    const shards = page.getByLabel("Shards", { exact: true });
+    expect(await shards.locator("option").allTextContents()).toEqual(["All shard counts", "1 shard", "4 shards"]);
+    await shards.selectOption("4");
+    await page.getByText("8 runs over time").waitFor();
+    await page.getByText("No change point in this history.").waitFor();
+    expect(new URL(page.url()).searchParams.get("shards")).toBe("4");
+    await shot("trend-shard-filter.png");
+  });
+});
+
+describe("repetition groups in compare", () => {
+  it("shows each group's mean and spread in its column, the figures the p-value and interval come from", async () => {
+    const db = stack.db.db;
+    const groups = await db.project.create({ data: { orgId, name: "Repeated", slug: "repeated" } });
+    const spec = { engine: "http-open", spec: { engine: "http-open", rate: 500, durationS: 30 } };
+    // Three repetitions on each side; the first run of each is NOT its group's mean.
+    const before = { latency_mean: [10.4, 9.1, 9.8], rps: [499.1, 498.2, 499.6] };
+    const after = { latency_mean: [13.0, 14.6, 15.1], rps: [497.9, 499.0, 498.4] };
+    const firstIds: string[] = [];
+    let number = 0;
+    for (const [g, values] of [before, after].entries()) {
+      for (let i = 0; i < 3; i++) {
+        const run = await db.run.create({
+          data: {
+            orgId,
+            projectId: groups.id,
+            number: ++number,
+            status: "succeeded",
+            scenarioName: "steady 500",
+            scenarioSnapshot: spec,
+            configSnapshot: { name: "gw", instanceType: g === 0 ? "t3.medium" : "t3.xlarge" },
+            groupId: `repeated-${g}`,
+            groupIndex: i,
+            createdAt: new Date(Date.UTC(2026, 10, 1, g, i)),
+            startedAt: new Date(Date.UTC(2026, 10, 1, g, i)),
+            endedAt: new Date(Date.UTC(2026, 10, 1, g, i, 30)),
+          },
+        });
+        await db.runResult.create({
+          data: { runId: run.id, metrics: { latency_mean: values.latency_mean[i]!, rps: values.rps[i]! } },
+        });
+        if (i === 0) firstIds.push(run.id);
+      }
+    }
+    const { page, baseUrl } = stack;
+    await page.goto(`${baseUrl}/compare?runs=${firstIds.join(",")}`);
+    const row = page.locator('tr[data-metric="latency_mean"]');
+    await row.locator("[data-ci]").waitFor();
+    const [baseCell, headCell] = [row.locator("td").nth(0), row.locator("td").nth(1)];
+    const sd = (v: number[]) => Math.sqrt(sampleVariance(v));
+    const a = before.latency_mean;
+    const b = after.latency_mean;
+    // The columns show the groups' means and spreads, not the first runs (10.4 ms and 13 ms)…
+    expect(await baseCell.locator("div").first().textContent()).toBe(formatMetric("latency_mean", mean(a)));
+    expect(await headCell.locator("div").first().textContent()).toBe(formatMetric("latency_mean", mean(b)));
+    expect(await baseCell.locator("[data-group-mean]").textContent()).toBe(
+      `mean of 3 runs · ± ${formatMetric("latency_mean", sd(a))}`,
+    );
+    expect(await headCell.locator("[data-group-mean]").textContent()).toBe(
+      `mean of 3 runs · ± ${formatMetric("latency_mean", sd(b))}`,
+    );
+    // …and the delta beside them is of those means, inside the interval computed from the groups.
+    const delta = (mean(b) - mean(a)) / mean(a);
+    const test = welchTTest(a, b)!;
+    const ci = welchDeltaInterval(a, b)!;
+    expect(ci.low).toBeLessThan(delta);
+    expect(ci.high).toBeGreaterThan(delta);
+    expect(await headCell.locator("[data-verdict]").textContent()).toBe(
+      `${formatDeltaPct(delta)} · p=${test.pValue.toFixed(3)}`,
+    );
+    expect(await headCell.locator("[data-ci]").textContent()).toBe(
+      `95% CI ${formatDeltaPct(ci.low)} … ${formatDeltaPct(ci.high)}`,
+    );
+    // The rate did not change beyond noise: the same means, said to be within noise.
+    const rpsCell = page.locator('tr[data-metric="rps"] td').nth(1);
+    expect(await rpsCell.locator("[data-verdict]").textContent()).toContain("within noise");
+    await shot("compare-repetition-groups.png");
+  });
+});
+
 describe("live view", () => {
   it("says when a run's duration is unknown or has no figures yet, and which repetition a run is", async () => {
     const db = stack.db.db;
@@ -438,7 +571,15 @@ describe("live view", () => {
     const { page, baseUrl } = stack;
     await page.goto(`${baseUrl}/runs/${exec.id}`);
     await page.getByText("duration unknown: the tool reports no end").waitFor();
-    expect(await page.getByRole("progressbar", { name: "Progress" }).getAttribute("aria-valuenow")).toBeNull();
+    const bar = page.getByRole("progressbar", { name: "Progress" });
+    expect(await bar.getAttribute("aria-valuenow")).toBeNull();
+    // Indeterminate: busy, claiming no amount, and animated rather than a static part-filled bar.
+    expect(await bar.getAttribute("aria-busy")).toBe("true");
+    expect(await bar.getAttribute("aria-valuetext")).toBe("duration unknown: the tool reports no end");
+    const fill = bar.locator("div").first();
+    expect(await fill.evaluate((el) => getComputedStyle(el).animationName)).not.toBe("none");
+    const barWidth = (await bar.boundingBox())!.width;
+    expect((await fill.boundingBox())!.width).toBeCloseTo(barWidth, 0);
     await shot("run-live-unknown-duration.png");
 
     await page.goto(`${baseUrl}/runs/${first.id}`);

@@ -115,6 +115,48 @@ describe("reference targets from the demo data", () => {
     expect(series.map((s) => s.metric)).toEqual(expect.arrayContaining(["mem_bytes", "throughput"]));
   });
 
+  it("chats for a launch's duration override, live while it lasts", async () => {
+    const db = stack.db.db;
+    const project = await db.project.findFirstOrThrow({ where: { name: "Chat service (local)" } });
+    const scenario = await db.scenario.findFirstOrThrow({
+      where: { projectId: project.id, name: "100 users × 10 rooms, chatting for 20 s" },
+    });
+    const target = await db.target.findFirstOrThrow({ where: { projectId: project.id } });
+    const { page, baseUrl } = stack;
+    await page.goto(`${baseUrl}/projects/${project.id}/launch?targetId=${target.id}&scenarioId=${scenario.id}`);
+    await page.getByText("users keep chatting until it ends").waitFor();
+    // Rate and concurrency mean nothing to a chat: not offered.
+    expect(await page.locator("#launch-rate").isDisabled()).toBe(true);
+    expect(await page.locator("#launch-concurrency").isDisabled()).toBe(true);
+    await page.locator("#launch-duration").fill("6");
+    await page.getByRole("button", { name: /^Launch/ }).click();
+    await page.waitForURL(/\/runs\/[a-z0-9]+$/);
+    const runId = page.url().split("/").pop() ?? "";
+    // Live for the 6 s it lasts, its bar moving through them.
+    await page.getByText("● live").waitFor({ timeout: 20_000 });
+    const bar = page.getByRole("progressbar", { name: "Progress" });
+    await page.waitForFunction(() => {
+      const now = document.querySelector('[role="progressbar"][aria-label="Progress"]')?.getAttribute("aria-valuenow");
+      return now !== null && now !== undefined && Number(now) > 0 && Number(now) < 100;
+    });
+    expect(Number(await bar.getAttribute("aria-valuenow"))).toBeGreaterThan(0);
+    await page.screenshot({ path: path.join(screenshotsDir, "run-chat-live.png"), fullPage: true });
+    await page.locator('[data-status="succeeded"], [data-status="failed"]').first().waitFor({ timeout: 60_000 });
+    const run = await db.run.findUniqueOrThrow({ where: { id: runId }, include: { result: true } });
+    expect(run.status, run.error ?? "").toBe("succeeded");
+    const metrics = (run.result?.metrics ?? {}) as Record<string, number>;
+    expect(metrics.runtime_ms).toBeGreaterThanOrEqual(5_000);
+    expect(metrics.runtime_ms).toBeLessThanOrEqual(12_000);
+    // A message every 500 ms for 6 s: 12 from each of the 100 users.
+    expect(metrics.requests).toBeGreaterThanOrEqual(100 * 11);
+    expect(metrics.requests).toBeLessThanOrEqual(100 * 12);
+    expect(metrics.messages).toBe(metrics.requests! * 9);
+    expect(run.scenarioSnapshot).toMatchObject({
+      overrides: { durationS: 6 },
+      spec: { durationS: 6, endsAfter: "duration" },
+    });
+  });
+
   it("runs without an instance config on the target's baseline, not on what the previous run applied", async () => {
     const configured = await launchFromUi(
       "LLM gateway (local)",

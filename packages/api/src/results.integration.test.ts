@@ -239,6 +239,44 @@ describe("trends and targets", () => {
     expect(xlarge.changePoints).toEqual([]);
   });
 
+  it("filters by shard count in the query, and says when a change point is a shard count switch", async () => {
+    const project = await t.db.project.create({ data: { orgId, name: "Shard switch", slug: "shard-switch" } });
+    const spec = { engine: "http-open", spec: { engine: "http-open", rate: 5000, durationS: 60 } };
+    // Eight runs on one shard near 3,000 req/s, then eight split four ways near 5,000.
+    for (let i = 0; i < 16; i++) {
+      const run = await t.db.run.create({
+        data: {
+          orgId,
+          projectId: project.id,
+          number: i + 1,
+          status: "succeeded",
+          scenarioName: "5k",
+          branch: "main",
+          shardCount: i < 8 ? 1 : 4,
+          scenarioSnapshot: spec,
+          configSnapshot: { name: "gw", instanceType: "t3.xlarge" },
+          createdAt: new Date(Date.UTC(2026, 9, 1 + i)),
+        },
+      });
+      await t.db.runResult.create({ data: { runId: run.id, metrics: { rps: (i < 8 ? 3000 : 5000) + (i % 3) * 10 } } });
+    }
+    const all = await owner().trend.view({ projectId: project.id, scenarioName: "5k", metric: "rps" });
+    expect(all.shardCounts).toEqual([1, 4]);
+    expect(all.points.map((p) => p.shards)).toEqual([...Array(8).fill(1), ...Array(8).fill(4)]);
+    const atSwitch = all.changePoints.find((c) => c.number === 9);
+    expect(atSwitch?.shardsChange).toEqual({ from: 1, to: 4 });
+    expect(atSwitch?.configChange).toBeNull();
+
+    const four = await owner().trend.view({ projectId: project.id, scenarioName: "5k", metric: "rps", shards: 4 });
+    expect(four.points.map((p) => p.number)).toEqual([9, 10, 11, 12, 13, 14, 15, 16]);
+    expect(four.changePoints).toEqual([]);
+    // The picker still offers every shard count of the line.
+    expect(four.shardCounts).toEqual([1, 4]);
+    await expect(
+      owner().trend.view({ projectId: project.id, scenarioName: "5k", metric: "rps", shards: 0 }),
+    ).rejects.toMatchObject({ cause: { issues: [{ path: ["shards"], message: "shards must be at least 1" }] } });
+  });
+
   it("stores project thresholds and refuses unknown metrics at the field", async () => {
     const caller = owner();
     await expect(

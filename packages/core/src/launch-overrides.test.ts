@@ -27,7 +27,14 @@ describe("launch overrides", () => {
     } catch (err) {
       expect((err as LaunchOverrideError).field).toBe("concurrency");
     }
-    expect(applyLaunchOverrides(chat, { durationS: 9 })).toMatchObject({ durationS: 9 });
+  });
+
+  it("makes a chat given a duration last it instead of ending after its messages", () => {
+    expect(chat).toMatchObject({ endsAfter: "messages", durationS: 60 });
+    const out = applyLaunchOverrides(chat, { durationS: 9 });
+    expect(out).toMatchObject({ durationS: 9, endsAfter: "duration", messagesPerUser: 5 });
+    expect(ZScenarioSpec.safeParse(out).success).toBe(true);
+    expect(chat).toMatchObject({ endsAfter: "messages" });
   });
 
   it("words bad values in plain language", () => {

@@ -95,7 +95,8 @@ export function applyLaunchOverrides(spec: TScenarioSpec, overrides: TLaunchOver
           "a chat scenario's load is its users and rooms; edit the scenario to change them",
         );
       }
-      return durationS !== undefined ? { ...spec, durationS } : spec;
+      // A chat given a duration lasts it: users keep chatting until it ends (see endsAfter).
+      return durationS !== undefined ? { ...spec, durationS, endsAfter: "duration" } : spec;
     }
   }
 }

@@ -31,6 +31,16 @@ describe("runLabel", () => {
       "1,000 users · 20 rooms · 100 msgs/user",
     );
     expect(
+      loadLabel({
+        engine: "ws-chat",
+        users: 100,
+        rooms: 10,
+        messagesPerUser: 20,
+        endsAfter: "duration",
+        durationS: 20,
+      }),
+    ).toBe("100 users · 10 rooms · 20 s");
+    expect(
       runLabel({ scenarioSnapshot: { engine: "http-closed", spec: { concurrency: 20 } }, configSnapshot: null }),
     ).toBe("20 connections");
     expect(runLabel({ scenarioSnapshot: { name: "upload" }, configSnapshot: null })).toBeUndefined();

@@ -50,7 +50,9 @@ export function loadLabel(spec: unknown): string | undefined {
       const messages = number(s.messagesPerUser);
       if (users !== undefined) parts.push(`${count(users)} users`);
       if (rooms !== undefined) parts.push(`${count(rooms)} rooms`);
-      if (messages !== undefined) parts.push(`${count(messages)} msgs/user`);
+      if (s.endsAfter === "duration") {
+        if (durationS !== undefined) parts.push(seconds(durationS));
+      } else if (messages !== undefined) parts.push(`${count(messages)} msgs/user`);
       break;
     }
     default: {

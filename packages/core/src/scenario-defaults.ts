@@ -82,6 +82,7 @@ function uncappedDefault(engine: TEngineKind): TScenarioSpec {
         drainTimeoutMs: 10_000,
         connectTimeoutMs: 10_000,
         durationS: 300,
+        endsAfter: "messages",
       };
   }
 }
@@ -112,6 +113,8 @@ export function describeScenarioSpec(spec: TScenarioSpec): string {
     case "llm":
       return `${n(spec.rate)} req/s · ${n(spec.durationS)} s · ${spec.model}${spec.stream ? " · streaming" : ""}`;
     case "ws-chat":
-      return `${n(spec.users)} users · ${n(spec.rooms)} rooms · ${n(spec.messagesPerUser)} msgs each`;
+      return spec.endsAfter === "duration"
+        ? `${n(spec.users)} users · ${n(spec.rooms)} rooms · chatting for ${n(spec.durationS)} s`
+        : `${n(spec.users)} users · ${n(spec.rooms)} rooms · ${n(spec.messagesPerUser)} msgs each`;
   }
 }

@@ -117,7 +117,19 @@ export const ZWsChatSpec = z.object({
   drainTimeoutMs: z.number().int().positive().max(600_000).default(10_000),
   /** A connection that has not been accepted and joined within this time counts as failed. */
   connectTimeoutMs: z.number().int().positive().max(600_000).default(10_000),
+  /**
+   * With `endsAfter: "messages"` the most the run may last (sending stops there); with
+   * `endsAfter: "duration"` how long it lasts.
+   */
   durationS: z.number().positive().max(HARD_LIMITS.maxDurationS).default(300),
+  /**
+   * How a chat run ends. `messages`: each user sends `messagesPerUser` messages, one per
+   * interval, and the run ends once they are delivered (or at `durationS`, whichever is first).
+   * `duration`: the run lasts `durationS`; users keep sending, one message per interval (as fast
+   * as the rate ceiling allows at 0), until it ends, so the message count follows from the
+   * duration and `messagesPerUser` is not used.
+   */
+  endsAfter: z.enum(["messages", "duration"]).default("messages"),
   /**
    * Set on a shard's spec only: the shard's rooms and users are numbered from these, so shards of
    * one run use distinct rooms and user ids (see planShards).
@@ -146,6 +158,11 @@ export function estimateLoad(spec: TScenarioSpec): { requests: number | null; du
       };
     }
     case "ws-chat":
+      if (spec.endsAfter === "duration") {
+        const perUser =
+          spec.messageIntervalMs > 0 ? Math.floor((spec.durationS * 1000) / spec.messageIntervalMs) : null;
+        return { requests: perUser !== null ? spec.users * perUser : null, durationS: spec.durationS };
+      }
       return { requests: spec.users * spec.messagesPerUser, durationS: null };
   }
 }

@@ -127,8 +127,12 @@ export function ProgressBar({
         aria-valuemin={0}
         aria-valuemax={100}
         aria-valuenow={pct === null ? undefined : Math.round(pct)}
+        aria-valuetext={pct === null ? unknown : undefined}
+        aria-busy={pct === null}
       >
         <div
+          // A new element when the amount becomes known, so the bar does not shrink from full.
+          key={pct === null ? "unknown" : "known"}
           className={cx(
             "h-full rounded-full transition-all",
             pct === null ? "w-full animate-pulse bg-sky-200" : "bg-sky-500",

@@ -304,3 +304,131 @@ describe("launch → worker → stored results", () => {
     }
   });
 });
+
+describe("a chat run's duration", () => {
+  let chat: ChildProcess | undefined;
+  let chatUrl = "";
+
+  beforeAll(async () => {
+    // The reference chat target as its own process, fanning out through the real RabbitMQ.
+    const main = path.join(here, "../../../apps/targets/src/chat/main.ts");
+    chat = spawn(process.execPath, ["--import", "tsx", main], {
+      env: {
+        ...process.env,
+        BENCHBOARD_CHAT_PORT: "0",
+        BENCHBOARD_TARGETS_HOST: "127.0.0.1",
+        BENCHBOARD_CHAT_PREFIX: `${prefix}-chat`,
+        BENCHBOARD_CHAT_INSTANCE_ID: "duration",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    chat.stdout?.on("data", (d) => {
+      out += String(d);
+    });
+    chat.stderr?.on("data", (d) => workerLog.push(String(d)));
+    chatUrl = await waitFor(async () => /\(http (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], 30_000, "chat target");
+  });
+
+  afterAll(async () => {
+    chat?.kill("SIGTERM");
+    if (chat && chat.exitCode === null) await new Promise((r) => chat?.once("exit", r));
+  });
+
+  it("lasts a launch's duration override: users keep chatting until it ends, and the snapshot says so", async () => {
+    const project = await caller.project.create({ name: `chat-${randomBytes(3).toString("hex")}` });
+    const target = await caller.target.create({
+      projectId: project.id,
+      name: "chat",
+      kind: "ws_chat",
+      baseUrl: chatUrl,
+    });
+    // On its own this scenario is over in a fraction of a second: 5 messages each, 50 ms apart.
+    const scenario = await caller.scenario.create({
+      projectId: project.id,
+      name: "short chat",
+      spec: { engine: "ws-chat", users: 6, rooms: 2, messagesPerUser: 5, messageIntervalMs: 50, durationS: 60 },
+    });
+    const launched = await caller.run.launch({ targetId: target.id, scenarioId: scenario.id, durationS: 3 });
+    // Live while it lasts: the progress the live view reads moves through the duration.
+    const fractions = new Set<number>();
+    await waitFor(
+      async () => {
+        const live = await t.db.run.findUniqueOrThrow({ where: { id: launched.id } });
+        const fraction = (live.progress as { fraction?: number | null } | null)?.fraction;
+        if (live.status === "running" && typeof fraction === "number") fractions.add(Math.round(fraction * 100));
+        return !["queued", "running"].includes(live.status);
+      },
+      30_000,
+      "chat run to end",
+    );
+    const run = await waitForEnd(launched.id);
+    expect(
+      [...fractions].some((f) => f > 0 && f < 100),
+      `fractions seen: ${[...fractions].join(", ")}`,
+    ).toBe(true);
+    expect(run.status, run.error ?? "").toBe("succeeded");
+
+    const snapshot = run.scenarioSnapshot as { spec: Record<string, unknown>; overrides?: Record<string, unknown> };
+    expect(snapshot.overrides).toEqual({ durationS: 3 });
+    expect(snapshot.spec).toMatchObject({ durationS: 3, endsAfter: "duration", messagesPerUser: 5 });
+
+    const m = run.result?.metrics as Record<string, number>;
+    // The run lasted the duration (generous bounds: behaviour, not timing precision)…
+    expect(m.runtime_ms).toBeGreaterThanOrEqual(2_500);
+    expect(m.runtime_ms).toBeLessThanOrEqual(6_000);
+    const wall = new Date(run.endedAt!).getTime() - new Date(run.startedAt!).getTime();
+    expect(wall).toBeGreaterThanOrEqual(2_500);
+    // …and the users kept sending past their 5 messages: about 3 s / 50 ms = 60 each.
+    expect(m.requests).toBeGreaterThan(6 * 5 * 4);
+    expect(m.requests).toBeLessThanOrEqual(6 * 61);
+    // Every message reached the 2 other members of its room through the broker.
+    expect(m.messages).toBe(m.requests! * 2);
+    expect(m.failed).toBe(0);
+  });
+
+  it("refuses a rate or concurrency override for chat, naming the field, and stores no run", async () => {
+    const project = await caller.project.create({ name: `chat-${randomBytes(3).toString("hex")}` });
+    const target = await caller.target.create({
+      projectId: project.id,
+      name: "chat",
+      kind: "ws_chat",
+      baseUrl: chatUrl,
+    });
+    const scenario = await caller.scenario.create({
+      projectId: project.id,
+      name: "short chat",
+      spec: { engine: "ws-chat", users: 6, rooms: 2, messagesPerUser: 5 },
+    });
+    await expect(caller.run.launch({ targetId: target.id, scenarioId: scenario.id, rate: 50 })).rejects.toThrow(
+      /^rate: a chat scenario is paced by its message interval/,
+    );
+    await expect(
+      caller.run.launch({ targetId: target.id, scenarioId: scenario.id, concurrency: 3, durationS: 2 }),
+    ).rejects.toThrow(/^concurrency: a chat scenario's load is its users and rooms/);
+    expect(await t.db.run.count({ where: { projectId: project.id } })).toBe(0);
+  });
+
+  it("ends after its messages when no duration is given", async () => {
+    const project = await caller.project.create({ name: `chat-${randomBytes(3).toString("hex")}` });
+    const target = await caller.target.create({
+      projectId: project.id,
+      name: "chat",
+      kind: "ws_chat",
+      baseUrl: chatUrl,
+    });
+    const scenario = await caller.scenario.create({
+      projectId: project.id,
+      name: "short chat",
+      spec: { engine: "ws-chat", users: 6, rooms: 2, messagesPerUser: 5, messageIntervalMs: 50, durationS: 60 },
+    });
+    const launched = await caller.run.launch({ targetId: target.id, scenarioId: scenario.id });
+    const run = await waitForEnd(launched.id);
+    expect(run.status, run.error ?? "").toBe("succeeded");
+    expect((run.scenarioSnapshot as { spec: Record<string, unknown> }).spec).toMatchObject({ endsAfter: "messages" });
+    const m = run.result?.metrics as Record<string, number>;
+    expect(m.requests).toBe(30);
+    expect(m.messages).toBe(60);
+    expect(m.runtime_ms).toBeLessThan(2_500);
+  });
+});

@@ -7,7 +7,7 @@ import { CliError, EXIT } from "../exit-codes";
 import { type CliIo, writeJson } from "../io";
 import { ProgressReporter } from "../progress";
 import { rememberRun } from "../state";
-import { runGate, runMarkdown } from "../summary";
+import { groupMarkdown, runGate, runMarkdown } from "../summary";
 import { collect } from "./upload";
 
 interface RunOptions extends ServerOptions {
@@ -187,7 +187,8 @@ export function registerRun(program: Command, io: CliIo): void {
       }));
       writeJson(io, out.length === 1 ? out[0] : out, false);
     } else {
-      const markdown = finished.map((run) => runMarkdown(run, undefined, gate)).join("\n");
+      // A repetition group is judged as one: its mean and spread, and each run's verdict.
+      const markdown = finished.length > 1 ? groupMarkdown(finished, gate) : runMarkdown(finished[0]!, undefined, gate);
       io.stdout(markdown);
       await appendStepSummary(io, markdown);
     }

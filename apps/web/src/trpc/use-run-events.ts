@@ -27,12 +27,18 @@ const REOPEN_MS = [1_000, 2_000, 4_000, 8_000, 10_000];
  * `run.byId` data in place, and the end of the run refetches the full result once. The stream
  * survives a web app restart: the browser reconnects with the last event id it got, and when it
  * gives up (an error answer while the app starts), the page reopens the stream itself with that
- * id. `connected` is false while reconnecting, so the page can say so instead of freezing.
+ * id. `connected` is false while reconnecting, so the page can say so instead of freezing;
+ * `opened` tells the first connection (still connecting) from a reconnection.
  */
-export function useRunEvents(runId: string, enabled: boolean): { connected: boolean; last: RunEvent | null } {
+export function useRunEvents(
+  runId: string,
+  enabled: boolean,
+): { connected: boolean; opened: boolean; last: RunEvent | null } {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [connected, setConnected] = useState(false);
+  // Whether the stream has ever been open: before that the page is connecting, not reconnecting.
+  const [opened, setOpened] = useState(false);
   const [last, setLast] = useState<RunEvent | null>(null);
 
   useEffect(() => {
@@ -51,6 +57,7 @@ export function useRunEvents(runId: string, enabled: boolean): { connected: bool
       current.onopen = () => {
         failures = 0;
         setConnected(true);
+        setOpened(true);
       };
       current.onerror = () => {
         setConnected(false);
@@ -100,5 +107,5 @@ export function useRunEvents(runId: string, enabled: boolean): { connected: bool
     };
   }, [enabled, runId, queryClient, trpc]);
 
-  return { connected, last };
+  return { connected, opened, last };
 }

@@ -1,4 +1,4 @@
-import { METRICS } from "@benchboard/core";
+import { MAX_SHARDS, METRICS } from "@benchboard/core";
 import { ZNormalizedRun } from "@benchboard/core/importers";
 import { z } from "zod";
 import { ZConfigDocument, ZConfigInstanceConfig, ZConfigScenario, ZConfigTarget } from "../config-as-code";
@@ -450,6 +450,17 @@ export function openApiDocument(): JsonObject {
               },
             },
             queryParam("branch", "Only this branch.", nonBlank(200)),
+            queryParam(
+              "config",
+              "Only runs on this config, by its label (instance type or name, CPU limit), e.g. `t3.xlarge`.",
+              nonBlank(200),
+            ),
+            queryParam("load", "Only runs of this load, by its label, e.g. `5,000 req/s · 60 s`.", nonBlank(200)),
+            queryParam("shards", "Only runs split into this many shards.", {
+              type: "integer",
+              minimum: 1,
+              maximum: MAX_SHARDS,
+            }),
             orgHeader,
           ],
           responses: {

@@ -991,6 +991,23 @@ describe("GET /api/v1/compare: validity, not measured, statistics over history",
     const body = ZRestTrend.parse(trend.body);
     expect(body.points).toHaveLength(30);
     expect(body.changePoints.map((c) => c.runNumber)).toEqual([runs[19]!.number]);
+    // Kept to one shard count: these runs all ran on one shard.
+    const oneShard = await trendHandler(
+      request("GET", `/trend?project=${second.slug}&scenario=steps&metric=rps&shards=1`, { token: reader }),
+      base,
+    );
+    expect(ZRestTrend.parse(oneShard.body).points).toHaveLength(30);
+    const twoShards = await trendHandler(
+      request("GET", `/trend?project=${second.slug}&scenario=steps&metric=rps&shards=2`, { token: reader }),
+      base,
+    );
+    expect(ZRestTrend.parse(twoShards.body).points).toHaveLength(0);
+    const badShards = await trendHandler(
+      request("GET", `/trend?project=${second.slug}&scenario=steps&metric=rps&shards=0`, { token: reader }),
+      base,
+    );
+    expect(badShards.status).toBe(400);
+    expect(ZRestError.parse(badShards.body).error.message).toBe("shards: must be at least 1");
     const unknown = await trendHandler(
       request("GET", `/trend?project=${second.slug}&scenario=steps&metric=nope`, { token: reader }),
       base,

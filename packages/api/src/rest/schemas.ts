@@ -1,4 +1,5 @@
 import {
+  MAX_SHARDS,
   MAX_TOLERANCE_PCT,
   ZErrorEntry,
   ZLaunchOverrides,
@@ -288,6 +289,17 @@ export const ZRestTrendQuery = z.object({
   metric: z.string().trim().min(1, "metric is required, e.g. latency_p99").max(200),
   /** Only this branch (default: every branch, each its own line). */
   branch: z.string().trim().min(1).max(200).optional(),
+  /** Only runs on this config, by its label (instance type or name, CPU limit), e.g. "t3.xlarge". */
+  config: z.string().trim().min(1).max(200).optional(),
+  /** Only runs of this load, by its label, e.g. "5,000 req/s · 60 s". */
+  load: z.string().trim().min(1).max(200).optional(),
+  /** Only runs split into this many shards. */
+  shards: z.coerce
+    .number({ error: "must be a whole number of shards" })
+    .int("must be a whole number of shards")
+    .min(1, "must be at least 1")
+    .max(MAX_SHARDS, `must be at most ${MAX_SHARDS}`)
+    .optional(),
 });
 
 export const ZRestTrend = z.object({

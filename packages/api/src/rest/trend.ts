@@ -5,15 +5,16 @@ import { json, RestError, type RestRequest, type RestResponse, restErrorResponse
 import { type TRestTrend, ZRestTrendQuery } from "./schemas";
 
 /**
- * GET /api/v1/trend?project=…&scenario=…&metric=…&branch=…: one metric over a scenario's runs
- * (sweep runs left out), oldest first, with the thresholds on it and the change points found.
+ * GET /api/v1/trend?project=…&scenario=…&metric=…&branch=…&config=…&load=…&shards=…: one metric
+ * over a scenario's runs (sweep runs left out), oldest first, with the thresholds on it and the
+ * change points found.
  */
 export async function trendHandler(req: RestRequest, deps: RestDeps): Promise<RestResponse> {
   try {
     const api = await authorize(req, deps, "runs:read");
     const query = ZRestTrendQuery.safeParse(Object.fromEntries(new URL(req.url).searchParams));
     if (!query.success) throw zodFailure(query.error);
-    const { project: projectRef, scenario, metric, branch } = query.data;
+    const { project: projectRef, scenario, metric, branch, config, load, shards } = query.data;
     if (!isKnownMetric(metric)) {
       throw new RestError(400, `metric: unknown metric "${metric}"`, { field: "metric" });
     }
@@ -25,6 +26,9 @@ export async function trendHandler(req: RestRequest, deps: RestDeps): Promise<Re
       scenarioName: scenario,
       metric,
       branch: branch ?? null,
+      config: config ?? null,
+      load: load ?? null,
+      shards: shards ?? null,
     });
     const body: TRestTrend = {
       project: { id: project.id, slug: project.slug, name: project.name },

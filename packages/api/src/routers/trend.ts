@@ -1,4 +1,4 @@
-import { ZThreshold } from "@benchboard/core";
+import { MAX_SHARDS, ZThreshold } from "@benchboard/core";
 import { getProjectThresholds, getTrend, setProjectThresholds, trendOptions } from "@benchboard/db";
 import { z } from "zod";
 import { memberProcedure, orgProcedure, router } from "../trpc";
@@ -12,6 +12,13 @@ export const ZTrendInput = z.object({
   config: z.string().max(200).nullish(),
   /** Only runs of this load, by its label ("5,000 req/s · 60 s"). */
   load: z.string().max(200).nullish(),
+  /** Only runs split into this many shards. */
+  shards: z
+    .number({ error: "shards must be a number" })
+    .int("shards must be a whole number")
+    .positive("shards must be at least 1")
+    .max(MAX_SHARDS, `shards is at most ${MAX_SHARDS}`)
+    .nullish(),
 });
 export type TTrendInput = z.infer<typeof ZTrendInput>;
 

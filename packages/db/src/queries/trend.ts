@@ -56,6 +56,8 @@ export interface TrendInput {
   config?: string | null;
   /** Only runs of this load (its label: rate or connections, duration), e.g. "5,000 req/s · 60 s". */
   load?: string | null;
+  /** Only runs split into this many shards (filtered in the query, on the run's own column). */
+  shards?: number | null;
 }
 
 interface TrendRow {
@@ -73,6 +75,7 @@ interface TrendRow {
   load: string | null;
   /** The run's result says it is not a sound measurement. */
   invalid: boolean;
+  shards: number;
 }
 
 /** Times in JSON from a `timestamp` column: UTC, written without a zone. */
@@ -93,6 +96,7 @@ function trendRows(text: string): TrendRow[] {
     unknown,
     unknown,
     boolean,
+    number,
   ][];
   return tuples.map(
     ([
@@ -109,6 +113,7 @@ function trendRows(text: string): TrendRow[] {
       config,
       load,
       invalid,
+      shards,
     ]) => ({
       id,
       number,
@@ -124,6 +129,7 @@ function trendRows(text: string): TrendRow[] {
       config: configLabel(config) ?? null,
       load: snapshotLoadLabel(load) ?? null,
       invalid,
+      shards,
     }),
   );
 }
@@ -159,12 +165,20 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
   // A sweep varies the scenario (200, 500, 800 req/s): its runs are not this scenario's history.
   // Up to 10,000 rows come back as one JSON text, parsed once: decoding them row by row through
   // the ORM took longer than the query.
-  const [line] = await db.$queryRaw<{ rows: string }[]>`
+  const branchOnly = input.branch ? Prisma.sql`AND r.branch = ${input.branch}` : Prisma.empty;
+  // The shard counts the line has, for the picker: read beside the line, whatever is picked.
+  const shardCountsQuery = db.$queryRaw<{ shardCount: number }[]>`
+    SELECT DISTINCT r."shardCount" FROM "Run" r
+    WHERE r."orgId" = ${orgId} AND r."projectId" = ${project.id} AND r."scenarioName" = ${input.scenarioName}
+      AND r.status = 'succeeded' AND r."sweepId" IS NULL ${branchOnly}
+    ORDER BY r."shardCount"`;
+  const lineQuery = db.$queryRaw<{ rows: string }[]>`
     SELECT coalesce(json_agg(json_build_array(t.id, t.number, t.branch, t.commit, t."createdAt", t."startedAt",
-      t.excluded, t."excludedReason", t."scenarioId", t.value, t.config, t.load, t.invalid) ORDER BY t."createdAt" DESC, t.number DESC), '[]')::text AS rows
+      t.excluded, t."excludedReason", t."scenarioId", t.value, t.config, t.load, t.invalid, t."shardCount")
+      ORDER BY t."createdAt" DESC, t.number DESC), '[]')::text AS rows
     FROM (
       SELECT r.id, r.number, r.branch, r.commit, r."createdAt", r."startedAt", r.excluded, r."excludedReason",
-        r."scenarioId", m.value, coalesce(rr.valid = false, false) AS invalid,
+        r."scenarioId", m.value, coalesce(rr.valid = false, false) AS invalid, r."shardCount",
         jsonb_build_object('instanceType', r."configSnapshot"->'instanceType', 'name', r."configSnapshot"->'name',
           'cpuLimit', r."configSnapshot"->'cpuLimit') AS config,
         jsonb_build_object('engine', r."scenarioSnapshot"->'engine', 'spec', jsonb_build_object(
@@ -176,11 +190,12 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
       FROM "Run" r LEFT JOIN "RunMetric" m ON m."runId" = r.id AND m.key = ${input.metric}
         LEFT JOIN "RunResult" rr ON rr."runId" = r.id
       WHERE r."orgId" = ${orgId} AND r."projectId" = ${project.id} AND r."scenarioName" = ${input.scenarioName}
-        AND r.status = 'succeeded' AND r."sweepId" IS NULL
-        ${input.branch ? Prisma.sql`AND r.branch = ${input.branch}` : Prisma.empty}
+        AND r.status = 'succeeded' AND r."sweepId" IS NULL ${branchOnly}
+        ${input.shards ? Prisma.sql`AND r."shardCount" = ${input.shards}` : Prisma.empty}
       ORDER BY r."createdAt" DESC, r.number DESC
       LIMIT ${TREND_MAX_POINTS}
     ) t`;
+  const [[line], shardCounts] = await Promise.all([lineQuery, shardCountsQuery]);
   const all = trendRows(line?.rows ?? "[]");
   // Runs of one scenario may differ in config and load (a launch's overrides): each run says
   // which, the trend can keep to one of each, and a change point where either changed says so.
@@ -217,6 +232,7 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
       excludedReason: r.excludedReason,
       config: r.config,
       load: r.load,
+      shards: r.shards,
       // Not a sound measurement: drawn marked, off the lines, and left out of change points.
       invalid: r.invalid,
     };
@@ -244,6 +260,7 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
     branches: [...new Set(points.map((p) => p.branch ?? ""))],
     configs,
     loads,
+    shardCounts: shardCounts.map((r) => r.shardCount),
     points: points.map((p) => ({ ...p, changePoint: marked.get(p.runId) ?? null })),
     thresholds,
     changePoints,
@@ -259,10 +276,11 @@ interface LabelledPoint {
   excluded: boolean;
   config: string | null;
   load: string | null;
+  shards: number;
 }
 
 /**
- * Whether the config or the load changed at a change point (from the run before it on the same
+ * Whether the config, the load or the shard count changed at a change point (from the run before it on the same
  * line): a "regression" that is a config switch should say so.
  */
 function whatChanged(
@@ -271,15 +289,17 @@ function whatChanged(
 ): {
   configChange: { from: string | null; to: string | null } | null;
   loadChange: { from: string | null; to: string | null } | null;
+  shardsChange: { from: number; to: number } | null;
 } {
   const line = points.filter((p) => p.branch === at.branch && !p.excluded && p.value !== null);
   const i = line.findIndex((p) => p.runId === at.runId);
   const here = line[i];
   const before = i > 0 ? line[i - 1] : undefined;
-  if (!here || !before) return { configChange: null, loadChange: null };
+  if (!here || !before) return { configChange: null, loadChange: null, shardsChange: null };
   return {
     configChange: here.config !== before.config ? { from: before.config, to: here.config } : null,
     loadChange: here.load !== before.load ? { from: before.load, to: here.load } : null,
+    shardsChange: here.shards !== before.shards ? { from: before.shards, to: here.shards } : null,
   };
 }
 

@@ -183,6 +183,22 @@ export function referenceProjects(p: ReferenceTargetPorts = DEFAULT_PORTS): Demo
           spec: { engine: "ws-chat", users: 100, rooms: 10, messagesPerUser: 20, poolSize: 50 },
           thresholds: [{ metric: "failed", op: "==", value: 0 }],
         },
+        {
+          name: "100 users × 10 rooms, chatting for 20 s",
+          description:
+            "Each user sends a message every 500 ms until the 20 s are over, long enough to watch the run live.",
+          spec: {
+            engine: "ws-chat",
+            users: 100,
+            rooms: 10,
+            messagesPerUser: 40,
+            messageIntervalMs: 500,
+            poolSize: 50,
+            durationS: 20,
+            endsAfter: "duration",
+          },
+          thresholds: [{ metric: "failed", op: "==", value: 0 }],
+        },
       ],
     },
     {

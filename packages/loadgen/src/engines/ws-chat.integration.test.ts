@@ -51,6 +51,34 @@ describe("ws-chat engine", () => {
     expect(throughput.reduce((a, b) => a + b, 0)).toBe(2000);
   });
 
+  it("keeps chatting until the duration ends when it ends after its duration, every delivery counted", async () => {
+    server = await startChatServer();
+    // Interval 0 and the duration: as fast as the rate ceiling lets, for 1.5 s; the 2 messages
+    // per user would have been over at once.
+    const result = await runScenario(
+      {
+        engine: "ws-chat",
+        users: 6,
+        rooms: 2,
+        messagesPerUser: 2,
+        messageIntervalMs: 0,
+        durationS: 1.5,
+        endsAfter: "duration",
+      },
+      { baseUrl: server.url, limits: { maxRate: 600 } },
+    );
+    const extra = result.extra as unknown as ChatExtra;
+    expect(result.metrics.runtime_ms).toBeGreaterThanOrEqual(1_400);
+    expect(result.metrics.runtime_ms).toBeLessThan(4_000);
+    expect(result.metrics.requests).toBeGreaterThan(6 * 2 * 10);
+    // Held at the ceiling: at most 600 messages a second (and a burst's worth).
+    expect(result.metrics.requests).toBeLessThanOrEqual(600 * 1.5 + 20);
+    expect(result.metrics.messages).toBe(result.metrics.requests! * 2);
+    expect(extra.lostDeliveries).toBe(0);
+    expect(extra.duplicates).toBe(0);
+    expect(result.metrics.failed).toBe(0);
+  });
+
   it("counts lost, duplicated and refused messages and failed connections exactly", async () => {
     server = await startChatServer({ dropEvery: 7, duplicateEvery: 11, refuseEvery: 13, rejectConnections: 2 });
     // 2 of 14 connections are refused; 12 users join 3 rooms of 4 (users 2..13 round-robin).

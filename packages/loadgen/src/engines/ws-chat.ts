@@ -46,8 +46,9 @@ interface SentMessage {
 /**
  * Chat load (see protocols/chat.ts for the wire protocol): `users` WebSocket users spread
  * round-robin over `rooms`, connected at most `poolSize` at a time, each joining its room. Once
- * every connection has joined or failed, each joined user sends `messagesPerUser` messages.
- * Latency runs from send to delivery at each OTHER member; every (message, member) delivery is
+ * every connection has joined or failed, each joined user sends `messagesPerUser` messages, or,
+ * when the spec ends after its duration, keeps sending until `durationS` has passed since the
+ * first send (the message count then follows from the interval and the duration). Latency runs from send to delivery at each OTHER member; every (message, member) delivery is
  * counted exactly once, so lost and duplicated deliveries are exact counts.
  */
 export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<EngineResult> {
@@ -216,13 +217,20 @@ export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<E
   for (const [message, count] of connectErrors) activeRec.error("connect", message, undefined, count);
   const deadline = t0 + spec.durationS * 1000;
   const payload = JSON.stringify("x".repeat(spec.messageBytes));
+  const byDuration = spec.endsAfter === "duration";
+  const messagesPerUser = byDuration ? Number.POSITIVE_INFINITY : spec.messagesPerUser;
   const plannedSends = users.filter((u) => u.joined).length * spec.messagesPerUser;
   const checkpoint = checkpointer(ctx, activeRec, startedAt);
   const stopProgress = everySecond(() => {
     const now = performance.now();
     activeRec.tick(now);
     checkpoint(now);
-    ctx.onProgress?.(activeRec.progress(now, plannedSends > 0 ? (activeRec.counters.requests ?? 0) / plannedSends : 1));
+    const fraction = byDuration
+      ? Math.min(1, (now - t0) / (spec.durationS * 1000))
+      : plannedSends > 0
+        ? (activeRec.counters.requests ?? 0) / plannedSends
+        : 1;
+    ctx.onProgress?.(activeRec.progress(now, fraction));
   });
 
   const gate = new RateGate(limits.maxRate);
@@ -235,15 +243,17 @@ export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<E
     const prefix = `{"type":"message","room":${JSON.stringify(room.name)},"id":"`;
     // Users are staggered over one interval so that paced sends don't all land at once.
     const offsetMs = (spec.messageIntervalMs * user.index) / users.length;
-    for (let seq = 0; seq < spec.messagesPerUser; seq++) {
+    for (let seq = 0; seq < messagesPerUser; seq++) {
       if (signal?.aborted || performance.now() >= deadline) return;
       if (spec.messageIntervalMs > 0) {
-        await sleep(t0 + offsetMs + seq * spec.messageIntervalMs - performance.now(), signal);
+        const sendAt = t0 + offsetMs + seq * spec.messageIntervalMs;
+        if (sendAt >= deadline) return;
+        await sleep(sendAt - performance.now(), signal);
         if (signal?.aborted) return;
       }
       // The ceiling holds whatever the interval: with interval 0 it is the only pacing there is.
       await gate.wait(signal);
-      if (signal?.aborted) return;
+      if (signal?.aborted || performance.now() >= deadline) return;
       if (spec.messageIntervalMs === 0 && seq % 32 === 31) {
         // Let deliveries be read between bursts; otherwise a sender starves the receivers.
         await new Promise<void>((r) => setImmediate(r));

@@ -2,75 +2,38 @@
 
 import { METRICS } from "@benchboard/core";
 import { useEffect, useState } from "react";
+import { FilterField, FilterSelect, filterControlClass } from "./filter-field";
 import type { Filters } from "./run-filters";
 
-const fieldClass = "w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm shadow-sm";
-
 /** Stored metrics a run can be sorted or filtered by (derived ones are computed per view, not stored). */
-const SORTABLE = METRICS.filter((m) => !m.derived);
+const SORTABLE = METRICS.filter((m) => !m.derived).map((m) => ({ value: m.key, label: m.label }));
 
-function MetricSelect({
-  id,
-  label,
-  value,
-  onChange,
-  empty,
-}: {
-  id: string;
-  label: string;
-  value: string | undefined;
-  onChange: (v: string | undefined) => void;
-  empty: string;
-}) {
-  return (
-    <div className="flex flex-col gap-1">
-      <label htmlFor={id} className="text-xs font-medium text-slate-600">
-        {label}
-      </label>
-      <select
-        id={id}
-        className={fieldClass}
-        value={value ?? ""}
-        onChange={(e) => onChange(e.target.value || undefined)}
-      >
-        <option value="">{empty}</option>
-        {SORTABLE.map((m) => (
-          <option key={m.key} value={m.key}>
-            {m.label}
-          </option>
-        ))}
-        {value && !SORTABLE.some((m) => m.key === value) && <option value={value}>{value}</option>}
-      </select>
-    </div>
-  );
-}
+const ORDERS = [
+  { value: "desc", label: "Highest first" },
+  { value: "asc", label: "Lowest first" },
+];
 
 /** With "By metric…": which metric, and which end first (by default its better end). */
 export function MetricSortControls({ filters, onChange }: { filters: Filters; onChange: (patch: Filters) => void }) {
   return (
     <>
-      <MetricSelect
+      <FilterSelect
         id="sort-metric"
         label="Sort metric"
         value={filters.metric}
+        options={SORTABLE}
         empty="Choose a metric"
+        unknownLabel={(key) => key}
         onChange={(metric) => onChange({ metric })}
       />
-      <div className="flex flex-col gap-1">
-        <label htmlFor="sort-order" className="text-xs font-medium text-slate-600">
-          Order
-        </label>
-        <select
-          id="sort-order"
-          className={fieldClass}
-          value={filters.order ?? ""}
-          onChange={(e) => onChange({ order: e.target.value || undefined })}
-        >
-          <option value="">Better first</option>
-          <option value="desc">Highest first</option>
-          <option value="asc">Lowest first</option>
-        </select>
-      </div>
+      <FilterSelect
+        id="sort-order"
+        label="Order"
+        value={filters.order}
+        options={ORDERS}
+        empty="Better first"
+        onChange={(order) => onChange({ order })}
+      />
     </>
   );
 }
@@ -96,20 +59,17 @@ function BoundInput({
   }, [text, value, onChange]);
   const invalid = text.trim() !== "" && !Number.isFinite(Number(text));
   return (
-    <div className="flex flex-col gap-1">
-      <label htmlFor={id} className="text-xs font-medium text-slate-600">
-        {label}
-      </label>
+    <FilterField id={id} label={label}>
       <input
         id={id}
         inputMode="decimal"
-        className={fieldClass}
+        className={filterControlClass}
         value={text}
         aria-invalid={invalid || undefined}
         onChange={(e) => setText(e.target.value)}
       />
       {invalid && <span className="text-xs text-rose-700">a number</span>}
-    </div>
+    </FilterField>
   );
 }
 
@@ -117,11 +77,13 @@ function BoundInput({
 export function MetricRangeFilter({ filters, onChange }: { filters: Filters; onChange: (patch: Filters) => void }) {
   return (
     <>
-      <MetricSelect
+      <FilterSelect
         id="filter-metric"
         label="Metric range"
         value={filters.mkey}
+        options={SORTABLE}
         empty="Any metric"
+        unknownLabel={(key) => key}
         onChange={(mkey) => onChange(mkey ? { mkey } : { mkey: undefined, mmin: undefined, mmax: undefined })}
       />
       {filters.mkey && (

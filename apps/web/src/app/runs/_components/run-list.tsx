@@ -8,14 +8,13 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
+import { FilterField, FilterSelect, filterControlClass } from "./filter-field";
 import { MetricRangeFilter, MetricSortControls } from "./metric-controls";
 import { type Filters, filtersToSearch, listInput, readFilters, SORTS, STATUSES } from "./run-filters";
 
 const PAGE_SIZE = 50;
 /** The compare page takes up to ten runs. */
 const MAX_COMPARE = 10;
-
-const selectClass = "w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm shadow-sm";
 
 export function RunList() {
   const trpc = useTRPC();
@@ -69,35 +68,35 @@ export function RunList() {
       <section aria-label="Filters" className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
         <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4 xl:grid-cols-6">
           <SearchBox value={filters.q ?? ""} onChange={(q) => setFilters({ q: q || undefined })} />
-          <Select
+          <FilterSelect
             id="filter-project"
             label="Project"
             value={filters.projectId}
             options={projects.data?.map((p) => ({ value: p.id, label: p.name }))}
             onChange={(v) => setFilters({ projectId: v })}
           />
-          <Select
+          <FilterSelect
             id="filter-target"
             label="Target"
             value={filters.targetId}
             options={targets.data?.map((t) => ({ value: t.id, label: named(t) }))}
             onChange={(v) => setFilters({ targetId: v })}
           />
-          <Select
+          <FilterSelect
             id="filter-scenario"
             label="Scenario"
             value={filters.scenarioId}
             options={scenarios.data?.map((s) => ({ value: s.id, label: named(s) }))}
             onChange={(v) => setFilters({ scenarioId: v })}
           />
-          <Select
+          <FilterSelect
             id="filter-config"
             label="Instance config"
             value={filters.configId}
             options={configs.data?.map((c) => ({ value: c.id, label: named(c) }))}
             onChange={(v) => setFilters({ configId: v })}
           />
-          <Select
+          <FilterSelect
             id="filter-status"
             label="Status"
             value={filters.status}
@@ -113,23 +112,14 @@ export function RunList() {
           <TextFilter id="filter-tag" label="Tag" value={filters.tag} onChange={(v) => setFilters({ tag: v })} />
           <DateFilter id="filter-from" label="From" value={filters.from} onChange={(v) => setFilters({ from: v })} />
           <DateFilter id="filter-to" label="To" value={filters.to} onChange={(v) => setFilters({ to: v })} />
-          <div className="flex flex-col gap-1">
-            <label htmlFor="filter-sort" className="text-xs font-medium text-slate-600">
-              Sort
-            </label>
-            <select
-              id="filter-sort"
-              className={selectClass}
-              value={filters.sort ?? "newest"}
-              onChange={(e) => setFilters({ sort: e.target.value })}
-            >
-              {SORTS.map((s) => (
-                <option key={s.value} value={s.value}>
-                  {s.label}
-                </option>
-              ))}
-            </select>
-          </div>
+          <FilterSelect
+            id="filter-sort"
+            label="Sort"
+            value={filters.sort ?? "newest"}
+            options={SORTS}
+            empty={null}
+            onChange={(sort) => setFilters({ sort })}
+          />
           {filters.sort === "metric" && <MetricSortControls filters={filters} onChange={setFilters} />}
           <MetricRangeFilter filters={filters} onChange={setFilters} />
         </div>
@@ -288,42 +278,6 @@ export function RunList() {
   );
 }
 
-function Select({
-  id,
-  label,
-  value,
-  options,
-  onChange,
-}: {
-  id: string;
-  label: string;
-  value: string | undefined;
-  options: { value: string; label: string }[] | undefined;
-  onChange: (value: string | undefined) => void;
-}) {
-  return (
-    <div className="flex flex-col gap-1">
-      <label htmlFor={id} className="text-xs font-medium text-slate-600">
-        {label}
-      </label>
-      <select
-        id={id}
-        className={selectClass}
-        value={value ?? ""}
-        onChange={(e) => onChange(e.target.value || undefined)}
-      >
-        <option value="">All</option>
-        {value && !options?.some((o) => o.value === value) && <option value={value}>(selected)</option>}
-        {options?.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-}
-
 /** A text filter that updates the URL when typing pauses, not on every key. */
 function useDebounced(value: string, onChange: (v: string) => void) {
   const [text, setText] = useState(value);
@@ -341,19 +295,16 @@ function useDebounced(value: string, onChange: (v: string) => void) {
 function SearchBox({ value, onChange }: { value: string; onChange: (v: string) => void }) {
   const [text, setText] = useDebounced(value, onChange);
   return (
-    <div className="flex flex-col gap-1 sm:col-span-2">
-      <label htmlFor="filter-search" className="text-xs font-medium text-slate-600">
-        Search
-      </label>
+    <FilterField id="filter-search" label="Search" className="sm:col-span-2">
       <input
         id="filter-search"
         type="search"
-        className={selectClass}
+        className={filterControlClass}
         placeholder="Scenario name, notes or tag"
         value={text}
         onChange={(e) => setText(e.target.value)}
       />
-    </div>
+    </FilterField>
   );
 }
 
@@ -370,12 +321,9 @@ function TextFilter({
 }) {
   const [text, setText] = useDebounced(value ?? "", (v) => onChange(v || undefined));
   return (
-    <div className="flex flex-col gap-1">
-      <label htmlFor={id} className="text-xs font-medium text-slate-600">
-        {label}
-      </label>
-      <input id={id} className={selectClass} value={text} onChange={(e) => setText(e.target.value)} />
-    </div>
+    <FilterField id={id} label={label}>
+      <input id={id} className={filterControlClass} value={text} onChange={(e) => setText(e.target.value)} />
+    </FilterField>
   );
 }
 
@@ -391,17 +339,14 @@ function DateFilter({
   onChange: (v: string | undefined) => void;
 }) {
   return (
-    <div className="flex flex-col gap-1">
-      <label htmlFor={id} className="text-xs font-medium text-slate-600">
-        {label}
-      </label>
+    <FilterField id={id} label={label}>
       <input
         id={id}
         type="date"
-        className={selectClass}
+        className={filterControlClass}
         value={value ?? ""}
         onChange={(e) => onChange(e.target.value || undefined)}
       />
-    </div>
+    </FilterField>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { formatDeltaPct, formatMetric, metricDef } from "@benchboard/core";
+import { formatDeltaPct, formatMetric, MAX_SHARDS, metricDef } from "@benchboard/core";
 import { Card, EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
 import { TrendChart, type TrendPoint } from "@benchboard/ui/charts/trend-chart";
 import { useQuery } from "@tanstack/react-query";
@@ -29,6 +29,8 @@ export function TrendView() {
   const branch = params.get("branch") || null;
   const config = params.get("config") || null;
   const load = params.get("load") || null;
+  const shardsParam = Number(params.get("shards"));
+  const shards = Number.isInteger(shardsParam) && shardsParam >= 1 && shardsParam <= MAX_SHARDS ? shardsParam : null;
   const metric = params.get("metric") || "rps";
   const trend = useQuery({
     ...trpc.trend.view.queryOptions({
@@ -38,6 +40,7 @@ export function TrendView() {
       branch,
       config,
       load,
+      shards,
     }),
     enabled: Boolean(project && scenario),
     placeholderData: (prev) => prev,
@@ -157,6 +160,21 @@ export function TrendView() {
             </option>
           ))}
         </Select>
+        <Select
+          label="Shards"
+          id="trend-shards"
+          value={shards ? String(shards) : ""}
+          onChange={(v) => go({ projectId: project.id, shards: v })}
+        >
+          <option value="">All shard counts</option>
+          {[...new Set([...(shards ? [shards] : []), ...(data?.shardCounts ?? [])])]
+            .sort((a, b) => a - b)
+            .map((n) => (
+              <option key={n} value={String(n)}>
+                {n === 1 ? "1 shard" : `${n} shards`}
+              </option>
+            ))}
+        </Select>
       </section>
 
       <Card title={`${metricDef(metric).label} (${metricDef(metric).unit}) over ${scenario ?? "—"}`}>
@@ -212,6 +230,12 @@ export function TrendView() {
                       <span className="text-amber-800">
                         {" "}
                         — the load changed here ({c.loadChange.from ?? "unknown"} → {c.loadChange.to ?? "unknown"})
+                      </span>
+                    )}
+                    {c.shardsChange && (
+                      <span className="text-amber-800">
+                        {" "}
+                        — the shard count changed here ({c.shardsChange.from} → {c.shardsChange.to})
                       </span>
                     )}
                   </li>

@@ -9,10 +9,13 @@ export function LivePanel({
   status,
   progress,
   connected,
+  opened,
 }: {
   status: string;
   progress: TLiveProgress | null;
   connected: boolean;
+  /** False until the event stream has first been open: the page is connecting, not reconnecting. */
+  opened: boolean;
 }) {
   const queued = status === "queued";
   const samples = progress?.samples ?? [];
@@ -48,7 +51,7 @@ export function LivePanel({
       title={queued ? "Waiting for a worker" : "Running"}
       actions={
         <span className={`text-xs ${connected ? "text-emerald-700" : "text-slate-500"}`} aria-live="polite">
-          {connected ? "● live" : "○ reconnecting…"}
+          {connected ? "● live" : opened ? "○ reconnecting…" : "○ connecting…"}
         </span>
       }
     >

@@ -155,7 +155,7 @@ export function RunView({ runId }: { runId: string }) {
         </div>
       )}
 
-      {live && <LivePanel status={r.status} progress={progress} connected={stream.connected} />}
+      {live && <LivePanel status={r.status} progress={progress} connected={stream.connected} opened={stream.opened} />}
 
       {ended && view.isPending && <Skeleton className="h-64" label="Loading results" />}
       {view.isError && (

@@ -333,7 +333,12 @@ export function LaunchForm({
                   aria-invalid={!!errors.concurrency}
                 />
               </Field>
-              <Field label="Duration (s)" htmlFor="launch-duration" error={errors.durationS}>
+              <Field
+                label="Duration (s)"
+                htmlFor="launch-duration"
+                error={errors.durationS}
+                hint={engine === "ws-chat" ? "users keep chatting until it ends" : undefined}
+              >
                 <input
                   id="launch-duration"
                   inputMode="decimal"

@@ -124,7 +124,14 @@ function ScenarioForm({ projectId, scenario }: { projectId: string; scenario?: S
     else create.mutate({ projectId, ...fields });
   };
 
-  const shownFields = new Set(["name", "description", "spec.path", "spec.model", "spec.promptTemplate"]);
+  const shownFields = new Set([
+    "name",
+    "description",
+    "spec.path",
+    "spec.model",
+    "spec.promptTemplate",
+    "spec.endsAfter",
+  ]);
   const shown = (path: string) =>
     shownFields.has(path) ||
     NUMBER_FIELDS[state.engine].some((f) => path === `spec.${f.key}`) ||
@@ -322,6 +329,28 @@ function ScenarioForm({ projectId, scenario }: { projectId: string; scenario?: S
                   value={state.path}
                   onChange={(e) => patch({ path: e.target.value })}
                 />
+              </Field>
+            )}
+            {state.engine === "ws-chat" && (
+              <Field
+                label="Ends"
+                htmlFor="scenario-ends-after"
+                error={errors["spec.endsAfter"]}
+                hint={
+                  state.endsAfter === "duration"
+                    ? "Users keep sending, one message per interval, until the duration ends; messages per user is not used"
+                    : "Each user sends its messages, then the run ends (at the latest after the duration)"
+                }
+              >
+                <select
+                  id="scenario-ends-after"
+                  className={inputClass}
+                  value={state.endsAfter}
+                  onChange={(e) => patch({ endsAfter: e.target.value === "duration" ? "duration" : "messages" })}
+                >
+                  <option value="messages">After each user's messages</option>
+                  <option value="duration">When the duration ends</option>
+                </select>
               </Field>
             )}
             {state.engine === "llm" && (

@@ -18,6 +18,16 @@ describe("scenario spec ↔ form", () => {
     }
   });
 
+  it("keeps how a chat ends, and changes it when the form does", () => {
+    const chat = ZScenarioSpec.parse({ ...defaultScenarioSpec("ws-chat"), endsAfter: "duration", durationS: 20 });
+    expect(roundTrip(chat).back).toMatchObject({ endsAfter: "duration", durationS: 20 });
+    const state = stateFromSpec(chat);
+    expect(state.endsAfter).toBe("duration");
+    const errors: Record<string, string> = {};
+    expect(specFromState({ ...state, endsAfter: "messages" }, errors)).toMatchObject({ endsAfter: "messages" });
+    expect(errors).toEqual({});
+  });
+
   it("keeps plan settings the form does not show (assign, asserts, variables)", () => {
     const spec = ZScenarioSpec.parse({
       engine: "http-closed",

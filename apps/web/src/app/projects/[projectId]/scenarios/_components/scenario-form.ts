@@ -54,7 +54,12 @@ export const NUMBER_FIELDS: Record<TEngineKind, NumField[]> = {
     { key: "poolSize", label: "Pool size", required: true, hint: "Caps concurrent connection setup" },
     { key: "messageIntervalMs", label: "Interval between messages (ms)", hint: "0 sends as fast as possible" },
     { key: "messageBytes", label: "Message size (bytes)", required: true },
-    { key: "durationS", label: "Max duration (s)", required: true },
+    {
+      key: "durationS",
+      label: "Duration (s)",
+      required: true,
+      hint: "How long the run chats, or the most it may last when it ends after the messages",
+    },
     { key: "connectTimeoutMs", label: "Connect timeout (ms)", required: true },
     { key: "drainTimeoutMs", label: "Drain timeout (ms)", required: true },
   ],
@@ -92,6 +97,8 @@ export interface FormState {
   model: string;
   promptTemplate: string;
   stream: boolean;
+  /** How a chat run ends: after each user's messages, or when its duration ends. */
+  endsAfter: "messages" | "duration";
   steps: StepRow[];
   /** Settings of the spec the form does not edit (e.g. plan variables), kept as they were. */
   base: Record<string, unknown>;
@@ -112,6 +119,7 @@ export function stateFromSpec(spec: TScenarioSpec): FormState {
     model: spec.engine === "llm" ? spec.model : "gpt-4o-mini",
     promptTemplate: spec.engine === "llm" ? spec.promptTemplate : "",
     stream: spec.engine === "llm" ? spec.stream : false,
+    endsAfter: spec.engine === "ws-chat" ? spec.endsAfter : "messages",
     steps:
       spec.engine === "http-closed"
         ? (spec.plan ?? []).map((step) => ({
@@ -179,7 +187,10 @@ export function specFromState(state: FormState, errors: Record<string, string>):
     spec.stream = state.stream;
     spec.headers = headers;
   }
-  if (state.engine === "ws-chat") spec.path = state.path;
+  if (state.engine === "ws-chat") {
+    spec.path = state.path;
+    spec.endsAfter = state.endsAfter;
+  }
   return spec;
 }
 
