@@ -9,6 +9,7 @@ import { DEFAULT_DATABASE_URL } from "../client";
 import { applyMigrations, MIGRATIONS_DIR, readMigrations } from "../migrate";
 import { createTestDatabase, type TestDatabase } from "../testing";
 import { COMPARE_CHART_METRICS, getComparisonView } from "./comparison";
+import { applyRetention, retentionPreview } from "./retention";
 
 // The comparison charts long series from their stored reduced copies. Whatever the lengths and
 // intervals of the compared runs, the charts must be the ones the full samples give (or, where a
@@ -225,6 +226,31 @@ describe("the stored reduced copy", () => {
     } finally {
       await c.end();
     }
+  });
+});
+
+describe("retention and the reduced copies", () => {
+  it("counts a long series' copy in the bytes it would free, and downsampling drops the copy", async () => {
+    const endedAt = new Date(Date.now() - 40 * 86_400_000);
+    runNumber += 1;
+    const run = await t.db.run.create({
+      data: { orgId, projectId, number: runNumber, status: "succeeded", startedAt: endedAt, endedAt, shardCount: 1 },
+    });
+    await t.db.runResult.create({ data: { runId: run.id, metrics: { rps: 1 } } });
+    const hour = line(3_600, 77, 40, { 1800: 999 });
+    await t.db.series.create({ data: { runId: run.id, metric: "latency_p99", start: endedAt, values: hour } });
+    const sizes = await t.db.$queryRaw<{ rollup: number; values: number }[]>`
+      SELECT pg_column_size(rollup) AS rollup, pg_column_size("values") AS values FROM "Series" WHERE "runId" = ${run.id}`;
+    const preview = await retentionPreview(t.db, 30);
+    expect(preview.runs).toBe(1);
+    expect(preview.bytes).toBe(sizes[0]!.rollup + sizes[0]!.values - Math.floor(sizes[0]!.values / 10));
+
+    expect(await applyRetention(t.db, 30)).toBe(1);
+    const [after] = await t.db.series.findMany({ where: { runId: run.id } });
+    expect(after!.intervalMs).toBe(10_000);
+    expect((after!.values as number[]).length).toBe(360);
+    expect(Math.max(...(after!.values as number[]))).toBe(999);
+    expect(after!.rollup).toBeNull();
   });
 });
 
