@@ -79,7 +79,7 @@ interface TrendRow {
 /** Epoch milliseconds from the query (times travel as numbers: cheaper to write and to read). */
 const epoch = (value: number | null): Date | null => (value === null ? null : new Date(value));
 
-/** The label fields of a run's snapshots as the query writes them (JSON text), null without a snapshot. */
+/** The label fields of a run without a snapshot (the query sends null rather than an object of nulls). */
 const NO_CONFIG = { instanceType: null, name: null, cpuLimit: null };
 const NO_LOAD = {
   engine: null,
@@ -193,10 +193,9 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
   if (!project) throw new NotFoundError("projectId", "project not found");
   // A sweep varies the scenario (200, 500, 800 req/s): its runs are not this scenario's history.
   // Up to 10,000 rows come back as one JSON text, parsed once: decoding them row by row through
-  // the ORM took longer than the query.
-  // Times go as epoch milliseconds and the snapshots' label fields as JSON text (built only where
-  // a run has a snapshot): formatting timestamps and nesting objects for 10,000 rows cost more
-  // than reading them.
+  // the ORM took longer than the query. Times go as epoch milliseconds and the snapshots' label
+  // fields as JSON text built only where a run has a snapshot: formatting timestamps and nesting
+  // objects for 10,000 rows cost more than reading them.
   const [line] = await db.$queryRaw<{ rows: string }[]>`
     SELECT coalesce(json_agg(json_build_array(t.id, t.number, t.branch, t.commit, t."createdAtMs", t."startedAtMs",
       t.excluded, t."excludedReason", t."scenarioId", t.value, t.config, t.load, t.invalid) ORDER BY t."createdAt" DESC, t.number DESC), '[]')::text AS rows
