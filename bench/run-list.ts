@@ -24,6 +24,8 @@ const LONG_POINTS = envNumber("BENCH_SERIES_POINTS", 3_600);
 const SHORT_POINTS = 60;
 /** Runs on the trend's line (one scenario on one branch). */
 const TREND_RUNS = envNumber("BENCH_TREND_RUNS", 10_000);
+/** Only the cases whose names match this regular expression (all when unset). */
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, "i") : null;
 const LIST_GOAL_MS = 100;
 const TREND_GOAL_MS = 200;
 const COMPARE_GOAL_MS = 100;
@@ -97,6 +99,9 @@ try {
       result_bytes: bigint;
       histogram_bytes: bigint;
       series_bytes: bigint;
+      rollup_bytes: bigint;
+      rollup_runs: bigint;
+      long_series_bytes: bigint;
       metric_bytes: bigint;
     }[]
   >(`
@@ -105,7 +110,11 @@ try {
            pg_database_size(current_database()) db_bytes,
            pg_total_relation_size('"Run"') run_bytes, pg_total_relation_size('"RunResult"') result_bytes,
            (SELECT coalesce(sum(pg_column_size(histogram)), 0) FROM "RunResult") histogram_bytes,
-           pg_total_relation_size('"Series"') series_bytes, pg_total_relation_size('"RunMetric"') metric_bytes`);
+           pg_total_relation_size('"Series"') series_bytes, pg_total_relation_size('"RunMetric"') metric_bytes,
+           l.rollup_bytes, l.rollup_runs, l.long_series_bytes
+    FROM (SELECT coalesce(sum(pg_column_size(rollup)), 0) rollup_bytes, count(DISTINCT "runId") rollup_runs,
+                 coalesce(sum(pg_column_size("values")), 0) long_series_bytes
+          FROM "Series" WHERE rollup IS NOT NULL) l`);
   const c = counts[0]!;
   const runs = Number(c.runs);
   const perRun = (bytes: bigint) => fmt(Number(bytes) / runs, 0).padStart(8);
@@ -125,6 +134,12 @@ try {
   console.log(`  merged histogram       ${perRun(c.histogram_bytes)}`);
   console.log(`  series                 ${perRun(c.series_bytes)}`);
   console.log(`  metric rows (RunMetric)${perRun(c.metric_bytes)}`);
+  const rollupRuns = Number(c.rollup_runs);
+  if (rollupRuns > 0)
+    console.log(
+      `  runs with long series (${fmt(rollupRuns)}): samples ${fmt(Number(c.long_series_bytes) / rollupRuns, 0)}, ` +
+        `reduced copies ${fmt(Number(c.rollup_bytes) / rollupRuns, 0)} bytes per run (counted in series above)`,
+    );
 
   const queue = { add: async () => ({ id: "unused" }) } as never;
   const caller = createCaller({ db, queue, orgId: org.id, userId: null, role: "viewer" });
@@ -174,49 +189,60 @@ try {
       () => caller.run.list({ limit: 50, metrics: [{ key: "rps", min: 2_000, max: 2_500 }] }),
     ],
   ];
+  const selected = (name: string) => !ONLY || ONLY.test(name);
   const results = [];
-  for (const [name, fn] of cases) results.push(await measure(name, fn));
+  for (const [name, fn] of cases) if (selected(name)) results.push(await measure(name, fn));
 
   const trendInput = { projectId: "p1", scenarioName: "nightly soak", metric: "rps", branch: "main" };
-  const trend = await caller.trend.view(trendInput);
-  const trendCase = await measure(
-    `trend of ${fmt(trend.points.length)} runs + ${trend.changePoints.length} change point(s)`,
-    () => caller.trend.view(trendInput),
-    Math.max(20, Math.round(ITERATIONS / 4)),
-  );
+  let trendCase: Awaited<ReturnType<typeof measure>> | null = null;
+  if (selected("trend")) {
+    const trend = await caller.trend.view(trendInput);
+    trendCase = await measure(
+      `trend of ${fmt(trend.points.length)} runs + ${trend.changePoints.length} change point(s)`,
+      () => caller.trend.view(trendInput),
+      Math.max(20, Math.round(ITERATIONS / 4)),
+    );
+  }
 
-  const shardInput = { ...trendInput, shards: 2 };
-  const shardTrend = await caller.trend.view(shardInput);
-  const shardCase = await measure(
-    `trend of ${fmt(shardTrend.points.length)} 2-shard runs (of ${fmt(trend.points.length)})`,
-    () => caller.trend.view(shardInput),
-    Math.max(20, Math.round(ITERATIONS / 4)),
-  );
+  let shardCase: Awaited<ReturnType<typeof measure>> | null = null;
+  if (selected("trend")) {
+    const shardInput = { ...trendInput, shards: 2 };
+    const shardTrend = await caller.trend.view(shardInput);
+    shardCase = await measure(
+      `trend of ${fmt(shardTrend.points.length)} 2-shard runs (of the line's runs)`,
+      () => caller.trend.view(shardInput),
+      Math.max(20, Math.round(ITERATIONS / 4)),
+    );
+  }
 
-  const view = await getComparisonView(db, org.id, { runIds: compareIds });
-  const points = Object.values(view.charts)[0]?.length ?? 0;
-  const compare = await measure(
-    `comparison of 10 runs (${Object.keys(view.charts).length} charts × ${points} points)`,
-    () => getComparisonView(db, org.id, { runIds: compareIds }),
-    Math.max(20, Math.round(ITERATIONS / 4)),
-  );
+  let compare: Awaited<ReturnType<typeof measure>> | null = null;
+  if (selected("comparison")) {
+    const view = await getComparisonView(db, org.id, { runIds: compareIds });
+    const points = Object.values(view.charts)[0]?.length ?? 0;
+    compare = await measure(
+      `comparison of 10 runs (${Object.keys(view.charts).length} charts × ${points} points)`,
+      () => getComparisonView(db, org.id, { runIds: compareIds }),
+      Math.max(20, Math.round(ITERATIONS / 4)),
+    );
+  }
 
   console.log(`\nserver time at ${fmt(runs)} runs, ${ITERATIONS} iterations after ${WARMUP} warm-up (ms)`);
   console.log(`${"case".padEnd(58)} ${"p50".padStart(8)} ${"p95".padStart(8)} ${"max".padStart(8)}`);
   for (const r of [...results, trendCase, shardCase, compare]) {
+    if (!r) continue;
     console.log(
       `${r.name.padEnd(58)} ${fmt(r.p50, 1).padStart(8)} ${fmt(r.p95, 1).padStart(8)} ${fmt(r.max, 1).padStart(8)}`,
     );
   }
   const verdict = (p95: number, goal: number) =>
     `p95 ${fmt(p95, 1)} ms (goal < ${goal} ms) ${p95 < goal ? "OK" : "OVER"}`;
-  const worstList = Math.max(...results.map((r) => r.p95));
-  console.log(`\nrun list: worst ${verdict(worstList, LIST_GOAL_MS)}`);
-  console.log(`trend: ${verdict(trendCase.p95, TREND_GOAL_MS)}`);
-  console.log(
-    `trend by shard count: ${verdict(shardCase.p95, TREND_GOAL_MS)}; p50 ${fmt(shardCase.p50 / trendCase.p50, 2)}× the whole line's`,
-  );
-  console.log(`comparison: ${verdict(compare.p95, COMPARE_GOAL_MS)}`);
+  if (results.length) console.log(`\nrun list: worst ${verdict(Math.max(...results.map((r) => r.p95)), LIST_GOAL_MS)}`);
+  if (trendCase) console.log(`trend: ${verdict(trendCase.p95, TREND_GOAL_MS)}`);
+  if (trendCase && shardCase)
+    console.log(
+      `trend by shard count: ${verdict(shardCase.p95, TREND_GOAL_MS)}; p50 ${fmt(shardCase.p50 / trendCase.p50, 2)}× the whole line's`,
+    );
+  if (compare) console.log(`comparison: ${verdict(compare.p95, COMPARE_GOAL_MS)}`);
   console.log(`load average after: ${loadAverage()}`);
 } finally {
   await db.$disconnect();

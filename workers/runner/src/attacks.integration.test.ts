@@ -1,16 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { promises as dns } from "node:dns";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { type Context, createCaller } from "@benchboard/api";
-import { DEFAULT_INSTALL_SETTINGS, SELF_SERVE_CAPS } from "@benchboard/core";
-import { ensureLocalOrganization, getVerificationToken, signUp } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
-import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
-import type { Queue } from "bullmq";
+import type { Context, createCaller } from "@benchboard/api";
+import { SELF_SERVE_CAPS } from "@benchboard/core";
+import { getVerificationToken } from "@benchboard/db";
+import type { TestDatabase } from "@benchboard/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DnsRecords, startDnsServer } from "../test/dns-server";
-import { handleRunExecute } from "./processors/run-execute";
+import type { DnsRecords } from "../test/dns-server";
+import { type CountingServer, serve, type TenantInstall, tenantInstall } from "../test/tenant-install";
 
 // The attacks an outsider tried on an install open to sign-ups, each against real servers on
 // 127.0.0.1: an "internal" service that must never be reached (it holds secrets in its answers),
@@ -20,53 +15,19 @@ import { handleRunExecute } from "./processors/run-execute";
 // worker's own processor, in this process, against the same database.
 
 const SECRET_BODY = "db_password=hunter2 admin_token=s3cr3t-admin";
-const secretKey = randomBytes(32);
 const prefix = `bbattack-${randomBytes(4).toString("hex")}`;
 
-interface CountingServer {
-  url: string;
-  port: number;
-  hits: string[];
-  headers: http.IncomingHttpHeaders[];
-  close(): Promise<void>;
-}
-
-async function serve(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<CountingServer> {
-  const hits: string[] = [];
-  const headers: http.IncomingHttpHeaders[] = [];
-  const server = http.createServer((req, res) => {
-    hits.push(`${req.method} ${req.url}`);
-    headers.push(req.headers);
-    handler(req, res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    hits,
-    headers,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
+let install: TenantInstall;
 let t: TestDatabase;
-let queue: Queue;
 let internal: CountingServer;
 let redirector: CountingServer;
 let toZero: CountingServer;
 let leaky: CountingServer;
 let tokenServer: CountingServer;
 let served: { token: string | null };
-let dnsServer: Awaited<ReturnType<typeof startDnsServer>>;
-const records = new Map<string, DnsRecords>();
-let network: NonNullable<Context["network"]>;
+let records: Map<string, DnsRecords>;
+let dnsServer: TenantInstall["dnsServer"];
 let operator: ReturnType<typeof createCaller>;
-let operatorCtx: Context;
 let stranger: ReturnType<typeof createCaller>;
 let strangerCtx: Context;
 let anonymous: ReturnType<typeof createCaller>;
@@ -107,72 +68,26 @@ beforeAll(async () => {
     }
     res.end("ok");
   });
-  dnsServer = await startDnsServer(records);
-  const resolver = new dns.Resolver({ timeout: 1_000, tries: 1 });
-  resolver.setServers([dnsServer.server]);
-  network = {
-    lookup: async (host) => (await resolver.resolve4(host)).map((address) => ({ address, family: 4 })),
-    resolveTxt: (name) => resolver.resolveTxt(name),
-  };
-
-  t = await createTestDatabase();
-  queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
-  const base = { db: t.db, queue, secretKey, network, install: DEFAULT_INSTALL_SETTINGS };
-  anonymous = createCaller({ ...base, orgId: null, userId: null, role: null });
-
   // The install's first account is the operator. It allow-lists 127.0.0.1 for its own
   // organization, and opens only the server tenants' tests use (and a name DNS tests point at it)
-  // to tenants, on the operator page's own procedure.
-  const op = await signUp(t.db, { email: "operator@example.test", password: "operator password 1" });
-  const local = await ensureLocalOrganization(t.db);
-  operatorCtx = { ...base, orgId: local.id, userId: op.id, role: "owner" };
-  operator = createCaller(operatorCtx);
-  await operator.install.update({
+  // to tenants, on the operator page's own procedure. A stranger signs up like anyone: an
+  // organization of its own, owned by it.
+  install = await tenantInstall({
+    prefix,
     allowedTargets: ["127.0.0.1"],
     tenantTargets: [`127.0.0.1:${tokenServer.port}`, `svc.test:${tokenServer.port}`],
   });
-
-  // A stranger signs up like anyone: an organization of its own, owned by it.
-  await anonymous.auth.signUp({ email: "stranger@example.test", password: "stranger password 1" });
-  const user = await t.db.user.findUniqueOrThrow({
-    where: { email: "stranger@example.test" },
-    include: { memberships: true },
-  });
-  strangerCtx = { ...base, orgId: user.memberships[0]!.orgId, userId: user.id, role: "owner" };
-  stranger = createCaller(strangerCtx);
+  ({ t, records, dnsServer, operator, stranger, strangerCtx, anonymous } = install);
 });
 
 afterAll(async () => {
-  await queue?.obliterate({ force: true }).catch(() => {});
-  await queue?.close();
-  await t?.drop();
+  await install?.close();
   await Promise.all([internal, redirector, toZero, leaky, tokenServer].map((s) => s?.close()));
-  await dnsServer?.close();
 });
 
 /** Run a queued run with the worker's processor, as a worker would. */
-async function execute(runId: string) {
-  const log = (l: string) => {
-    workerLog.push(l);
-  };
-  await handleRunExecute(
-    {
-      db: t.db,
-      workerId: `attack-${prefix}`,
-      log,
-      secretKey,
-      lookup: network.lookup,
-      // Runs here are single and unsharded: nothing follows them on the queue.
-      lifecycle: { dispatch: async () => {}, mergeShards: () => null, log },
-    },
-    { runId },
-  );
-  return t.db.run.findUniqueOrThrow({ where: { id: runId }, include: { result: true } });
-}
-
-async function projectOf(caller: ReturnType<typeof createCaller>) {
-  return caller.project.create({ name: `p-${randomBytes(3).toString("hex")}` });
-}
+const execute = (runId: string) => install.execute(runId, (line) => workerLog.push(line));
+const projectOf = (caller: ReturnType<typeof createCaller>) => install.projectOf(caller);
 
 const closedSpec = (requests: number) => ({ engine: "http-closed" as const, concurrency: 1, requests });
 

@@ -1,9 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { createCaller } from "@benchboard/api";
 import { ensureLocalOrganization } from "@benchboard/db";
 import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
@@ -12,44 +9,16 @@ import { createQueueFor, createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/
 import { type PrivateRedis, startPrivateRedis } from "@benchboard/jobs/testing";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor as waitForIn } from "../test/wait";
+import { isEnded, workerProcesses } from "../test/worker-processes";
 
 // Infrastructure failing under real processes: a worker process, a Redis and a PostgreSQL of
 // the test's own (stopped and started again here; the shared services are never touched), and an
 // HTTP target. Each case asserts exact end states and counts.
-const here = path.dirname(fileURLToPath(import.meta.url));
-
 let server: http.Server;
 let targetUrl: string;
-const workers = new Map<string, ChildProcess>();
-const logs: string[] = [];
-
-const waitFor = <T>(check: () => Promise<T | false | null | undefined>, timeoutMs: number, what: string) =>
-  waitForIn(check, timeoutMs, what, () => logs.join(""));
+const workers = workerProcesses();
+const { logs, waitFor } = workers;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const isEnded = (status: string) => ["succeeded", "failed", "canceled"].includes(status);
-
-function startWorker(id: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(here, "index.ts")], {
-    env: { ...process.env, BENCHBOARD_WORKER_ID: id, BENCHBOARD_WORKER_CONCURRENCY: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout?.on("data", (d) => logs.push(`[${id}] ${d}`));
-  child.stderr?.on("data", (d) => logs.push(`[${id}] ${d}`));
-  workers.set(id, child);
-  return child;
-}
-
-const exited = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise<void>((resolve) => child.once("exit", () => resolve()));
-
-async function stopWorkers() {
-  for (const w of workers.values()) if (w.exitCode === null && w.signalCode === null) w.kill("SIGKILL");
-  await Promise.all([...workers.values()].map(exited));
-  workers.clear();
-}
 
 async function setUp(t: TestDatabase, queue: Queue, queueFor?: ReturnType<typeof createQueueFor>) {
   await allowLoopbackTargets(t.db);
@@ -82,7 +51,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await stopWorkers();
+  await workers.stopAll();
   server?.closeAllConnections();
   server?.close();
 });
@@ -98,7 +67,7 @@ describe("chaos: Redis stopped mid-group and started again empty", () => {
     queue = createRunsQueue(redis.url, "chaos");
   });
   afterAll(async () => {
-    await stopWorkers();
+    await workers.stopAll();
     await queue?.close().catch(() => {});
     await redis?.stop().catch(() => {});
     await t?.drop();
@@ -107,13 +76,14 @@ describe("chaos: Redis stopped mid-group and started again empty", () => {
   it("ends every run of the group succeeded, each run once, and a launch made while Redis was down runs too", async () => {
     const queueFor = createQueueFor(redis.url, "chaos", queue);
     const { caller, launch } = await setUp(t, queue, queueFor);
-    startWorker("w-redis", { DATABASE_URL: t.url, REDIS_URL: redis.url, BENCHBOARD_QUEUE_PREFIX: "chaos" });
-    await waitFor(async () => (await t.db.worker.count()) === 1, 30_000, "the worker to announce itself");
+    workers.start("w-redis", { DATABASE_URL: t.url, REDIS_URL: redis.url, BENCHBOARD_QUEUE_PREFIX: "chaos" });
+    await workers.announced(t.db, "w-redis");
 
     const group = await launch({ engine: "http-closed", concurrency: 2, durationS: 3 }, 3);
     const [first, second, third] = group.groupRunIds as [string, string, string];
-    await waitFor(
-      async () => (await t.db.run.findUnique({ where: { id: first } }))?.status === "running",
+    await workers.until(
+      () => t.db.run.findUnique({ where: { id: first } }),
+      (r) => r.status === "running",
       20_000,
       "the first run to start",
     );
@@ -140,11 +110,9 @@ describe("chaos: Redis stopped mid-group and started again empty", () => {
     await redis.start();
 
     const ids = [first, second, third, during.id];
-    const runs = await waitFor(
-      async () => {
-        const found = await t.db.run.findMany({ where: { id: { in: ids } } });
-        return found.length === 4 && found.every((r) => isEnded(r.status)) ? found : null;
-      },
+    const runs = await workers.until(
+      () => t.db.run.findMany({ where: { id: { in: ids } } }),
+      (found) => found.length === 4 && found.every((r) => isEnded(r.status)),
       90_000,
       "every run to end",
     );
@@ -159,7 +127,7 @@ describe("chaos: Redis stopped mid-group and started again empty", () => {
     expect(await t.db.run.count({ where: { status: { in: ["queued", "running"] } } })).toBe(0);
     const view = await caller.run.byId({ id: third });
     expect(view.status).toBe("succeeded");
-    await stopWorkers();
+    await workers.stopAll();
   });
 });
 
@@ -176,7 +144,7 @@ describe("chaos: PostgreSQL restarted mid-run", () => {
     queue = createRunsQueue(redisUrl, prefix);
   });
   afterAll(async () => {
-    await stopWorkers();
+    await workers.stopAll();
     await queue?.close().catch(() => {});
     await t?.drop().catch(() => {});
     await pg?.destroy();
@@ -184,17 +152,16 @@ describe("chaos: PostgreSQL restarted mid-run", () => {
 
   it("the run ends succeeded with its full per-second series when PostgreSQL is down as the load ends", async () => {
     const { launch } = await setUp(t, queue);
-    startWorker("w-pg", { DATABASE_URL: t.url, REDIS_URL: redisUrl, BENCHBOARD_QUEUE_PREFIX: prefix });
-    await waitFor(async () => (await t.db.worker.count()) === 1, 30_000, "the worker to announce itself");
+    workers.start("w-pg", { DATABASE_URL: t.url, REDIS_URL: redisUrl, BENCHBOARD_QUEUE_PREFIX: prefix });
+    await workers.announced(t.db, "w-pg");
     const launched = await launch({ engine: "http-closed", concurrency: 2, durationS: 6 });
-    const started = await waitFor(
-      async () => {
-        const run = await t.db.run.findUnique({ where: { id: launched.id } });
-        return run?.status === "running" && run.startedAt ? run.startedAt : null;
-      },
+    const running = await workers.until(
+      () => t.db.run.findUnique({ where: { id: launched.id } }),
+      (r) => r.status === "running" && r.startedAt !== null,
       20_000,
       "the run to start",
     );
+    const started = running.startedAt!;
     // Down from 3 s into the load until 4 s after it ended: progress, heartbeats and the final
     // write all meet a database that does not answer.
     await sleep(Math.max(0, started.getTime() + 3_000 - Date.now()));
@@ -202,11 +169,9 @@ describe("chaos: PostgreSQL restarted mid-run", () => {
     await sleep(7_000);
     await pg.start();
 
-    const run = await waitFor(
-      async () => {
-        const r = await t.db.run.findUnique({ where: { id: launched.id } }).catch(() => null);
-        return r && isEnded(r.status) ? r : null;
-      },
+    const run = await workers.until(
+      () => t.db.run.findUnique({ where: { id: launched.id } }),
+      (r) => isEnded(r.status),
       60_000,
       "the run to end",
     );
@@ -219,7 +184,7 @@ describe("chaos: PostgreSQL restarted mid-run", () => {
     expect(values.slice(0, 6).every((v) => v !== null && v > 0)).toBe(true);
     const result = await t.db.runResult.findUniqueOrThrow({ where: { runId: run.id } });
     expect((result.metrics as Record<string, number>).requests).toBeGreaterThan(100);
-    await stopWorkers();
+    await workers.stopAll();
   });
 });
 
@@ -265,7 +230,7 @@ describe("chaos: a worker SIGKILLed while storing a result", () => {
     queue = createRunsQueue(redisUrl, prefix);
   });
   afterAll(async () => {
-    await stopWorkers();
+    await workers.stopAll();
     await queue?.close().catch(() => {});
     await t?.drop();
   });
@@ -278,18 +243,18 @@ describe("chaos: a worker SIGKILLed while storing a result", () => {
       BENCHBOARD_QUEUE_PREFIX: prefix,
       BENCHBOARD_RUN_STALE_AFTER_MS: "3000",
     };
-    const first = startWorker("w-killed", env);
-    await waitFor(async () => (await t.db.worker.count()) === 1, 30_000, "the worker to announce itself");
+    workers.start("w-killed", env);
+    await workers.announced(t.db, "w-killed");
 
     const launched = await launch({ engine: "http-closed", concurrency: 2, durationS: 3 });
-    await waitFor(
-      async () => (await t.db.run.findUnique({ where: { id: launched.id } }))?.status === "running",
+    await workers.until(
+      () => t.db.run.findUnique({ where: { id: launched.id } }),
+      (r) => r.status === "running",
       20_000,
       "the run to start",
     );
     await whileStoring(t, async () => {
-      first.kill("SIGKILL");
-      await exited(first);
+      await workers.signal("w-killed", "SIGKILL");
     });
 
     // Nothing of the interrupted write was kept: the run is still running, with no result.
@@ -298,12 +263,10 @@ describe("chaos: a worker SIGKILLed while storing a result", () => {
     const runId = interrupted[0]!.id;
 
     // Another worker: its watchdog ends the run; the queue delivers the dead worker's job to it again.
-    startWorker("w-other", env);
-    const ended = await waitFor(
-      async () => {
-        const r = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
-        return isEnded(r.status) ? r : null;
-      },
+    workers.start("w-other", env);
+    const ended = await workers.until(
+      () => t.db.run.findUniqueOrThrow({ where: { id: runId } }),
+      (r) => isEnded(r.status),
       30_000,
       "the watchdog to end the run",
     );
@@ -325,7 +288,7 @@ describe("chaos: a worker SIGKILLed while storing a result", () => {
     ]);
     expect(after.workerIds).toEqual(["w-killed"]);
     expect(await t.db.run.count()).toBe(1);
-    await stopWorkers();
+    await workers.stopAll();
   }, 180_000);
 });
 
@@ -340,7 +303,7 @@ describe("chaos: a worker frozen while storing a result, then declared dead", ()
     queue = createRunsQueue(redisUrl, prefix);
   });
   afterAll(async () => {
-    await stopWorkers();
+    await workers.stopAll();
     await queue?.close().catch(() => {});
     await t?.drop();
   });
@@ -353,11 +316,12 @@ describe("chaos: a worker frozen while storing a result, then declared dead", ()
       BENCHBOARD_QUEUE_PREFIX: prefix,
       BENCHBOARD_RUN_STALE_AFTER_MS: "3000",
     };
-    const frozen = startWorker("w-frozen", env);
-    await waitFor(async () => (await t.db.worker.count()) === 1, 30_000, "the worker to announce itself");
+    const frozen = workers.start("w-frozen", env);
+    await workers.announced(t.db, "w-frozen");
     const launched = await launch({ engine: "http-closed", concurrency: 2, durationS: 3 });
-    await waitFor(
-      async () => (await t.db.run.findUnique({ where: { id: launched.id } }))?.status === "running",
+    await workers.until(
+      () => t.db.run.findUnique({ where: { id: launched.id } }),
+      (r) => r.status === "running",
       20_000,
       "the run to start",
     );
@@ -377,7 +341,7 @@ describe("chaos: a worker frozen while storing a result, then declared dead", ()
     await whileStoring(t, async () => {
       frozen.kill("SIGSTOP");
     });
-    startWorker("w-watchdog", env);
+    workers.start("w-watchdog", env);
     await waitFor(
       async () => logs.join("").includes("[w-watchdog] ") && (await t.db.worker.count()) >= 1,
       30_000,
@@ -393,6 +357,6 @@ describe("chaos: a worker frozen while storing a result, then declared dead", ()
     const run = await t.db.run.findUniqueOrThrow({ where: { id: launched.id }, include: { result: true } });
     expect(`${run.status}@${run.endedAt?.getTime()}`).toBe(ends[0]);
     expect(run.workerIds).toEqual(["w-frozen"]);
-    await stopWorkers();
+    await workers.stopAll();
   }, 180_000);
 });

@@ -1,5 +1,7 @@
 import os from "node:os";
+import { installSettingsFromEnv } from "@benchboard/core";
 import { z } from "zod";
+import type { RunnerOptions } from "./worker";
 
 // The only place the worker reads process.env.
 const ZEnv = z.object({
@@ -70,4 +72,27 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): WorkerEnv {
 
 export function defaultWorkerId(): string {
   return `${os.hostname()}-${process.pid}`;
+}
+
+/** The runner's options from its environment (`raw`: the same variables, for install settings). */
+export function runnerOptionsFromEnv(env: WorkerEnv, raw: NodeJS.ProcessEnv = process.env): RunnerOptions {
+  return {
+    databaseUrl: env.DATABASE_URL,
+    redisUrl: env.REDIS_URL,
+    prefix: env.BENCHBOARD_QUEUE_PREFIX,
+    concurrency: env.BENCHBOARD_WORKER_CONCURRENCY,
+    workerId: env.BENCHBOARD_WORKER_ID ?? defaultWorkerId(),
+    labels: env.BENCHBOARD_WORKER_LABELS.split(",").filter(Boolean),
+    healthPort: env.BENCHBOARD_WORKER_HEALTH_PORT,
+    staleRunAfterMs: env.BENCHBOARD_RUN_STALE_AFTER_MS,
+    queueGiveUpS: env.BENCHBOARD_QUEUE_GIVE_UP_S,
+    shardStartWaitMs: env.BENCHBOARD_SHARD_START_WAIT_MS,
+    shutdownS: env.BENCHBOARD_WORKER_SHUTDOWN_S,
+    retainDetailDays: env.BENCHBOARD_RETAIN_DETAIL_DAYS ?? null,
+    secretKey: env.BENCHBOARD_SECRET_KEY ? Buffer.from(env.BENCHBOARD_SECRET_KEY, "base64") : null,
+    // The same variables the web app reads; a bad entry stops the worker with its name.
+    install: installSettingsFromEnv(raw),
+    publicUrl: env.BENCHBOARD_PUBLIC_URL,
+    notify: { baseDelayMs: env.BENCHBOARD_NOTIFY_RETRY_BASE_MS },
+  };
 }

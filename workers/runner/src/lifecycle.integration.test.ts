@@ -1,20 +1,16 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { createCaller, runLifecycleDeps } from "@benchboard/api";
 import { ensureLocalOrganization, startRunWatchdog } from "@benchboard/db";
 import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createQueueFor, createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor as waitForIn } from "../test/wait";
+import { isEnded, workerProcesses } from "../test/worker-processes";
 
 // A run's life across process failures, with real worker processes, Redis, PostgreSQL and an
 // HTTP target: groups never stall, and a worker told to stop ends its runs cleanly.
-const here = path.dirname(fileURLToPath(import.meta.url));
 const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
 const prefix = `bblife-${randomBytes(4).toString("hex")}`;
 
@@ -23,42 +19,12 @@ let queue: Queue;
 let caller: ReturnType<typeof createCaller>;
 let server: http.Server;
 let url: string;
-const workers = new Map<string, ChildProcess>();
-const logs: string[] = [];
-
-const waitFor = <T>(check: () => Promise<T | false | null | undefined>, timeoutMs: number, what: string) =>
-  waitForIn(check, timeoutMs, what, () => logs.join(""));
-
-function startWorker(id: string, env: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(here, "index.ts")], {
-    env: {
-      ...process.env,
-      DATABASE_URL: t.url,
-      REDIS_URL: redisUrl,
-      BENCHBOARD_QUEUE_PREFIX: prefix,
-      BENCHBOARD_WORKER_ID: id,
-      BENCHBOARD_WORKER_CONCURRENCY: "1",
-      BENCHBOARD_RUN_STALE_AFTER_MS: "3000",
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout?.on("data", (d) => logs.push(`[${id}] ${d}`));
-  child.stderr?.on("data", (d) => logs.push(`[${id}] ${d}`));
-  workers.set(id, child);
-  return child;
-}
-
-const exited = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise<void>((resolve) => child.once("exit", () => resolve()));
-
-async function stopAll() {
-  for (const w of workers.values()) if (w.exitCode === null && w.signalCode === null) w.kill("SIGKILL");
-  await Promise.all([...workers.values()].map(exited));
-  workers.clear();
-}
+const workers = workerProcesses(() => ({
+  DATABASE_URL: t.url,
+  REDIS_URL: redisUrl,
+  BENCHBOARD_QUEUE_PREFIX: prefix,
+  BENCHBOARD_RUN_STALE_AFTER_MS: "3000",
+}));
 
 async function launchGroup(spec: object, repetitions: number) {
   const project = await caller.project.create({ name: `p-${randomBytes(3).toString("hex")}` });
@@ -68,7 +34,6 @@ async function launchGroup(spec: object, repetitions: number) {
 }
 
 const runOf = (id: string) => caller.run.byId({ id });
-const isEnded = (status: string) => ["succeeded", "failed", "canceled"].includes(status);
 
 beforeAll(async () => {
   server = http.createServer((_req, res) => setTimeout(() => res.end("ok"), 20));
@@ -83,7 +48,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await stopAll();
+  await workers.stopAll();
   await queue?.close().catch(() => {});
   server?.closeAllConnections();
   server?.close();
@@ -96,40 +61,40 @@ describe("run lifecycle", () => {
     const queueFor = createQueueFor(redisUrl, prefix, queue);
     const stopWatchdog = startRunWatchdog(t.db, { ...runLifecycleDeps(queueFor), staleAfterMs: 3_000, everyMs: 500 });
     try {
-      startWorker("w-only");
-      await waitFor(async () => (await t.db.worker.count()) === 1, 30_000, "the worker");
+      workers.start("w-only");
+      await workers.announced(t.db, "w-only");
       const launched = await launchGroup({ engine: "http-closed", concurrency: 2, durationS: 2 }, 3);
       const [first, second, third] = launched.groupRunIds as [string, string, string];
-      await waitFor(async () => (await runOf(first)).status === "running", 20_000, "the first run to start");
-      workers.get("w-only")?.kill("SIGKILL");
-      await exited(workers.get("w-only")!);
-      workers.clear();
+      await workers.until(
+        () => runOf(first),
+        (r) => r.status === "running",
+        20_000,
+        "the first run to start",
+      );
+      await workers.signal("w-only", "SIGKILL");
 
       // No worker is alive: the web app's watchdog ends the run and queues the next of the group.
-      const dead = await waitFor(
-        async () => {
-          const r = await runOf(first);
-          return isEnded(r.status) ? r : null;
-        },
+      const dead = await workers.until(
+        () => runOf(first),
+        (r) => isEnded(r.status),
         20_000,
         "the watchdog to end the first run",
       );
       expect(dead.status).toBe("failed");
       expect(dead.error).toMatch(/^its worker stopped responding/);
-      await waitFor(
-        async () => (await t.db.run.findUnique({ where: { id: second } }))?.dispatchedAt != null,
+      await workers.until(
+        () => t.db.run.findUnique({ where: { id: second } }),
+        (r) => r.dispatchedAt !== null,
         10_000,
         "the second run to be queued again",
       );
       expect((await runOf(second)).status).toBe("queued");
 
       // The worker comes back: the rest of the group runs, one after another.
-      startWorker("w-only-again");
-      const all = await waitFor(
-        async () => {
-          const runs = await Promise.all([first, second, third].map(runOf));
-          return runs.every((r) => isEnded(r.status)) ? runs : null;
-        },
+      workers.start("w-only-again");
+      const all = await workers.until(
+        () => Promise.all([first, second, third].map(runOf)),
+        (runs) => runs.every((r) => isEnded(r.status)),
         60_000,
         "every run of the group to end",
       );
@@ -139,25 +104,27 @@ describe("run lifecycle", () => {
       expect(all[2]!.startedAt!.getTime()).toBeGreaterThanOrEqual(all[1]!.endedAt!.getTime());
     } finally {
       stopWatchdog();
-      await stopAll();
+      await workers.stopAll();
     }
   });
 
   it("on SIGTERM a worker ends its run canceled with what it measured, and the group goes on elsewhere", async () => {
-    startWorker("w-stopping", { BENCHBOARD_WORKER_SHUTDOWN_S: "10" });
-    const announced = (id: string) => async () => (await t.db.worker.findUnique({ where: { id } })) !== null;
-    await waitFor(announced("w-stopping"), 30_000, "the first worker");
+    workers.start("w-stopping", { BENCHBOARD_WORKER_SHUTDOWN_S: "10" });
+    await workers.announced(t.db, "w-stopping");
     const launched = await launchGroup({ engine: "http-closed", concurrency: 2, durationS: 120 }, 2);
     const [first, second] = launched.groupRunIds as [string, string];
-    await waitFor(async () => (await runOf(first)).status === "running", 20_000, "the first run to start");
+    await workers.until(
+      () => runOf(first),
+      (r) => r.status === "running",
+      20_000,
+      "the first run to start",
+    );
     // A second worker joins; the first is told to stop after measuring for a while.
-    startWorker("w-staying", { BENCHBOARD_WORKER_SHUTDOWN_S: "10" });
-    await waitFor(announced("w-staying"), 30_000, "the second worker");
+    workers.start("w-staying", { BENCHBOARD_WORKER_SHUTDOWN_S: "10" });
+    await workers.announced(t.db, "w-staying");
     await new Promise((r) => setTimeout(r, 2_000));
-    const stopping = workers.get("w-stopping")!;
     const signaledAt = Date.now();
-    stopping.kill("SIGTERM");
-    await exited(stopping);
+    const stopping = await workers.signal("w-stopping", "SIGTERM");
     const tookMs = Date.now() - signaledAt;
 
     const run = await runOf(first);
@@ -173,26 +140,22 @@ describe("run lifecycle", () => {
     expect(await t.db.worker.findUnique({ where: { id: "w-stopping" } })).toBeNull();
 
     // The group goes on on the other worker.
-    const next = await waitFor(
-      async () => {
-        const r = await runOf(second);
-        return r.status === "running" ? r : null;
-      },
+    const next = await workers.until(
+      () => runOf(second),
+      (r) => r.status === "running",
       20_000,
       "the second run to start on the other worker",
     );
     expect(next.workerIds).toEqual(["w-staying"]);
     await caller.run.cancel({ id: second });
-    const canceled = await waitFor(
-      async () => {
-        const r = await runOf(second);
-        return isEnded(r.status) ? r : null;
-      },
+    const canceled = await workers.until(
+      () => runOf(second),
+      (r) => isEnded(r.status),
       20_000,
       "the second run to stop",
     );
     expect(canceled.status).toBe("canceled");
     expect(canceled.error).toBe("canceled by request");
-    await stopAll();
+    await workers.stopAll();
   });
 });

@@ -1,16 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { promises as dns } from "node:dns";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type http from "node:http";
 import { type Context, createCaller } from "@benchboard/api";
 import { DEFAULT_INSTALL_SETTINGS } from "@benchboard/core";
-import { ensureLocalOrganization, getVerificationToken, signUp } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
-import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
-import type { Queue } from "bullmq";
+import { getVerificationToken } from "@benchboard/db";
+import type { TestDatabase } from "@benchboard/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DnsRecords, startDnsServer } from "../test/dns-server";
-import { handleRunExecute } from "./processors/run-execute";
+import type { DnsRecords } from "../test/dns-server";
+import { type CountingServer, serve, type TenantInstall, tenantInstall } from "../test/tenant-install";
 
 // Where a tenant's requests may go, attacked as a stranger who signed up would: every server
 // here listens on loopback. "internal" plays the operator's own service (a management API that
@@ -18,54 +14,17 @@ import { handleRunExecute } from "./processors/run-execute";
 // and 127.0.0.2 for its own organization and opens only `open` (and names it chose) to tenants.
 
 const ADMIN_BODY = JSON.stringify({ name: "guest", tags: ["administrator"] });
-const secretKey = randomBytes(32);
 const prefix = `bbtrust-${randomBytes(4).toString("hex")}`;
 
-interface CountingServer {
-  url: string;
-  port: number;
-  hits: string[];
-  headers: http.IncomingHttpHeaders[];
-  close(): Promise<void>;
-}
-
-async function serve(
-  handler: (req: http.IncomingMessage, res: http.ServerResponse) => void,
-  host = "127.0.0.1",
-  port = 0,
-): Promise<CountingServer> {
-  const hits: string[] = [];
-  const headers: http.IncomingHttpHeaders[] = [];
-  const server = http.createServer((req, res) => {
-    hits.push(`${req.method} ${req.url}`);
-    headers.push(req.headers);
-    handler(req, res);
-  });
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
-  const bound = (server.address() as AddressInfo).port;
-  return {
-    url: `http://${host}:${bound}`,
-    port: bound,
-    hits,
-    headers,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
+let install: TenantInstall;
 let t: TestDatabase;
-let queue: Queue;
 let internal: CountingServer;
 let open: CountingServer;
 let twin: CountingServer;
 let metricsSide: CountingServer;
 const served = { token: "" };
-let dnsServer: Awaited<ReturnType<typeof startDnsServer>>;
-const records = new Map<string, DnsRecords>();
-let network: NonNullable<Context["network"]>;
+let records: Map<string, DnsRecords>;
+let dnsServer: TenantInstall["dnsServer"];
 let base: Omit<Context, "orgId" | "userId" | "role">;
 let operator: ReturnType<typeof createCaller>;
 let stranger: ReturnType<typeof createCaller>;
@@ -89,22 +48,8 @@ beforeAll(async () => {
   // Same port as `open`, on 127.0.0.2: where a verified name is re-pointed later.
   twin = await serve(answerWithToken, "127.0.0.2", open.port);
   metricsSide = await serve((_req, res) => res.end("process_resident_memory_bytes 1\n"));
-  dnsServer = await startDnsServer(records);
-  const resolver = new dns.Resolver({ timeout: 1_000, tries: 1 });
-  resolver.setServers([dnsServer.server]);
-  network = {
-    lookup: async (host) => (await resolver.resolve4(host)).map((address) => ({ address, family: 4 })),
-    resolveTxt: (name) => resolver.resolveTxt(name),
-  };
-  t = await createTestDatabase();
-  queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
-  base = { db: t.db, queue, secretKey, network, install: DEFAULT_INSTALL_SETTINGS };
-  const anonymous = createCaller({ ...base, orgId: null, userId: null, role: null });
-
-  const op = await signUp(t.db, { email: "operator@example.test", password: "operator password 1" });
-  const local = await ensureLocalOrganization(t.db);
-  operator = createCaller({ ...base, orgId: local.id, userId: op.id, role: "owner" });
-  await operator.install.update({
+  install = await tenantInstall({
+    prefix,
     allowedTargets: ["127.0.0.1", "127.0.0.2"],
     tenantTargets: [
       `127.0.0.1:${open.port}`,
@@ -114,43 +59,17 @@ beforeAll(async () => {
       `127.0.0.1:${metricsSide.port}`,
     ],
   });
-
-  await anonymous.auth.signUp({ email: "stranger@example.test", password: "stranger password 1" });
-  const user = await t.db.user.findUniqueOrThrow({
-    where: { email: "stranger@example.test" },
-    include: { memberships: true },
-  });
-  strangerOrg = user.memberships[0]!.orgId;
-  stranger = createCaller({ ...base, orgId: strangerOrg, userId: user.id, role: "owner" });
+  ({ t, records, dnsServer, base, operator, stranger, strangerOrg } = install);
   served.token = await getVerificationToken(t.db, strangerOrg);
 });
 
 afterAll(async () => {
-  await queue?.obliterate({ force: true }).catch(() => {});
-  await queue?.close();
-  await t?.drop();
+  await install?.close();
   await Promise.all([internal, open, twin, metricsSide].map((s) => s?.close()));
-  await dnsServer?.close();
 });
 
-async function execute(runId: string) {
-  const log = () => {};
-  await handleRunExecute(
-    {
-      db: t.db,
-      workerId: `trust-${prefix}`,
-      log,
-      secretKey,
-      lookup: network.lookup,
-      lifecycle: { dispatch: async () => {}, mergeShards: () => null, log },
-    },
-    { runId },
-  );
-  return t.db.run.findUniqueOrThrow({ where: { id: runId }, include: { result: true } });
-}
-
-const projectOf = (caller: ReturnType<typeof createCaller>) =>
-  caller.project.create({ name: `p-${randomBytes(3).toString("hex")}` });
+const execute = (runId: string) => install.execute(runId);
+const projectOf = (caller: ReturnType<typeof createCaller>) => install.projectOf(caller);
 
 /** A one-iteration scenario whose single step is a POST over 30 items. */
 const itemsSpec = {
@@ -517,7 +436,7 @@ describe("worker ids", () => {
     const spec = { engine: "http-closed" as const, concurrency: 1, requests: 3 };
     const scenario = await stranger.scenario.create({ projectId: project.id, name: "w", spec });
     const tenantRun = await execute((await stranger.run.launch({ targetId: target.id, scenarioId: scenario.id })).id);
-    expect(tenantRun.workerIds).toEqual([`trust-${prefix}`]);
+    expect(tenantRun.workerIds).toEqual([install.workerId]);
     expect((await stranger.run.byId({ id: tenantRun.id })).workerIds).toEqual([]);
 
     const own = await projectOf(operator);
@@ -526,7 +445,7 @@ describe("worker ids", () => {
     const ownRun = await execute(
       (await operator.run.launch({ targetId: ownTarget.id, scenarioId: ownScenario.id })).id,
     );
-    expect((await operator.run.byId({ id: ownRun.id })).workerIds).toEqual([`trust-${prefix}`]);
+    expect((await operator.run.byId({ id: ownRun.id })).workerIds).toEqual([install.workerId]);
   });
 });
 

@@ -46,6 +46,8 @@ export interface RunnerOptions {
     | Partial<Omit<NotifierOptions, "db" | "redisUrl" | "prefix" | "publicUrl" | "log" | "secretKey" | "install">>;
   /** Runs that ended this many days ago lose per-second detail (series to 10 s); null: never. */
   retainDetailDays?: number | null;
+  /** When retention passes run: the first a minute after start, then hourly (tests shorten both). */
+  retentionTiming?: { firstAfterMs?: number; everyMs?: number };
 }
 
 export const DEFAULT_SHUTDOWN_S = 20;
@@ -54,6 +56,8 @@ const HEARTBEAT_MS = 5_000;
 const WATCHDOG_MS = 5_000;
 /** How often a worker trims old runs' detail when retention is on (any worker may; runs are locked). */
 const RETENTION_EVERY_MS = 60 * 60_000;
+/** The first pass waits a minute: a worker starting with the rest of an install lets the app settle. */
+const RETENTION_FIRST_AFTER_MS = 60_000;
 
 /** Start consuming run jobs. Returns a handle whose close() finishes in-flight work first. */
 export async function startRunner(options: RunnerOptions) {
@@ -142,9 +146,12 @@ export async function startRunner(options: RunnerOptions) {
       retaining = false;
     }
   };
-  const retention = retainDays === null ? null : setInterval(retain, RETENTION_EVERY_MS);
+  const retention =
+    retainDays === null ? null : setInterval(retain, options.retentionTiming?.everyMs ?? RETENTION_EVERY_MS);
   retention?.unref();
-  if (retainDays !== null) setTimeout(retain, 60_000).unref();
+  const firstRetention =
+    retainDays === null ? null : setTimeout(retain, options.retentionTiming?.firstAfterMs ?? RETENTION_FIRST_AFTER_MS);
+  firstRetention?.unref();
 
   let health: http.Server | undefined;
   if (options.healthPort > 0) {
@@ -186,6 +193,7 @@ export async function startRunner(options: RunnerOptions) {
         const started = Date.now();
         clearInterval(heartbeat);
         if (retention) clearInterval(retention);
+        if (firstRetention) clearTimeout(firstRetention);
         stopWatchdog();
         // No new jobs from here on; in-flight ones are told to stop.
         await Promise.all(consumers.map((c) => c.pause(true).catch(() => {})));

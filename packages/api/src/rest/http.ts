@@ -94,13 +94,14 @@ export function restErrorResponse(err: unknown, route: string): RestResponse {
     if (cause instanceof ZodError) return restErrorResponse(zodFailure(cause), route);
     if (cause instanceof ImportError) return restErrorResponse(cause, route);
     const status = TRPC_STATUS[err.code];
-    if (status === 503) return json(503, errorBody(err.message, {}), { "retry-after": "5" });
+    // A busy refusal (the parse pool's) says when to come back; other 503s (the database
+    // restarting, the queue gone) say five seconds.
+    const retryAfterS = (cause as { retryAfterS?: unknown } | undefined)?.retryAfterS;
+    const busyFor = typeof retryAfterS === "number" && retryAfterS >= 1 ? String(Math.ceil(retryAfterS)) : undefined;
+    if (status === 503) return json(503, errorBody(err.message, {}), { "retry-after": busyFor ?? "5" });
     if (status !== undefined) {
       const field = cause instanceof NotFoundError || cause instanceof ConflictError ? cause.field : undefined;
-      // A busy refusal (the parse pool's) says when to come back.
-      const retryAfterS = (cause as { retryAfterS?: unknown } | undefined)?.retryAfterS;
-      const headers = typeof retryAfterS === "number" ? { "retry-after": String(retryAfterS) } : undefined;
-      return json(status, errorBody(err.message, { field }), headers);
+      return json(status, errorBody(err.message, { field }), busyFor ? { "retry-after": busyFor } : undefined);
     }
   }
   console.error(`[api/v1] ${route}: ${err instanceof Error ? err.message : String(err)}`);

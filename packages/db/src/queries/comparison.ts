@@ -3,9 +3,13 @@ import {
   type ChartPoint,
   type CompareColumn,
   checkPublishedFigures,
+  decodeSeriesRollup,
   derivedContext,
   diffSnapshots,
+  type OverlayInput,
+  overlayGeometry,
   overlaySeries,
+  rollupFineEnough,
   type TPublishedReference,
   withDerivedMetrics,
   ZPublishedReference,
@@ -67,15 +71,12 @@ export async function getComparisonView(db: Db, orgId: string, input: Comparison
         db,
         runs.map((r) => r.id),
       )
-    : [];
+    : new Map<string, OverlayInput>();
   const charts: Record<string, ChartPoint[]> = {};
   for (const metric of COMPARE_CHART_METRICS) {
     const points = overlaySeries(
       metric,
-      runs.map((run) => {
-        const s = series.find((x) => x.runId === run.id && x.metric === metric);
-        return { runId: run.id, series: s ? { start: s.start, intervalMs: s.intervalMs, values: s.values } : null };
-      }),
+      runs.map((run) => ({ runId: run.id, series: series.get(`${run.id}|${metric}`) ?? null })),
     );
     if (points.length) charts[metric] = points;
   }
@@ -125,19 +126,59 @@ export async function getComparisonView(db: Db, orgId: string, input: Comparison
   };
 }
 
+interface StoredChartSeries {
+  runId: string;
+  metric: string;
+  start: Date;
+  intervalMs: number;
+  rollup: Uint8Array | null;
+  values: string | null;
+}
+
 /**
- * The charted series of the compared runs. Their samples come as the JSON text PostgreSQL stores
- * and are parsed once here: ten one-hour runs are 180,000 samples, and reading them through the
- * ORM's JSON decoding took about twice as long.
+ * The charted series of the compared runs, by `runId|metric`. A long series is read as its stored
+ * reduced copy (at most 600 points of min/max/mean/count), not its samples: ten one-hour runs are
+ * 180,000 samples per request. Samples are read for short series, and for a reduced copy coarser
+ * than the chart's points (a short run beside a much longer one at a finer interval), in a second
+ * query for those only. Samples come as the JSON text PostgreSQL stores and are parsed once.
  */
-async function loadChartSeries(db: Db, runIds: string[]) {
-  const rows = await db.$queryRaw<{ runId: string; metric: string; start: Date; intervalMs: number; values: string }[]>`
-    SELECT "runId", metric, start, "intervalMs", "values"::text AS "values" FROM "Series"
+async function loadChartSeries(db: Db, runIds: string[]): Promise<Map<string, OverlayInput>> {
+  const rows = await db.$queryRaw<StoredChartSeries[]>`
+    SELECT "runId", metric, start, "intervalMs", rollup,
+      CASE WHEN rollup IS NULL THEN "values"::text END AS "values"
+    FROM "Series"
     WHERE "runId" = ANY (${runIds}) AND metric = ANY (${[...COMPARE_CHART_METRICS]})`;
-  return rows.map((r) => {
-    const parsed: unknown = JSON.parse(r.values);
-    return { ...r, values: (Array.isArray(parsed) ? parsed : []) as (number | null)[] };
-  });
+  const out = new Map<string, OverlayInput>();
+  const samples = (text: string | null) => {
+    const parsed: unknown = text === null ? [] : JSON.parse(text);
+    return (Array.isArray(parsed) ? parsed : []) as (number | null)[];
+  };
+  for (const r of rows) {
+    const rollup = r.rollup ? decodeSeriesRollup(r.rollup) : null;
+    const base = { start: r.start, intervalMs: r.intervalMs };
+    out.set(`${r.runId}|${r.metric}`, rollup ? { ...base, rollup } : { ...base, values: samples(r.values) });
+  }
+  // Reduced copies too coarse for their chart's axis: read those series' samples.
+  const coarse: { runId: string; metric: string }[] = [];
+  for (const metric of COMPARE_CHART_METRICS) {
+    const mine = rows.filter((r) => r.metric === metric);
+    const geometry = overlayGeometry(mine.map((r) => out.get(`${r.runId}|${metric}`) ?? null));
+    if (!geometry) continue;
+    for (const r of mine) {
+      const s = out.get(`${r.runId}|${metric}`);
+      if (s?.rollup && !rollupFineEnough(s.rollup, s.intervalMs, geometry)) coarse.push({ runId: r.runId, metric });
+    }
+  }
+  if (coarse.length) {
+    const full = await db.$queryRaw<{ runId: string; metric: string; values: string }[]>`
+      SELECT "runId", metric, "values"::text AS "values" FROM "Series"
+      WHERE ("runId", metric) IN (SELECT * FROM unnest(${coarse.map((c) => c.runId)}::text[], ${coarse.map((c) => c.metric)}::text[]))`;
+    for (const r of full) {
+      const s = out.get(`${r.runId}|${r.metric}`);
+      if (s) out.set(`${r.runId}|${r.metric}`, { start: s.start, intervalMs: s.intervalMs, values: samples(r.values) });
+    }
+  }
+  return out;
 }
 
 export type ComparisonView = Awaited<ReturnType<typeof getComparisonView>>;

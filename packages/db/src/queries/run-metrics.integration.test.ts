@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { configLabel, snapshotLoadLabel } from "@benchboard/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_DATABASE_URL } from "../client";
@@ -308,6 +309,55 @@ describe("trends read RunMetric", () => {
       expect(trend.points.map((p) => [p.runId, p.value])).toEqual(expected.map((r) => [r.id, r.v]));
       expect(trend.metrics).toContain("rps");
     }
+  });
+
+  it("labels each point's config and load as its whole snapshots do", async () => {
+    const configs = [
+      { instanceType: "t3.xlarge", name: "big", cpuLimit: 2, replicas: 3 },
+      { name: "laptop" },
+      { instanceType: "c6i.large", cpuLimit: 0.5 },
+      null,
+    ];
+    const scenarios = [
+      { engine: "http-open", spec: { rate: 5_000, durationS: 60, url: "/x" } },
+      { engine: "http-closed", spec: { concurrency: 64, requests: 100_000 } },
+      { engine: "ws-chat", spec: { users: 500, rooms: 10, messagesPerUser: 20, durationS: 30 } },
+      { engine: "http-open" },
+      null,
+    ];
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const run = await t.db.run.create({
+        data: {
+          orgId,
+          projectId: projectIds[1]!,
+          number: 1_000 + i,
+          status: "succeeded",
+          scenarioName: "labels",
+          createdAt: new Date(Date.UTC(2026, 10, 1, 0, 0, i, 7)),
+          ...(i % 3 === 0 ? {} : { startedAt: new Date(Date.UTC(2026, 10, 1, 0, 0, i, 500)) }),
+          configSnapshot: configs[i % configs.length] ?? Prisma.DbNull,
+          scenarioSnapshot: scenarios[i % scenarios.length] ?? Prisma.DbNull,
+        },
+      });
+      await t.db.runResult.create({ data: { runId: run.id, metrics: { rps: 100 + i } } });
+      ids.push(run.id);
+    }
+    const trend = await getTrend(t.db, orgId, { projectId: projectIds[1]!, scenarioName: "labels", metric: "rps" });
+    expect(trend.points.map((p) => p.runId)).toEqual(ids);
+    const labels = ids.map((_, i) => ({
+      config: configLabel(configs[i % configs.length]) ?? null,
+      load: snapshotLoadLabel(scenarios[i % scenarios.length]) ?? null,
+    }));
+    expect(trend.points.map((p) => ({ config: p.config, load: p.load }))).toEqual(labels);
+    expect(new Set(labels.map((l) => l.config)).size).toBe(4);
+    expect(new Set(labels.map((l) => l.load)).size).toBeGreaterThanOrEqual(4);
+    expect(trend.configs).toEqual([...new Set(labels.flatMap((l) => (l.config ? [l.config] : [])))].sort());
+    expect(trend.loads).toEqual([...new Set(labels.flatMap((l) => (l.load ? [l.load] : [])))].sort());
+    // Times to the millisecond: started where it started, else created.
+    expect(trend.points.map((p) => p.at.getTime())).toEqual(
+      ids.map((_, i) => Date.UTC(2026, 10, 1, 0, 0, i, i % 3 === 0 ? 7 : 500)),
+    );
   });
 
   it("gives each point its run's number, branch, commit, time and exclusion as stored", async () => {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   configLabel,
   DERIVED_KEYS,
@@ -78,8 +79,40 @@ interface TrendRow {
   shards: number;
 }
 
-/** Times in JSON from a `timestamp` column: UTC, written without a zone. */
-const utc = (value: string | null): Date | null => (value === null ? null : new Date(`${value}Z`));
+/** Epoch milliseconds from the query (times travel as numbers: cheaper to write and to read). */
+const epoch = (value: number | null): Date | null => (value === null ? null : new Date(value));
+
+/** The label fields of a run without a snapshot (the query sends null rather than an object of nulls). */
+const NO_CONFIG = { instanceType: null, name: null, cpuLimit: null };
+const NO_LOAD = {
+  engine: null,
+  spec: {
+    rate: null,
+    durationS: null,
+    stream: null,
+    concurrency: null,
+    requests: null,
+    users: null,
+    rooms: null,
+    messagesPerUser: null,
+  },
+};
+
+/**
+ * Labels are computed once per distinct snapshot text: a line of 10,000 runs usually has a
+ * handful of configs and loads, and parsing every run's fields took longer than the query.
+ */
+function labeller(label: (fields: unknown) => string | undefined, none: unknown) {
+  const seen = new Map<string | null, string | null>();
+  return (text: string | null): string | null => {
+    let out = seen.get(text);
+    if (out === undefined) {
+      out = label(text === null ? none : JSON.parse(text)) ?? null;
+      seen.set(text, out);
+    }
+    return out;
+  };
+}
 
 function trendRows(text: string): TrendRow[] {
   const tuples = JSON.parse(text) as [
@@ -87,17 +120,19 @@ function trendRows(text: string): TrendRow[] {
     number,
     string | null,
     string | null,
-    string,
-    string | null,
+    number,
+    number | null,
     boolean,
     string | null,
     string | null,
     number | null,
-    unknown,
-    unknown,
+    string | null,
+    string | null,
     boolean,
     number,
   ][];
+  const config = labeller(configLabel, NO_CONFIG);
+  const load = labeller(snapshotLoadLabel, NO_LOAD);
   return tuples.map(
     ([
       id,
@@ -110,8 +145,8 @@ function trendRows(text: string): TrendRow[] {
       excludedReason,
       scenarioId,
       value,
-      config,
-      load,
+      configFields,
+      loadFields,
       invalid,
       shards,
     ]) => ({
@@ -119,15 +154,15 @@ function trendRows(text: string): TrendRow[] {
       number,
       branch,
       commit,
-      createdAt: utc(createdAt)!,
-      startedAt: utc(startedAt),
+      createdAt: epoch(createdAt)!,
+      startedAt: epoch(startedAt),
       excluded,
       excludedReason,
       scenarioId,
       value,
       // Labels read from the few snapshot fields they need (see the query), not whole snapshots.
-      config: configLabel(config) ?? null,
-      load: snapshotLoadLabel(load) ?? null,
+      config: config(configFields),
+      load: load(loadFields),
       invalid,
       shards,
     }),
@@ -164,7 +199,9 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
   if (!project) throw new NotFoundError("projectId", "project not found");
   // A sweep varies the scenario (200, 500, 800 req/s): its runs are not this scenario's history.
   // Up to 10,000 rows come back as one JSON text, parsed once: decoding them row by row through
-  // the ORM took longer than the query.
+  // the ORM took longer than the query. Times go as epoch milliseconds and the snapshots' label
+  // fields as JSON text built only where a run has a snapshot: formatting timestamps and nesting
+  // objects for 10,000 rows cost more than reading them.
   const branchOnly = input.branch ? Prisma.sql`AND r.branch = ${input.branch}` : Prisma.empty;
   // The shard counts the line has, for the picker: read beside the line, whatever is picked.
   const shardCountsQuery = db.$queryRaw<{ shardCount: number }[]>`
@@ -173,20 +210,22 @@ export async function getTrend(db: Db, orgId: string, input: TrendInput) {
       AND r.status = 'succeeded' AND r."sweepId" IS NULL ${branchOnly}
     ORDER BY r."shardCount"`;
   const lineQuery = db.$queryRaw<{ rows: string }[]>`
-    SELECT coalesce(json_agg(json_build_array(t.id, t.number, t.branch, t.commit, t."createdAt", t."startedAt",
+    SELECT coalesce(json_agg(json_build_array(t.id, t.number, t.branch, t.commit, t."createdAtMs", t."startedAtMs",
       t.excluded, t."excludedReason", t."scenarioId", t.value, t.config, t.load, t.invalid, t."shardCount")
       ORDER BY t."createdAt" DESC, t.number DESC), '[]')::text AS rows
     FROM (
-      SELECT r.id, r.number, r.branch, r.commit, r."createdAt", r."startedAt", r.excluded, r."excludedReason",
+      SELECT r.id, r.number, r.branch, r.commit, r."createdAt", r.excluded, r."excludedReason",
+        (extract(epoch FROM r."createdAt") * 1000)::float8 AS "createdAtMs",
+        (extract(epoch FROM r."startedAt") * 1000)::float8 AS "startedAtMs",
         r."scenarioId", m.value, coalesce(rr.valid = false, false) AS invalid, r."shardCount",
-        jsonb_build_object('instanceType', r."configSnapshot"->'instanceType', 'name', r."configSnapshot"->'name',
-          'cpuLimit', r."configSnapshot"->'cpuLimit') AS config,
-        jsonb_build_object('engine', r."scenarioSnapshot"->'engine', 'spec', jsonb_build_object(
+        CASE WHEN r."configSnapshot" IS NOT NULL THEN jsonb_build_object('instanceType', r."configSnapshot"->'instanceType',
+          'name', r."configSnapshot"->'name', 'cpuLimit', r."configSnapshot"->'cpuLimit')::text END AS config,
+        CASE WHEN r."scenarioSnapshot" IS NOT NULL THEN jsonb_build_object('engine', r."scenarioSnapshot"->'engine', 'spec', jsonb_build_object(
           'rate', r."scenarioSnapshot"->'spec'->'rate', 'durationS', r."scenarioSnapshot"->'spec'->'durationS',
           'stream', r."scenarioSnapshot"->'spec'->'stream', 'concurrency', r."scenarioSnapshot"->'spec'->'concurrency',
           'requests', r."scenarioSnapshot"->'spec'->'requests', 'users', r."scenarioSnapshot"->'spec'->'users',
           'rooms', r."scenarioSnapshot"->'spec'->'rooms',
-          'messagesPerUser', r."scenarioSnapshot"->'spec'->'messagesPerUser')) AS load
+          'messagesPerUser', r."scenarioSnapshot"->'spec'->'messagesPerUser'))::text END AS load
       FROM "Run" r LEFT JOIN "RunMetric" m ON m."runId" = r.id AND m.key = ${input.metric}
         LEFT JOIN "RunResult" rr ON rr."runId" = r.id
       WHERE r."orgId" = ${orgId} AND r."projectId" = ${project.id} AND r."scenarioName" = ${input.scenarioName}
@@ -303,6 +342,36 @@ function whatChanged(
   };
 }
 
+/** Lines whose change points this process remembers (one entry is a few hundred bytes). */
+const CHANGE_POINT_MEMO_SIZE = 256;
+const changePointMemo = new Map<string, ReturnType<typeof detectChangePoints>>();
+
+/**
+ * Change points of a line's values, remembered by the values themselves: detection is
+ * deterministic (seeded permutations), so the same values always give the same answer, and a
+ * line viewed again before a new run lands (or switched back to) costs a hash instead of a
+ * detection. Any new run, exclusion or changed value changes the key.
+ */
+function changePointsOf(values: number[]) {
+  const key = createHash("sha256")
+    .update(new Uint8Array(Float64Array.from(values).buffer))
+    .digest("base64");
+  const known = changePointMemo.get(key);
+  if (known) {
+    // Most recently used last, so the oldest entry is the one dropped.
+    changePointMemo.delete(key);
+    changePointMemo.set(key, known);
+    return known;
+  }
+  const found = detectChangePoints(values);
+  changePointMemo.set(key, found);
+  if (changePointMemo.size > CHANGE_POINT_MEMO_SIZE) {
+    const oldest = changePointMemo.keys().next().value;
+    if (oldest !== undefined) changePointMemo.delete(oldest);
+  }
+  return found;
+}
+
 export interface TrendChangePoint {
   runId: string;
   number: number;
@@ -338,7 +407,7 @@ export function changePointsByBranch(
     else branches.set(key, [p]);
   }
   for (const line of branches.values()) {
-    for (const c of detectChangePoints(line.map((p) => p.value!))) {
+    for (const c of changePointsOf(line.map((p) => p.value!))) {
       const at = line[c.index]!;
       out.push({ runId: at.runId, number: at.number, branch: at.branch, ...c });
     }
