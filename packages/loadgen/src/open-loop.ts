@@ -18,6 +18,15 @@ const MAX_LEAD_MS = 0.25;
 const LEAD_UP_MS = 0.003;
 const LEAD_DOWN_MS = 0.001;
 /**
+ * The early wake-up and spin are for sends far enough apart that the loop is otherwise idle
+ * between them. Closer together (above ~6,600/s) most sends leave from completions anyway, and
+ * a spin would hold up the responses arriving meanwhile (and their timestamps); so would any
+ * spinning beyond `SPIN_BUDGET` of a second, after which the rest of that second's wake-ups
+ * are asked for on time.
+ */
+const MIN_SPIN_GAP_MS = 0.15;
+const SPIN_BUDGET = 0.1;
+/**
  * A pacer wake-up this overdue is taken as lost and the loop is ticked by a timer instead: the
  * run then shows the lateness as send lag rather than hanging on a wake-up that never comes.
  */
@@ -57,6 +66,13 @@ export function startOpenLoop(opts: {
   const pacer = ownPacer ? Pacer.start() : opts.pacer;
   let n = 0;
   let lead = INITIAL_LEAD_MS;
+  /** How early the pending wake-up was asked for (the lead, or 0 when not spinning). */
+  let earlyBy = 0;
+  /** The due time of the last request fired. */
+  let lastDue = Number.NEGATIVE_INFINITY;
+  /** Time spent spinning in the current second of `spinSecond`. */
+  let spunMs = 0;
+  let spinSecond = -1;
   /** The time the pacer was last asked to wake us (NaN when the next wake-up is a timer's). */
   let wakeFor = Number.NaN;
   let nextDue = startPerf + schedule.timeOfMs(0);
@@ -86,6 +102,7 @@ export function startOpenLoop(opts: {
     try {
       while (n < total && nextDue <= now) {
         fire(n, nextDue, now);
+        lastDue = nextDue;
         n++;
         nextDue = startPerf + schedule.timeOfMs(n);
       }
@@ -103,12 +120,22 @@ export function startOpenLoop(opts: {
       lead = now - wakeFor > lead ? Math.min(MAX_LEAD_MS, lead + LEAD_UP_MS) : Math.max(0, lead - LEAD_DOWN_MS);
       wakeFor = Number.NaN;
       // Woken early on purpose: spin the last microseconds (bounded, so a moved due time can't hold us).
-      if (nextDue > now && nextDue - now <= MAX_LEAD_MS) now = spinUntil(nextDue);
+      if (nextDue > now && nextDue - now <= MAX_LEAD_MS) {
+        const spinFrom = now;
+        now = spinUntil(nextDue);
+        spunMs += now - spinFrom;
+      }
     }
     if (!fireDue(now)) return finish(false);
     const wait = nextDue - performance.now();
     if (pacer && wait <= COARSE_WAIT_MS) {
-      wakeFor = nextDue - lead;
+      const second = Math.floor(now / 1000);
+      if (second !== spinSecond) {
+        spinSecond = second;
+        spunMs = 0;
+      }
+      earlyBy = nextDue - lastDue >= MIN_SPIN_GAP_MS && spunMs < SPIN_BUDGET * 1000 ? lead : 0;
+      wakeFor = nextDue - earlyBy;
       void pacer.wakeAt(wakeFor).then(tick);
     } else {
       // Far off (or no pacer): a timer, aimed early enough that the pacer takes over in time.
@@ -120,8 +147,8 @@ export function startOpenLoop(opts: {
   const poke = (now: number) => {
     if (finished || now < nextDue) return;
     if (!fireDue(now)) return finish(false);
-    if (!Number.isNaN(wakeFor) && nextDue - lead > wakeFor) {
-      wakeFor = nextDue - lead;
+    if (!Number.isNaN(wakeFor) && nextDue - earlyBy > wakeFor) {
+      wakeFor = nextDue - earlyBy;
       pacer?.postpone(wakeFor);
     }
   };

@@ -16,8 +16,10 @@ import { Worker } from "node:worker_threads";
  * 80–140 µs p50 lateness against 600–870 µs with `setTimeout`, for 3–30% of a core.
  *
  * A due time that moves later (the loop sent early from a completion callback) is rewritten
- * without a notify: the thread sees it when it wakes and sleeps again, so the event loop is not
- * disturbed for nothing.
+ * without a notify while the thread sleeps towards the earlier one: it sees the change when it
+ * wakes and sleeps again, so the event loop is not disturbed for nothing. Requests are counted,
+ * not compared by due time, so one asked again after its wake-up is served again (comparing
+ * times once lost such a wake-up, and the loop waited for the next completion).
  */
 export class Pacer {
   private readonly words: Int32Array;
@@ -59,7 +61,9 @@ export class Pacer {
     this.due[0] = duePerf;
     this.armed = duePerf;
     Atomics.add(this.words, SEQUENCE, 1);
-    if (earlier) Atomics.notify(this.words, SEQUENCE);
+    // The thread sleeps until a due time, or without end once it has served the last request:
+    // then even a later due time (or the same one asked again) must wake it.
+    if (earlier || Atomics.load(this.words, IDLE) === 1) Atomics.notify(this.words, SEQUENCE);
     const wait = (Atomics as unknown as AtomicsWithWaitAsync).waitAsync(this.words, GENERATION, generation);
     const done = wait.async ? wait.value : Promise.resolve(wait.value);
     return done.then(() => {
@@ -73,6 +77,7 @@ export class Pacer {
     this.due[0] = duePerf;
     this.armed = duePerf;
     Atomics.add(this.words, SEQUENCE, 1);
+    if (Atomics.load(this.words, IDLE) === 1) Atomics.notify(this.words, SEQUENCE);
   }
 
   close(): void {
@@ -102,6 +107,8 @@ const DEFAULT_SPIN_US = 40;
 const GENERATION = 0;
 const SEQUENCE = 1;
 const STOP = 2;
+/** Set by the thread while it sleeps with no request to serve (it must be notified to see one). */
+const IDLE = 3;
 
 // Plain JavaScript run by the thread, kept inline so the engines need no separate file at run time.
 const PACER_SOURCE = `
@@ -122,17 +129,24 @@ for (let round = 0; round < 3; round++) {
   chunk = Math.min(chunk, (performance.now() - t0) / 20000);
 }
 chunk = Math.max(1, Math.min(100000, Math.round(0.002 / Math.max(1e-7, chunk))));
-let woken = Number.NaN;
+// Each request (a new or moved due time) bumps the sequence; the thread wakes the loop once per
+// request it sees through, so a due time asked for again after a wake-up is served again.
+let served = -1;
 for (;;) {
   const seq = Atomics.load(words, ${SEQUENCE});
   if (Atomics.load(words, ${STOP}) === 1) break;
   const at = due[0];
-  if (Number.isNaN(at) || at === woken) { Atomics.wait(words, ${SEQUENCE}, seq); continue; }
+  if (Number.isNaN(at) || seq === served) {
+    Atomics.store(words, ${IDLE}, 1);
+    if (Atomics.load(words, ${SEQUENCE}) === seq) Atomics.wait(words, ${SEQUENCE}, seq);
+    Atomics.store(words, ${IDLE}, 0);
+    continue;
+  }
   const left = at - now();
   if (left > spinMs) { Atomics.wait(words, ${SEQUENCE}, seq, left - spinMs); continue; }
   while (now() < at) for (let i = 0; i < chunk; i++) Atomics.load(scratch, 0);
   if (Atomics.load(words, ${SEQUENCE}) !== seq) continue;
-  woken = at;
+  served = seq;
   Atomics.add(words, ${GENERATION}, 1);
   Atomics.notify(words, ${GENERATION});
 }
