@@ -107,3 +107,6 @@ try {
   const { parsePool } = await import("../packages/core/src/importers/parse-pool");
   await parsePool().close();
 }
+// The handler's own shared clients (the rate limiter's Redis connection, the database pool) live
+// as long as the process, as they do in the web app: end it once everything above is cleaned up.
+process.exit(process.exitCode ?? 0);
