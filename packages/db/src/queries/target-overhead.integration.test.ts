@@ -109,3 +109,23 @@ describe("a target's overhead stages", () => {
     expect((await getRunView(t.db, orgId, runs[0]!.id))?.overheadStages).toBeNull();
   });
 });
+
+describe("the target's own limit signals", () => {
+  it("come with a valid run's view, and an invalid run's reasons stay its reasons", async () => {
+    const signal = "the target is the limit: its queue (queue_depth) grew from 0 to 900";
+    const valid = await t.db.run.create({ data: { orgId, projectId, number: 501, status: "succeeded" } });
+    await t.db.runResult.create({
+      data: { runId: valid.id, metrics: { requests: 10 }, valid: true, extra: { targetLimits: [signal, 42] } },
+    });
+    const invalid = await t.db.run.create({ data: { orgId, projectId, number: 502, status: "succeeded" } });
+    await t.db.runResult.create({
+      data: { runId: invalid.id, metrics: { requests: 10 }, valid: false, invalidReasons: ["late"], extra: {} },
+    });
+    const shown = await getRunView(t.db, orgId, valid.id);
+    // Only sentences are shown: anything else stored there is ignored.
+    expect(shown?.result?.targetLimits).toEqual([signal]);
+    const other = await getRunView(t.db, orgId, invalid.id);
+    expect(other?.result?.targetLimits).toEqual([]);
+    expect(other?.result?.invalidReasons).toEqual(["late"]);
+  });
+});
