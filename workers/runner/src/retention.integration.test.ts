@@ -115,6 +115,12 @@ describe("a worker with BENCHBOARD_RETAIN_DETAIL_DAYS", () => {
     // A run that ages past the limit later is trimmed by a later pass, without a restart.
     await storedRun("later", 31);
     await waitFor(() => trimmed("later"), 30_000, "a scheduled retention pass");
+    // The pass logs once it has committed: wait for its line too.
+    await waitFor(
+      async () => logs.filter((l) => l.startsWith("retention:")).length >= 2,
+      10_000,
+      "the second pass's log line",
+    );
     // Two passes found work, one run each.
     expect(logs.filter((l) => l.startsWith("retention:"))).toEqual([
       "retention: 1 run(s) older than 30 days downsampled to 10 s",

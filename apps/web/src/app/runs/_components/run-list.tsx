@@ -24,14 +24,22 @@ export function RunList() {
   const filters = useMemo(() => readFilters(new URLSearchParams(searchParams.toString())), [searchParams]);
   const [selected, setSelected] = useState<string[]>([]);
 
+  // The filters last asked for: two changes in quick succession (both bounds of a range typed one
+  // after the other) must not each start from the address before either landed, or the second
+  // would drop the first.
+  const latest = useRef(filters);
+  useEffect(() => {
+    latest.current = filters;
+  }, [filters]);
   const setFilters = (patch: Filters) => {
-    const next: Filters = { ...filters, ...patch };
+    const next: Filters = { ...latest.current, ...patch };
     // Narrower choices belong to one project: they go when the project changes.
-    if ("projectId" in patch && patch.projectId !== filters.projectId) {
+    if ("projectId" in patch && patch.projectId !== latest.current.projectId) {
       next.targetId = undefined;
       next.scenarioId = undefined;
       next.configId = undefined;
     }
+    latest.current = next;
     router.replace(`${pathname}${filtersToSearch(next)}`, { scroll: false });
   };
 
