@@ -163,7 +163,9 @@ async function main() {
           `${fmt(rate).padStart(7)} ${cell(ours)} ${cell(v)} ${cell(o)}  ${fmt(ours.p50 - bestP50, 3).padStart(12)} ${fmt(ours.p99 / bestP99, 2).padStart(9)}  ${lag
             .map((x) => fmt(x ?? undefined, 3))
             .join(" / ")
-            .padEnd(24)} ${fmt(cpuPerRequestUs, 1).padStart(10)}  ${`${fmt(m.gc_pause_share, 2)} / ${fmt(m.gc_pause_max, 2)}`.padStart(13)}  ${engine.valid ? "yes" : "no"}`,
+            .padEnd(
+              24,
+            )} ${fmt(cpuPerRequestUs, 1).padStart(10)}  ${`${fmt(m.gc_pause_share, 2)} / ${fmt(m.gc_pause_max, 2)}`.padStart(13)}  ${engine.valid ? "yes" : "no"}`,
         );
         if (!engine.valid) notes.push(`${target} ${rate}: ${engine.invalidReasons.join("; ")}`);
       }

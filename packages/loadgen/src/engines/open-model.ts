@@ -328,4 +328,3 @@ function watchGcPauses(): { count: number; totalMs: number; maxMs: number; obser
   }
   return figures;
 }
-
