@@ -1,4 +1,4 @@
-import { Pacer } from "./pacer";
+import { Pacer, spinUntil } from "./pacer";
 import type { ArrivalSchedule } from "./schedule";
 
 /** Beyond this, the next send is far enough away for an ordinary timer to wake us near it. */
@@ -171,37 +171,4 @@ export function runOpenLoop(
   opts: Parameters<typeof startOpenLoop>[0],
 ): Promise<{ fired: number; stoppedEarly: boolean }> {
   return startOpenLoop(opts).done;
-}
-
-const SPIN_WORD = new Int32Array(new SharedArrayBuffer(4));
-/** Iterations of the spin's inner loop that take about 4 µs here (measured on first use). */
-let spinChunk = 0;
-
-/**
- * Busy-wait until `t` (performance.now() time) and return the time it ended. Each
- * `performance.now()` allocates (Node's clock builds a small array per call), and a tight loop
- * on it would fill the young generation within a few thousand sends and bring a collection
- * pause; so the clock is read every few microseconds, between loops of atomic loads,
- * which allocate nothing (a send leaves at most a few µs after its time).
- */
-function spinUntil(t: number): number {
-  if (spinChunk === 0) spinChunk = calibrateSpin();
-  let now = performance.now();
-  while (now < t) {
-    for (let i = 0; i < spinChunk; i++) Atomics.load(SPIN_WORD, 0);
-    now = performance.now();
-  }
-  return now;
-}
-
-function calibrateSpin(): number {
-  const iterations = 20_000;
-  let perIteration = Number.POSITIVE_INFINITY;
-  // The fastest of a few rounds: the first runs before the loop is optimised.
-  for (let round = 0; round < 3; round++) {
-    const started = performance.now();
-    for (let i = 0; i < iterations; i++) Atomics.load(SPIN_WORD, 0);
-    perIteration = Math.min(perIteration, (performance.now() - started) / iterations);
-  }
-  return Math.max(1, Math.min(100_000, Math.round(0.004 / Math.max(1e-7, perIteration))));
 }

@@ -18,8 +18,7 @@ import { Worker } from "node:worker_threads";
  * A due time that moves later (the loop sent early from a completion callback) is rewritten
  * without a notify while the thread sleeps towards the earlier one: it sees the change when it
  * wakes and sleeps again, so the event loop is not disturbed for nothing. Requests are counted,
- * not compared by due time, so one asked again after its wake-up is served again (comparing
- * times once lost such a wake-up, and the loop waited for the next completion).
+ * not compared by due time, so one asked again after its wake-up is served again.
  */
 export class Pacer {
   private readonly words: Int32Array;
@@ -36,7 +35,7 @@ export class Pacer {
     this.due[0] = Number.NaN;
     this.worker = new Worker(PACER_SOURCE, {
       eval: true,
-      workerData: { shared, origin: performance.timeOrigin, spinMs: spinUs / 1000 },
+      workerData: { shared, origin: performance.timeOrigin, spinMs: spinUs / 1000, chunk: spinIterations(0.002) },
       // The thread needs a few KB; the defaults reserve a full heap.
       resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1, stackSizeMb: 1 },
     });
@@ -118,17 +117,9 @@ const due = new Float64Array(workerData.shared, 16, 1);
 const offset = performance.timeOrigin - workerData.origin;
 const spinMs = workerData.spinMs;
 const now = () => performance.now() + offset;
-// The last microseconds are spun on atomic loads with a clock read every ~2 µs: every
-// performance.now() allocates, and a tight loop on it would keep this thread's small heap busy
-// collecting (each collection a late wake-up).
+// The last microseconds are spun on atomic loads with a clock read every ~2 µs (see spinIterations).
 const scratch = new Int32Array(new SharedArrayBuffer(4));
-let chunk = Number.POSITIVE_INFINITY;
-for (let round = 0; round < 3; round++) {
-  const t0 = performance.now();
-  for (let i = 0; i < 20000; i++) Atomics.load(scratch, 0);
-  chunk = Math.min(chunk, (performance.now() - t0) / 20000);
-}
-chunk = Math.max(1, Math.min(100000, Math.round(0.002 / Math.max(1e-7, chunk))));
+const chunk = workerData.chunk;
 // Each request (a new or moved due time) bumps the sequence; the thread wakes the loop once per
 // request it sees through, so a due time asked for again after a wake-up is served again.
 let served = -1;
@@ -151,3 +142,38 @@ for (;;) {
   Atomics.notify(words, ${GENERATION});
 }
 `;
+
+const SPIN_WORD = new Int32Array(new SharedArrayBuffer(4));
+/** Milliseconds one atomic load of the spin loop takes here (measured once). */
+let loadMs = 0;
+
+/**
+ * Iterations of an atomic-load loop that take about `ms` on this machine. Spins read the clock
+ * only between such loops: each `performance.now()` allocates (Node's clock builds a small array
+ * per call), and a tight loop on it fills the young generation within a few thousand sends and
+ * brings a collection pause. The fastest of three rounds is kept (the first runs unoptimised).
+ */
+export function spinIterations(ms: number): number {
+  if (loadMs === 0) {
+    const iterations = 20_000;
+    let fastest = Number.POSITIVE_INFINITY;
+    for (let round = 0; round < 3; round++) {
+      const started = performance.now();
+      for (let i = 0; i < iterations; i++) Atomics.load(SPIN_WORD, 0);
+      fastest = Math.min(fastest, (performance.now() - started) / iterations);
+    }
+    loadMs = Math.max(1e-7, fastest);
+  }
+  return Math.max(1, Math.min(100_000, Math.round(ms / loadMs)));
+}
+
+/** Busy-wait until `t` (performance.now() time), reading the clock every ~4 µs; returns the time it ended. */
+export function spinUntil(t: number): number {
+  const chunk = spinIterations(0.004);
+  let now = performance.now();
+  while (now < t) {
+    for (let i = 0; i < chunk; i++) Atomics.load(SPIN_WORD, 0);
+    now = performance.now();
+  }
+  return now;
+}
