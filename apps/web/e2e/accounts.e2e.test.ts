@@ -219,6 +219,11 @@ describe("the operator's organizations", () => {
     await page.getByRole("button", { name: `Remove ${viewer.email}` }).click();
     await removeDialog.getByRole("button", { name: "Remove member" }).click();
     await removeDialog.waitFor({ state: "detached" });
+    // The list refreshes after the dialog closes: wait for the row to go rather than reading once.
+    await page
+      .getByRole("table", { name: "Members" })
+      .getByRole("row", { name: new RegExp(viewer.email.replace(/[.]/g, "\\.")) })
+      .waitFor({ state: "detached" });
     expect(await db.membership.count({ where: { id: viewer.membershipId } })).toBe(0);
     expect(await page.getByRole("table", { name: "Members" }).textContent()).not.toContain(viewer.email);
 
