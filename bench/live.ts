@@ -1,5 +1,5 @@
-// Server time of a live run's event stream (`/api/runs/<id>/events`) per viewer-second, with 1
-// and 50 viewers on a 10-minute run. The run's stored state is SIMULATED, not produced by 10
+// Server time of a live run's event stream (`/api/runs/<id>/events`) per viewer-second, with 1,
+// 50 and 500 viewers on a 10-minute run. The run's stored state is SIMULATED, not produced by 10
 // minutes of load: a running run whose live progress holds the 300 per-second samples the worker
 // keeps, whose checkpointed result holds the merged histogram of 600,000 requests, and whose
 // eight per-second series have 600 points. While viewers watch, this script plays the worker:
@@ -7,7 +7,9 @@
 //
 // Part 1 (in-process): one stream tick's read — the live columns only (getRunLive), against the
 // whole run with its result (the read the stream did before), as a ratio.
-// Part 2 (the built app, `next start`): 1, 50 and 500 concurrent viewers for BENCH_LIVE_S
+// Part 2 (the built app under its production server, server.mjs, which writes the stream to
+// the socket itself: a whole state on connecting, then steps with the new samples only): 1, 50
+// and 500 concurrent viewers for BENCH_LIVE_S
 // seconds; the server's CPU time (its processes' utime + stime) divided by viewer-seconds, and
 // the transactions the run's database committed per second (pg_stat_database) minus the ones
 // this script wrote itself, i.e. the server's reads. Goal: 500 viewers cost at most 2x the CPU
@@ -26,6 +28,8 @@ import { envNumber, fmt, freePort, loadAverage, ROOT } from "./lib";
 const ITERATIONS = envNumber("BENCH_ITERATIONS", 300);
 const WATCH_S = envNumber("BENCH_LIVE_S", 20);
 const RUN_S = 600;
+const STATS_SETTLE_MS = 11_000;
+const WINDOWS = envNumber("BENCH_LIVE_WINDOWS", 3);
 const webDir = path.join(ROOT, "apps/web");
 
 const t = await createTestDatabase();
@@ -146,9 +150,16 @@ try {
     console.log("\nPart 2 skipped: build the web app first (pnpm --filter @benchboard/web build)");
   } else {
     const port = await freePort();
-    server = spawn(path.join(webDir, "node_modules/.bin/next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+    // The production server (what scripts/up.sh starts), not `next start`.
+    const nodeFlags = (process.env.BENCH_WEB_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+    server = spawn(process.execPath, [...nodeFlags, "server.mjs", "-p", String(port), "-H", "127.0.0.1"], {
       cwd: webDir,
-      env: { ...process.env, DATABASE_URL: t.url, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port) },
+      env: {
+        ...process.env,
+        DATABASE_URL: t.url,
+        NEXT_TELEMETRY_DISABLED: "1",
+        PORT: String(port),
+      },
       stdio: "ignore",
     });
     const baseUrl = `http://127.0.0.1:${port}`;
@@ -164,16 +175,18 @@ try {
     }
     const cookie = `bb_session=${session.token}`;
     // Transactions committed on the run's database so far (every statement outside a
-    // transaction is one). PostgreSQL publishes these counters about once a second.
+    // transaction is one).
+    // An idle backend may hold its counts for up to 10 s (PostgreSQL's idle stats interval), so
+    // the script waits that long after the connection burst and after the window.
     const committed = async () => {
-      await new Promise((r) => setTimeout(r, 1_200));
+      await new Promise((r) => setTimeout(r, STATS_SETTLE_MS));
       const rows = await db.$queryRaw<{ n: bigint }[]>`
         SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`;
       return Number(rows[0]?.n ?? 0);
     };
     const watch = async (viewers: number) => {
-      // Warm the route (compilation caches, connection pool) before measuring.
-      await streamFor(baseUrl, run.id, cookie, 2, 1_500);
+      // Warm the route (compilation caches, connection pool, the JIT) before measuring.
+      await streamFor(baseUrl, run.id, cookie, 50, 3_000);
       let second = RUN_S;
       let ownWrites = 0;
       const worker = setInterval(() => {
@@ -183,38 +196,63 @@ try {
           .update({ where: { id: run.id }, data: { progress: progress as object, heartbeatAt: new Date() } })
           .catch(() => {});
       }, 1_000);
-      // Every viewer connects first (a session read and an access check each); the steady state
-      // of watching is what is measured.
+      // Every viewer connects first (a session read and an access check each), timed apart; the
+      // steady state of watching is what the windows measure. The connection burst leaves garbage
+      // that V8's memory reducer collects in passes seconds later (a few hundred ms of CPU each,
+      // over all the collector's threads), whichever window they land in: the figure is the
+      // median of BENCH_LIVE_WINDOWS windows, and the range is printed beside it.
+      const connectCpu0 = processTreeCpuMs(server!.pid!);
       const streams = openStreams(baseUrl, run.id, cookie, viewers);
       await streams.connected;
+      const connectCpuMs = processTreeCpuMs(server!.pid!) - connectCpu0;
       const x0 = await committed();
       heartbeats.splice(0);
       ownWrites = 0;
-      const cpu0 = processTreeCpuMs(server!.pid!);
+      const windows: number[] = [];
       const t0 = performance.now();
       const events0 = streams.events();
-      await new Promise((r) => setTimeout(r, WATCH_S * 1000));
+      const bytes0 = streams.bytes();
+      for (let w = 0; w < WINDOWS; w++) {
+        const cpu0 = processTreeCpuMs(server!.pid!);
+        const w0 = performance.now();
+        await new Promise((r) => setTimeout(r, WATCH_S * 1000));
+        windows.push(((processTreeCpuMs(server!.pid!) - cpu0) * WATCH_S * 1000) / (performance.now() - w0));
+      }
       const wallS = (performance.now() - t0) / 1000;
-      const cpuMs = processTreeCpuMs(server!.pid!) - cpu0;
       const events = streams.events() - events0;
+      const bytes = streams.bytes() - bytes0;
+      const sorted = [...windows].sort((a, b) => a - b);
+      const cpuMs = sorted[Math.floor(sorted.length / 2)]!;
       clearInterval(worker);
       await streams.close();
       // The script's own statements in the window: progress writes, heartbeats, and the stats query.
       const x1 = await committed();
       const own = ownWrites + heartbeats.splice(0).length + 1;
       const readsPerS = Math.max(0, x1 - x0 - own) / wallS;
-      return { viewers, events, cpuMs, perViewerSecond: cpuMs / (viewers * wallS), wallS, readsPerS };
+      return {
+        viewers,
+        events,
+        bytesPerEvent: bytes / Math.max(events, 1),
+        connectMsPerViewer: connectCpuMs / viewers,
+        cpuMs,
+        cpuRange: [sorted[0]!, sorted.at(-1)!] as const,
+        perViewerSecond: cpuMs / (viewers * WATCH_S),
+        wallS,
+        readsPerS,
+      };
     };
-    console.log(`\nPart 2 — the event stream of the built app, ${WATCH_S} s per measurement`);
+    console.log(`\nPart 2 — the event stream of the built app, ${WINDOWS} windows of ${WATCH_S} s per measurement`);
     const results: Awaited<ReturnType<typeof watch>>[] = [];
     for (const viewers of [1, 50, 500]) {
       heartbeats.splice(0);
       const r = await watch(viewers);
       results.push(r);
       console.log(
-        `  ${String(viewers).padStart(3)} viewer(s): ${fmt(r.events, 0)} events received, server CPU ${fmt(r.cpuMs, 0)} ms ` +
-          `in ${fmt(r.wallS, 1)} s → ${fmt(r.perViewerSecond, 3)} ms per viewer-second; ` +
-          `database reads ${fmt(r.readsPerS, 1)}/s`,
+        `  ${String(viewers).padStart(3)} viewer(s): ${fmt(r.events, 0)} states in ${fmt(r.wallS, 0)} s ` +
+          `(${fmt(r.bytesPerEvent, 0)} bytes each); server CPU per ${WATCH_S} s ${fmt(r.cpuMs, 0)} ms ` +
+          `(median of ${WINDOWS}; ${fmt(r.cpuRange[0], 0)}–${fmt(r.cpuRange[1], 0)}) → ` +
+          `${fmt(r.perViewerSecond, 3)} ms per viewer-second; database reads ${fmt(r.readsPerS, 1)}/s; ` +
+          `connecting ${fmt(r.connectMsPerViewer, 2)} ms of server CPU per viewer`,
       );
     }
     const [one, fifty, fiveHundred] = results as [(typeof results)[0], (typeof results)[0], (typeof results)[0]];
@@ -222,6 +260,59 @@ try {
       `  CPU of 500 viewers / CPU of 50: ${fmt(fiveHundred.cpuMs / fifty.cpuMs, 2)}× (goal ≤ 2×); ` +
         `reads/s with 500 / with 1: ${fmt(fiveHundred.readsPerS / Math.max(one.readsPerS, 0.01), 2)}× (goal: flat)`,
     );
+
+    // ---- Part 3: the floor — a bare node:http server writing the same bytes once a second ----
+    // What one more viewer costs the app, against what one more socket write a second costs any
+    // Node server on this machine (the kernel's loopback send is most of it).
+    const bytesPerState = Math.round(fiveHundred.bytesPerEvent);
+    const barePort = await freePort();
+    const bare = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const http = require("node:http");
+         const frame = Buffer.from("id: 0123456789abcdef\\nevent: step\\ndata: " + "x".repeat(${Math.max(0, bytesPerState - 48)}) + "\\n\\n");
+         const viewers = new Set();
+         http.createServer((req, res) => {
+           res.useChunkedEncodingByDefault = false;
+           res.shouldKeepAlive = false;
+           res.writeHead(200, { "content-type": "text/event-stream", connection: "close" });
+           res.write("retry: 1000\\n\\n");
+           viewers.add(res);
+           res.on("close", () => viewers.delete(res));
+         }).listen(${barePort}, "127.0.0.1");
+         setInterval(() => { for (const res of viewers) res.write(frame); }, 1000);`,
+      ],
+      { stdio: "ignore" },
+    );
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      const bareCpu: number[] = [];
+      for (const viewers of [50, 500]) {
+        const streams = openStreams(`http://127.0.0.1:${barePort}`, "-", "", viewers, "/");
+        await streams.connected;
+        await new Promise((r) => setTimeout(r, 3_000));
+        const windows: number[] = [];
+        for (let w = 0; w < WINDOWS; w++) {
+          const cpu0 = processTreeCpuMs(bare.pid!);
+          await new Promise((r) => setTimeout(r, WATCH_S * 1000));
+          windows.push(processTreeCpuMs(bare.pid!) - cpu0);
+        }
+        await streams.close();
+        bareCpu.push(windows.sort((a, b) => a - b)[Math.floor(windows.length / 2)]!);
+      }
+      const perViewer = (a: number, b: number) => ((b - a) * 1000) / (450 * WATCH_S);
+      const app = perViewer(fifty.cpuMs, fiveHundred.cpuMs);
+      const floor = perViewer(bareCpu[0]!, bareCpu[1]!);
+      console.log(`\nPart 3 — one more viewer's cost, from 50 to 500 viewers (µs of server CPU per viewer-second)`);
+      console.log(
+        `  the app ${fmt(app, 1)} µs; a bare node:http server writing ${fmt(bytesPerState, 0)} bytes a second ` +
+          `per socket ${fmt(floor, 1)} µs (${fmt(bareCpu[0]!, 0)} → ${fmt(bareCpu[1]!, 0)} ms per ${WATCH_S} s); ` +
+          `ratio ${fmt(app / Math.max(floor, 0.1), 2)}×`,
+      );
+    } finally {
+      bare.kill("SIGTERM");
+    }
   }
   clearInterval(heartbeat);
 } finally {
@@ -230,10 +321,11 @@ try {
   console.log(`\nload average after: ${loadAverage()}`);
 }
 
-/** Open `viewers` streams and keep them open, counting the `run` events they receive. */
-function openStreams(baseUrl: string, runId: string, cookie: string, viewers: number) {
+/** Open `viewers` streams and keep them open, counting the states (`run` and `step` events) and bytes they receive. */
+function openStreams(baseUrl: string, runId: string, cookie: string, viewers: number, path?: string) {
   const abort = new AbortController();
   let events = 0;
+  let bytes = 0;
   let opened = 0;
   let markConnected: () => void = () => {};
   const connected = new Promise<void>((resolve) => {
@@ -242,12 +334,17 @@ function openStreams(baseUrl: string, runId: string, cookie: string, viewers: nu
   const done = Promise.all(
     Array.from({ length: viewers }, async () => {
       try {
-        const res = await fetch(`${baseUrl}/api/runs/${runId}/events`, { headers: { cookie }, signal: abort.signal });
+        const res = await fetch(`${baseUrl}${path ?? `/api/runs/${runId}/events`}`, {
+          headers: { cookie },
+          signal: abort.signal,
+        });
         if (!res.ok || !res.body) throw new Error(`stream answered ${res.status}`);
         if (++opened === viewers) markConnected();
         const decoder = new TextDecoder();
-        for await (const chunk of res.body)
-          events += (decoder.decode(chunk as Uint8Array).match(/^event: run$/gm) ?? []).length;
+        for await (const chunk of res.body) {
+          bytes += (chunk as Uint8Array).byteLength;
+          events += (decoder.decode(chunk as Uint8Array).match(/^event: (run|step)$/gm) ?? []).length;
+        }
       } catch (err) {
         if ((err as Error).name !== "AbortError") throw err;
       }
@@ -256,6 +353,7 @@ function openStreams(baseUrl: string, runId: string, cookie: string, viewers: nu
   return {
     connected,
     events: () => events,
+    bytes: () => bytes,
     async close() {
       abort.abort();
       await done;
@@ -275,7 +373,7 @@ async function streamFor(baseUrl: string, runId: string, cookie: string, viewers
         if (!res.ok || !res.body) throw new Error(`stream answered ${res.status}`);
         const decoder = new TextDecoder();
         for await (const chunk of res.body)
-          events += (decoder.decode(chunk as Uint8Array).match(/^event: run$/gm) ?? []).length;
+          events += (decoder.decode(chunk as Uint8Array).match(/^event: (run|step)$/gm) ?? []).length;
       } catch (err) {
         if ((err as Error).name !== "AbortError") throw err;
       } finally {

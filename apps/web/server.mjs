@@ -32,6 +32,9 @@ const server = createServer((req, res) => {
     return;
   }
   req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
+  // A run's live stream is written to the socket directly (src/server/live-stream-node.ts,
+  // handed over by src/instrumentation.ts when the app starts); everything else is Next.js's.
+  if (globalThis.benchboardServeLive?.(req, res)) return;
   void handle(req, res);
 });
 server.listen(port, hostname, () => console.log(`Benchboard web listening on http://${hostname}:${port}`));

@@ -3,6 +3,7 @@
 import type { TLiveProgress } from "@benchboard/core";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
+import { applyLiveStep, type LiveStepProgress } from "~/lib/live-step";
 import { useTRPC } from "./client";
 
 export interface RunEvent {
@@ -46,6 +47,8 @@ export function useRunEvents(
     const key = trpc.run.byId.queryKey({ id: runId });
     let source: EventSource | null = null;
     let lastEventId = "";
+    // The last whole state, which the next step applies to.
+    let state: RunEvent | null = null;
     let reopenTimer: ReturnType<typeof setTimeout> | undefined;
     let failures = 0;
     let stopped = false;
@@ -71,10 +74,9 @@ export function useRunEvents(
           void queryClient.invalidateQueries({ queryKey: key });
         }
       };
-      current.addEventListener("run", (e) => {
-        const message = e as MessageEvent<string>;
-        if (message.lastEventId) lastEventId = message.lastEventId;
-        const event = JSON.parse(message.data) as RunEvent;
+      const apply = (event: RunEvent, eventId: string) => {
+        if (eventId) lastEventId = eventId;
+        state = event;
         setLast(event);
         setConnected(true);
         queryClient.setQueryData(key, (old) =>
@@ -96,6 +98,26 @@ export function useRunEvents(
           setConnected(false);
           void queryClient.invalidateQueries({ queryKey: trpc.run.pathKey() });
         }
+      };
+      // The whole state: on connecting, and whenever the server cannot send a step.
+      current.addEventListener("run", (e) => {
+        const message = e as MessageEvent<string>;
+        apply(JSON.parse(message.data) as RunEvent, message.lastEventId);
+      });
+      // The state as a step from the one before: its new per-second samples only.
+      current.addEventListener("step", (e) => {
+        const message = e as MessageEvent<string>;
+        const step = JSON.parse(message.data) as Omit<RunEvent, "progress"> & { progress: LiveStepProgress };
+        const next = state?.progress ? applyLiveStep(state as RunEvent & { progress: TLiveProgress }, step) : null;
+        if (next) {
+          apply(next, message.lastEventId);
+          return;
+        }
+        // Not a step from what this page has (it should not happen): start over with a whole state.
+        current.close();
+        lastEventId = "";
+        state = null;
+        open();
       });
     };
     open();
