@@ -1,5 +1,25 @@
 // Runs one scenario and prints a JSON summary as its last line; spawned pinned to a core by the benches.
+import { readdirSync, readFileSync } from "node:fs";
 import { runScenario } from "../packages/loadgen/src/index";
+
+/**
+ * Per thread of this process: ms on a CPU and ms runnable but waiting for one (the scheduler's
+ * run-queue delay, /proc/<pid>/task/<tid>/schedstat), by thread name. A main thread that waits
+ * for its core while another of the process's threads holds it shows here, not in a CPU profile.
+ */
+function schedstat(): Map<string, { name: string; cpuMs: number; waitMs: number; slices: number }> {
+  const threads = new Map<string, { name: string; cpuMs: number; waitMs: number; slices: number }>();
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      const [cpu, wait, slices] = readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8").trim().split(" ").map(Number);
+      const name = readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim();
+      threads.set(tid, { name, cpuMs: (cpu ?? 0) / 1e6, waitMs: (wait ?? 0) / 1e6, slices: slices ?? 0 });
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return threads;
+}
 
 const [specJson, baseUrl] = process.argv.slice(2);
 if (!specJson || !baseUrl) {
@@ -7,8 +27,20 @@ if (!specJson || !baseUrl) {
   process.exit(2);
 }
 const before = process.cpuUsage();
+const threadsBefore = process.env.BENCH_SCHEDSTAT ? schedstat() : null;
 const result = await runScenario(JSON.parse(specJson), { baseUrl });
 const cpu = process.cpuUsage(before);
+if (threadsBefore) {
+  for (const [tid, t] of schedstat()) {
+    const b = threadsBefore.get(tid) ?? { cpuMs: 0, waitMs: 0, slices: 0 };
+    const cpuMs = t.cpuMs - b.cpuMs;
+    if (cpuMs < 1 && t.waitMs - b.waitMs < 1) continue;
+    console.error(
+      `thread ${tid === String(process.pid) ? "main" : tid} ${t.name}: on CPU ${cpuMs.toFixed(1)} ms, ` +
+        `waiting for it ${(t.waitMs - b.waitMs).toFixed(1)} ms, ${t.slices - b.slices} slices`,
+    );
+  }
+}
 console.log(
   JSON.stringify({
     metrics: result.metrics,

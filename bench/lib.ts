@@ -177,6 +177,8 @@ export async function runEngine(core: string, spec: unknown, baseUrl: string): P
     baseUrl,
   ]);
   if (code !== 0) throw new Error(`engine child failed (${code}): ${stderr}`);
+  // BENCH_SCHEDSTAT=1: the child's per-thread CPU and run-queue wait (see engine-child.ts).
+  if (process.env.BENCH_SCHEDSTAT && stderr.trim()) console.log(stderr.trimEnd().replace(/^/gm, "    "));
   return JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as EngineSummary;
 }
 

@@ -417,7 +417,8 @@ export interface MonitorHandle {
 }
 
 /**
- * Sample every monitor once a second, at whole epoch seconds, until `stop()` (or the signal).
+ * Sample every monitor once a second, at whole epoch seconds, until `stop()` (or the signal);
+ * a run stopped before the first whole second gets one reading at its stop.
  * A monitor that fails or is slower than the interval gives a missing value for that second,
  * never a zero. When two monitors give the same key (two processes' memory), the first in
  * `configs` keeps the plain key and the later ones get `<key>.<kind><index>`.
@@ -525,13 +526,31 @@ export function startMonitors(
       return out;
     },
     async stop() {
+      const wasStopped = stopped;
       halt();
       options.signal?.removeEventListener("abort", halt);
       await Promise.allSettled([...inFlight]);
+      let seriesStart = start;
+      if (samples === 0 && !wasStopped) {
+        // Over before the first whole second (a short chat run, a small closed test): one reading
+        // now, in the second it falls in, so the run still has its target's memory and CPU.
+        seriesStart = Math.floor(Date.now() / intervalMs) * intervalMs;
+        samples = 1;
+        await Promise.all(
+          samplers.map(async (sampler, i) => {
+            if (sampler.range) return;
+            try {
+              for (const [k, v] of Object.entries(await sampler.sample())) put(keyFor(k, i), 0, v);
+            } catch (err) {
+              fail(i, err);
+            }
+          }),
+        );
+      }
       const series: Record<string, TSeries> = {};
       for (const [key, values] of columns) {
         while (values.length < samples) values.push(null);
-        series[key] = { start, intervalMs, values };
+        series[key] = { start: seriesStart, intervalMs, values };
       }
       // History monitors read the run's whole window now, each request bounded by its timeout.
       const end = Date.now();

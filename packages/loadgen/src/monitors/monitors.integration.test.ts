@@ -62,6 +62,22 @@ describe("process monitor", () => {
     expect(metrics.cpu_peak).toBeLessThan(1.2);
   });
 
+  it("gives a run that ends before the first whole second one reading at its end", async () => {
+    // Start right after a whole second, so stopping 100 ms later comes before the first tick.
+    await new Promise((r) => setTimeout(r, 1_005 - (Date.now() % 1_000)));
+    const monitors = startMonitors([{ kind: "process", pid: process.pid }], WORKER);
+    await new Promise((r) => setTimeout(r, 100));
+    const { series, metrics, errors, samples } = await monitors.stop();
+    expect(errors).toEqual([]);
+    expect(samples).toBe(1);
+    expect(series.mem_bytes!.values).toHaveLength(1);
+    expect(series.mem_bytes!.values[0]).toBeGreaterThan(10 * MB);
+    expect(metrics.mem_peak_bytes).toBe(series.mem_bytes!.values[0]);
+    // The reading sits in the whole second it was taken in.
+    expect(series.mem_bytes!.start % 1000).toBe(0);
+    expect(Date.now() - series.mem_bytes!.start).toBeLessThan(2_000);
+  });
+
   it("says so when nothing listens on the port", async () => {
     const gone = await startHttpServer((_q, s) => s.end());
     const port = gone.port;
