@@ -170,6 +170,8 @@ http {
 /** Run one scenario in a child process pinned to `core`; returns the engine's result summary. */
 export async function runEngine(core: string, spec: unknown, baseUrl: string): Promise<EngineSummary> {
   const { code, stdout, stderr } = await runPinned(core, process.execPath, [
+    // e.g. BENCH_ENGINE_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the engine
+    ...(process.env.BENCH_ENGINE_NODE_FLAGS ?? "").split(" ").filter(Boolean),
     "--import",
     "tsx",
     path.join(BENCH_DIR, "engine-child.ts"),
