@@ -11,7 +11,10 @@ function schedstat(): Map<string, { name: string; cpuMs: number; waitMs: number;
   const threads = new Map<string, { name: string; cpuMs: number; waitMs: number; slices: number }>();
   for (const tid of readdirSync("/proc/self/task")) {
     try {
-      const [cpu, wait, slices] = readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8").trim().split(" ").map(Number);
+      const [cpu, wait, slices] = readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8")
+        .trim()
+        .split(" ")
+        .map(Number);
       const name = readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim();
       threads.set(tid, { name, cpuMs: (cpu ?? 0) / 1e6, waitMs: (wait ?? 0) / 1e6, slices: slices ?? 0 });
     } catch {
