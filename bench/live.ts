@@ -15,7 +15,7 @@
 // this script wrote itself, i.e. the server's reads. Goal: 500 viewers cost at most 2x the CPU
 // of 50 in total, and the reads per second do not grow with viewers.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, openSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createHistogram, encodeHistogram, LiveSamples } from "../packages/core/src/index";
@@ -29,7 +29,7 @@ const ITERATIONS = envNumber("BENCH_ITERATIONS", 300);
 const WATCH_S = envNumber("BENCH_LIVE_S", 20);
 const RUN_S = 600;
 const STATS_SETTLE_MS = 11_000;
-const WINDOWS = envNumber("BENCH_LIVE_WINDOWS", 3);
+const WINDOWS = envNumber("BENCH_LIVE_WINDOWS", 5);
 const webDir = path.join(ROOT, "apps/web");
 
 const t = await createTestDatabase();
@@ -150,8 +150,16 @@ try {
     console.log("\nPart 2 skipped: build the web app first (pnpm --filter @benchboard/web build)");
   } else {
     const port = await freePort();
-    // The production server (what scripts/up.sh starts), not `next start`.
-    const nodeFlags = (process.env.BENCH_WEB_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+    // The production server (what scripts/up.sh starts), not `next start`, with the node flags of
+    // the web app's start script; BENCH_WEB_NODE_FLAGS adds more (e.g. a CPU profile).
+    const start = (
+      JSON.parse(readFileSync(path.join(webDir, "package.json"), "utf8")) as { scripts: { start: string } }
+    ).scripts.start;
+    const nodeFlags = [
+      ...(start.split(" server.mjs")[0] ?? "").split(" ").slice(1),
+      ...(process.env.BENCH_WEB_NODE_FLAGS ?? "").split(" "),
+    ].filter(Boolean);
+    console.log(`\nweb server: node ${[...nodeFlags, "server.mjs"].join(" ")}`);
     server = spawn(process.execPath, [...nodeFlags, "server.mjs", "-p", String(port), "-H", "127.0.0.1"], {
       cwd: webDir,
       env: {
@@ -160,7 +168,8 @@ try {
         NEXT_TELEMETRY_DISABLED: "1",
         PORT: String(port),
       },
-      stdio: "ignore",
+      // BENCH_WEB_LOG=<file>: the server's output (e.g. with BENCH_WEB_NODE_FLAGS=--trace-gc).
+      stdio: process.env.BENCH_WEB_LOG ? ["ignore", openSync(process.env.BENCH_WEB_LOG, "w"), "inherit"] : "ignore",
     });
     const baseUrl = `http://127.0.0.1:${port}`;
     const until = Date.now() + 60_000;
@@ -197,10 +206,11 @@ try {
           .catch(() => {});
       }, 1_000);
       // Every viewer connects first (a session read and an access check each), timed apart; the
-      // steady state of watching is what the windows measure. The connection burst leaves garbage
-      // that V8's memory reducer collects in passes seconds later (a few hundred ms of CPU each,
-      // over all the collector's threads), whichever window they land in: the figure is the
-      // median of BENCH_LIVE_WINDOWS windows, and the range is printed beside it.
+      // steady state of watching is what the windows measure. The connection burst leaves garbage,
+      // and V8's memory reducer shrinks the heap after it with full collections 8–60 s later
+      // (seen with BENCH_WEB_NODE_FLAGS=--trace-gc; a few hundred ms of CPU over the collector's
+      // threads), whichever window they land in: the figure is the median of BENCH_LIVE_WINDOWS
+      // windows (5 by default, so two spoiled windows do not move it), with the range beside it.
       const connectCpu0 = processTreeCpuMs(server!.pid!);
       const streams = openStreams(baseUrl, run.id, cookie, viewers);
       await streams.connected;
@@ -219,6 +229,7 @@ try {
         windows.push(((processTreeCpuMs(server!.pid!) - cpu0) * WATCH_S * 1000) / (performance.now() - w0));
       }
       const wallS = (performance.now() - t0) / 1000;
+      const rssMb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server!.pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
       const events = streams.events() - events0;
       const bytes = streams.bytes() - bytes0;
       const sorted = [...windows].sort((a, b) => a - b);
@@ -235,6 +246,7 @@ try {
         bytesPerEvent: bytes / Math.max(events, 1),
         connectMsPerViewer: connectCpuMs / viewers,
         cpuMs,
+        rssMb,
         cpuRange: [sorted[0]!, sorted.at(-1)!] as const,
         perViewerSecond: cpuMs / (viewers * WATCH_S),
         wallS,
@@ -252,7 +264,7 @@ try {
           `(${fmt(r.bytesPerEvent, 0)} bytes each); server CPU per ${WATCH_S} s ${fmt(r.cpuMs, 0)} ms ` +
           `(median of ${WINDOWS}; ${fmt(r.cpuRange[0], 0)}–${fmt(r.cpuRange[1], 0)}) → ` +
           `${fmt(r.perViewerSecond, 3)} ms per viewer-second; database reads ${fmt(r.readsPerS, 1)}/s; ` +
-          `connecting ${fmt(r.connectMsPerViewer, 2)} ms of server CPU per viewer`,
+          `connecting ${fmt(r.connectMsPerViewer, 2)} ms of server CPU per viewer; server RSS ${fmt(r.rssMb, 0)} MB`,
       );
     }
     const [one, fifty, fiveHundred] = results as [(typeof results)[0], (typeof results)[0], (typeof results)[0]];
@@ -387,7 +399,6 @@ async function streamFor(baseUrl: string, runId: string, cookie: string, viewers
 
 /** CPU time (user + system, ms) of a process and its descendants, from /proc. */
 function processTreeCpuMs(pid: number): number {
-  const ticks = 100; // USER_HZ on Linux
   const children = new Map<number, number[]>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -401,12 +412,30 @@ function processTreeCpuMs(pid: number): number {
   const stack = [pid];
   while (stack.length) {
     const p = stack.pop()!;
-    try {
-      const fields = readFileSync(`/proc/${p}/stat`, "utf8");
-      const rest = fields.slice(fields.lastIndexOf(")") + 2).split(" ");
-      total += ((Number(rest[11]) + Number(rest[12])) / ticks) * 1000;
-    } catch {}
+    total += processCpuMs(p);
     stack.push(...(children.get(p) ?? []));
   }
   return total;
+}
+
+/**
+ * A process's CPU time in ms: its threads' nanosecond run times (`/proc/<pid>/task/<tid>/schedstat`)
+ * where the kernel keeps them, since `/proc/<pid>/stat` counts in 10 ms ticks, as much as a tenth
+ * of a quiet server's 20 s; the tick counts otherwise.
+ */
+function processCpuMs(pid: number): number {
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    }
+    if (Number.isFinite(ns) && ns > 0) return ns / 1e6;
+  } catch {}
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const rest = fields.slice(fields.lastIndexOf(")") + 2).split(" ");
+    return ((Number(rest[11]) + Number(rest[12])) / 100) * 1000; // USER_HZ ticks
+  } catch {
+    return 0;
+  }
 }

@@ -45,7 +45,9 @@ done
 step "starting the reference targets, the worker and the web app"
 if [ -f apps/targets/src/main.ts ]; then start targets apps/targets node --import tsx src/main.ts; fi
 start worker workers/runner node --import tsx src/index.ts
-start web apps/web node server.mjs -p "$PORT" -H "${HOST:-127.0.0.1}"
+# A larger young generation (see README, "Workers, shards and live runs"): keep in step with
+# apps/web/package.json's start script.
+start web apps/web node --max-semi-space-size=64 server.mjs -p "$PORT" -H "${HOST:-127.0.0.1}"
 
 for _ in $(seq 1 100); do
   curl -fsS -o /dev/null "http://127.0.0.1:$PORT/" 2>/dev/null && break

@@ -16,7 +16,10 @@ export interface LiveFrame {
   /** The SSE event id: a digest of the state, the same in every process. */
   id: string;
   status: string;
-  /** `id:`, `event: run` and `data:` lines, encoded once for every viewer. */
+  /**
+   * `id:`, `event: run` and `data:` lines, encoded once for every viewer (a Buffer: a socket
+   * write would otherwise wrap a plain Uint8Array in a new one for each viewer).
+   */
   bytes: Uint8Array;
   /**
    * For a viewer that has the state with id `from`: the same state as an `event: step` (its
@@ -37,7 +40,6 @@ interface Channel {
 }
 
 const TERMINAL = new Set(["succeeded", "failed", "canceled"]);
-const encoder = new TextEncoder();
 
 export function liveEventId(payload: string): string {
   return createHash("sha256").update(payload).digest("base64url").slice(0, 16);
@@ -60,14 +62,14 @@ export function liveFrame(state: LiveState, previous?: { id: string; state: Live
   const frame: LiveFrame = {
     id,
     status: state.status,
-    bytes: encoder.encode(`id: ${id}\nevent: run\ndata: ${payload}\n\n`),
+    bytes: Buffer.from(`id: ${id}\nevent: run\ndata: ${payload}\n\n`),
   };
   if (previous && previous.id !== id && hasSamples(state) && hasSamples(previous.state)) {
     const step = liveStep(previous.state, state);
     if (step) {
       frame.step = {
         from: previous.id,
-        bytes: encoder.encode(`id: ${id}\nevent: step\ndata: ${JSON.stringify(step)}\n\n`),
+        bytes: Buffer.from(`id: ${id}\nevent: step\ndata: ${JSON.stringify(step)}\n\n`),
       };
     }
   }

@@ -9,10 +9,10 @@ const MAX_STREAM_MS = 10 * 60_000;
 export const RECONNECT_MS = 1_000;
 
 const TERMINAL = new Set(["succeeded", "failed", "canceled"]);
-const encoder = new TextEncoder();
-const RETRY = encoder.encode(`retry: ${RECONNECT_MS}\n\n`);
-const TICK = encoder.encode(": tick\n\n");
-const GONE = encoder.encode("event: gone\ndata: {}\n\n");
+// Buffers, not TextEncoder's plain Uint8Arrays: a socket write converts those to a Buffer each time.
+const RETRY = Buffer.from(`retry: ${RECONNECT_MS}\n\n`);
+const TICK = Buffer.from(": tick\n\n");
+const GONE = Buffer.from("event: gone\ndata: {}\n\n");
 
 export const LIVE_STREAM_HEADERS: Record<string, string> = {
   "content-type": "text/event-stream; charset=utf-8",
