@@ -31,7 +31,9 @@ if (!specJson || !baseUrl) {
 }
 const before = process.cpuUsage();
 const threadsBefore = process.env.BENCH_SCHEDSTAT ? schedstat() : null;
-const result = await runScenario(JSON.parse(specJson), { baseUrl });
+// BENCH_REALTIME=1: the event loop and pacing thread at real-time priority, as a worker with
+// BENCHBOARD_ENGINE_REALTIME=1 runs them (needs root or CAP_SYS_NICE).
+const result = await runScenario(JSON.parse(specJson), { baseUrl, realtime: process.env.BENCH_REALTIME === "1" });
 const cpu = process.cpuUsage(before);
 if (threadsBefore) {
   for (const [tid, t] of schedstat()) {

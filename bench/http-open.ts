@@ -28,6 +28,8 @@ const DELAY_MS = envNumber("BENCH_DELAY_MS", 50);
 const TARGETS = (process.env.BENCH_TARGETS ?? "nginx,delay").split(",");
 /** Every tool gets the same connection budget, never fewer than this. */
 const MIN_CONNECTIONS = envNumber("BENCH_CONNECTIONS", 64);
+/** The engine's event loop and pacing thread at real-time priority (see packages/loadgen/src/realtime.ts). */
+const REALTIME = process.env.BENCH_REALTIME === "1";
 
 interface Figures {
   p50: number;
@@ -102,6 +104,9 @@ async function main() {
     `http-open side by side: ${DURATION_S} s per tool and rate; engine and tools on core ${CLIENT_CORE}, target on core ${SERVER_CORE}`,
   );
   console.log(`vegeta: ${vegetaBin ?? "not found"}; oha: ${ohaBin ?? "not found"}; load average ${loadAverage()}`);
+  console.log(
+    `engine scheduling: ${REALTIME ? "real-time event loop and pacing thread (BENCH_REALTIME=1)" : "normal (BENCH_REALTIME=1 for real-time)"}`,
+  );
   const notes: string[] = [];
   for (const target of TARGETS) {
     let url: string;
@@ -152,11 +157,15 @@ async function main() {
         const refs = [v, o].filter((r): r is Figures => r !== null && typeof r !== "string");
         const bestP50 = refs.length ? Math.min(...refs.map((r) => r.p50)) : Number.NaN;
         const bestP99 = refs.length ? Math.min(...refs.map((r) => r.p99)) : Number.NaN;
-        const schedule = (engine.extra.schedule ?? {}) as Record<string, number | null>;
+        const schedule = (engine.extra.schedule ?? {}) as Record<string, number | string | null>;
+        if (REALTIME && schedule.scheduling !== "realtime")
+          notes.push(
+            `${target} ${rate}: the engine ran at normal scheduling: ${schedule.schedulingNote ?? "not asked"}`,
+          );
         const lag = [
-          m.send_lag_p50 ?? schedule.sendLagP50Ms,
-          m.send_lag_p99 ?? schedule.sendLagP99Ms,
-          m.send_lag_max ?? schedule.sendLagMaxMs,
+          m.send_lag_p50 ?? (schedule.sendLagP50Ms as number | null),
+          m.send_lag_p99 ?? (schedule.sendLagP99Ms as number | null),
+          m.send_lag_max ?? (schedule.sendLagMaxMs as number | null),
         ];
         const cpuPerRequestUs = (engine.cpuSeconds / Math.max(1, m.requests ?? 0)) * 1e6;
         console.log(

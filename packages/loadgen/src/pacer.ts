@@ -24,6 +24,7 @@ export class Pacer {
   private readonly words: Int32Array;
   private readonly due: Float64Array;
   private readonly worker: Worker;
+  private readonly tid: Promise<number | null>;
   /** The due time the thread will wake the loop at, or NaN when it is idle. */
   private armed = Number.NaN;
   private closed = false;
@@ -42,6 +43,16 @@ export class Pacer {
     // Kept referenced: a pending `Atomics.waitAsync` alone does not keep Node running, and
     // before the first connection opens nothing else may. `close()` ends the thread.
     this.worker.on("error", () => undefined);
+    // The thread's first message is its kernel thread id (see `threadId`).
+    this.tid = new Promise((resolve) => {
+      this.worker.once("message", (id: unknown) => resolve(typeof id === "number" ? id : null));
+      this.worker.once("exit", () => resolve(null));
+    });
+  }
+
+  /** The thread's kernel id (to give it a scheduling class), or null off Linux. */
+  threadId(): Promise<number | null> {
+    return this.tid;
   }
 
   /** A pacer thread, or null where threads cannot start (the caller falls back to timers). */
@@ -111,7 +122,10 @@ const IDLE = 3;
 
 // Plain JavaScript run by the thread, kept inline so the engines need no separate file at run time.
 const PACER_SOURCE = `
-const { workerData } = require("node:worker_threads");
+const { workerData, parentPort } = require("node:worker_threads");
+let tid = null;
+try { tid = Number(require("node:fs").readlinkSync("/proc/thread-self").split("/").pop()) || null; } catch {}
+parentPort.postMessage(tid);
 const words = new Int32Array(workerData.shared, 0, 4);
 const due = new Float64Array(workerData.shared, 16, 1);
 const offset = performance.timeOrigin - workerData.origin;

@@ -22,6 +22,11 @@ export interface EngineContext {
    * resolve to something else between the check and the load.
    */
   pin?: PinnedAddress;
+  /**
+   * Run the open model's event loop and pacing thread at real-time priority where the process
+   * may (Linux; see `realtime.ts`); the result's `extra.schedule.scheduling` says what it got.
+   */
+  realtime?: boolean;
   /** Called once a second with the engine's counters (used to stop runs at a dead target). */
   onTick?: (counters: Readonly<Record<string, number>>, nowPerf: number) => void;
 }

@@ -46,6 +46,11 @@ const ZEnv = z.object({
     (v) => (v === "" ? undefined : v),
     z.coerce.number().int().min(1).max(36_500).optional(),
   ),
+  /**
+   * 1: open-model runs (http-open, llm) put their event loop and pacing thread at real-time
+   * priority, on Linux when permitted (see packages/loadgen/src/realtime.ts); for load hosts.
+   */
+  BENCHBOARD_ENGINE_REALTIME: z.enum(["0", "1"], { error: "BENCHBOARD_ENGINE_REALTIME: 0 or 1" }).default("0"),
   /** 0 disables the health endpoint. */
   BENCHBOARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
   /** 32 bytes, base64: decrypts target secrets (header values) for runs. */
@@ -94,5 +99,6 @@ export function runnerOptionsFromEnv(env: WorkerEnv, raw: NodeJS.ProcessEnv = pr
     install: installSettingsFromEnv(raw),
     publicUrl: env.BENCHBOARD_PUBLIC_URL,
     notify: { baseDelayMs: env.BENCHBOARD_NOTIFY_RETRY_BASE_MS },
+    engineRealtime: env.BENCHBOARD_ENGINE_REALTIME === "1",
   };
 }

@@ -46,6 +46,8 @@ export interface RunnerOptions {
     | Partial<Omit<NotifierOptions, "db" | "redisUrl" | "prefix" | "publicUrl" | "log" | "secretKey" | "install">>;
   /** Runs that ended this many days ago lose per-second detail (series to 10 s); null: never. */
   retainDetailDays?: number | null;
+  /** Open-model runs at real-time scheduling where permitted (`BENCHBOARD_ENGINE_REALTIME`). */
+  engineRealtime?: boolean;
   /** When retention passes run: the first a minute after start, then hourly (tests shorten both). */
   retentionTiming?: { firstAfterMs?: number; everyMs?: number };
 }
@@ -80,6 +82,7 @@ export async function startRunner(options: RunnerOptions) {
     install: options.install ?? null,
     lifecycle,
     shutdown: shutdown.signal,
+    engineRealtime: options.engineRealtime ?? false,
     ...(options.shardStartWaitMs !== undefined ? { shardStartWaitMs: options.shardStartWaitMs } : {}),
   };
   let active = 0;

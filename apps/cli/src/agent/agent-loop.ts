@@ -110,6 +110,7 @@ export async function runAgent(options: AgentOptions, io: CliIo, proc: AgentProc
       const running = runAssignment(assignment, reporter(client, agentId, assignment, stopRevoked), {
         env: io.env,
         limits: { maxRate: options.maxRate, maxConnections: options.maxConnections },
+        realtime: options.realtime === true || io.env.BENCHBOARD_ENGINE_REALTIME === "1",
         stop: stop.signal,
         log,
       }).finally(() => active.delete(running));

@@ -121,6 +121,8 @@ export async function runAssignment(
   options: {
     env: Readonly<Record<string, string | undefined>>;
     limits: AgentLimits;
+    /** Open-model runs at real-time scheduling where permitted (`--realtime`). */
+    realtime?: boolean;
     stop: AbortSignal;
     log: (line: string) => void;
   },
@@ -178,6 +180,7 @@ export async function runAssignment(
         baseUrl: assignment.target.baseUrl,
         headers,
         pin: verdict.pin,
+        realtime: options.realtime ?? false,
         signal: abort.signal,
         limits: {
           maxRate: Math.min(assignment.caps.maxRate, options.limits.maxRate ?? Number.POSITIVE_INFINITY),

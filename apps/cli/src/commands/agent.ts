@@ -10,6 +10,7 @@ export interface AgentOptions {
   maxRate?: number;
   maxConnections?: number;
   pollS: number;
+  realtime?: boolean;
 }
 
 function positiveNumber(value: string): number {
@@ -50,6 +51,10 @@ export function registerAgent(program: Command, io: CliIo): void {
     .option("--max-rate <req/s>", "never send more than this, whatever the organization's caps allow", positiveNumber)
     .option("--max-connections <n>", "never open more connections than this", positiveInteger)
     .option("--poll-s <seconds>", "how long one request for work waits on the server", positiveNumber, 20)
+    .option(
+      "--realtime",
+      "send open-model load (http-open, llm) from real-time-priority threads: Linux, as root or with CAP_SYS_NICE; for hosts that only generate load (env BENCHBOARD_ENGINE_REALTIME=1)",
+    )
     .action(async (options: AgentOptions) => {
       // The engines load only for this command, so every other command starts as fast as before.
       const { runAgent } = await import("../agent/agent-loop");

@@ -5,6 +5,7 @@ import { judgeGenerator } from "../generator-error";
 import { type CallDone, CallTimeoutError, createPool, type HttpCall } from "../http/call";
 import { startOpenLoop } from "../open-loop";
 import { Pacer } from "../pacer";
+import { holdRealtime, REALTIME_MAX_RATE, type RealtimeHold } from "../realtime";
 import { checkpointer, Recorder, warmRecorderCode } from "../recorder";
 import { ArrivalSchedule } from "../schedule";
 import type { EngineContext, EngineResult } from "../types";
@@ -66,8 +67,23 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
   const startedAt = new Date();
   const pacer = Pacer.start();
   let closing = false;
+  let realtime: RealtimeHold | null = null;
 
   try {
+    if (ctx.realtime && peakRate > REALTIME_MAX_RATE) {
+      realtime = {
+        scheduling: "normal",
+        reason: `above ${REALTIME_MAX_RATE} req/s a real-time event loop would hold off the kernel's network work on its core`,
+        release: () => undefined,
+      };
+    } else if (ctx.realtime) {
+      // The pacing thread reports its id as it starts (milliseconds); a thread that never does
+      // leaves the run at normal scheduling, and the result says so.
+      const pacerThread = pacer
+        ? await Promise.race([pacer.threadId(), new Promise<null>((r) => setTimeout(() => r(null), 2_000))])
+        : null;
+      realtime = holdRealtime(pacerThread);
+    }
     // Warm-up: the same request at the schedule's starting rate, not measured. It ramps up over
     // its first half: opening every connection at once at full rate stalls the event loop for
     // a few hundred ms, and that must be over before measuring starts.
@@ -235,6 +251,9 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
           dropped,
           warmupRequests,
           pacer: pacer ? "thread" : "timer",
+          ...(realtime
+            ? { scheduling: realtime.scheduling, ...(realtime.reason ? { schedulingNote: realtime.reason } : {}) }
+            : {}),
         },
         generator: {
           ...eventLoopFigures,
@@ -296,6 +315,7 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     return result;
   } finally {
     closing = true;
+    realtime?.release();
     pacer?.close();
     await pool.destroy().catch(() => undefined);
   }

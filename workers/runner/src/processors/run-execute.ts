@@ -54,6 +54,8 @@ export interface ProcessorDeps {
   shardStartWaitMs?: number;
   /** Aborted when the worker shuts down: in-flight runs stop and keep what they measured. */
   shutdown?: AbortSignal;
+  /** Open-model runs at real-time scheduling where permitted (see `EngineContext.realtime`). */
+  engineRealtime?: boolean;
   /** Install settings from the environment (the operator's stored edits are read on top). */
   install?: InstallSettings | null;
   /** Address lookup for targets; the system resolver when absent. */
@@ -119,6 +121,7 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
         baseUrl: target.baseUrl,
         headers,
         pin,
+        realtime: deps.engineRealtime ?? false,
         signal: abort.signal,
         limits,
         onProgress: (p: EngineProgress) => {

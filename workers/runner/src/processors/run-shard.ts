@@ -63,6 +63,7 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
         baseUrl: target.baseUrl,
         headers,
         pin,
+        realtime: deps.engineRealtime ?? false,
         signal: watch.abort.signal,
         limits,
         // Every 5 s the shard's result so far, kept if its worker dies before the end.

@@ -1,0 +1,102 @@
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { startHttpServer, type TestServer } from "../test/servers";
+import { runScenario } from "./index";
+import { Pacer } from "./pacer";
+import { currentThreadId, holdRealtime, REALTIME_MAX_RATE, REALTIME_PRIORITY } from "./realtime";
+
+/** A thread's scheduling policy and real-time priority, from /proc (0: SCHED_OTHER, 1: SCHED_FIFO). */
+function scheduling(tid: number): { policy: number; priority: number } {
+  const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Fields 40 (rt_priority) and 41 (policy) of proc(5), counted from after the command name.
+  return { priority: Number(fields[37]), policy: Number(fields[38]) };
+}
+
+// Raising a thread to SCHED_FIFO takes CAP_SYS_NICE (root has it unless a container dropped it)
+// or a real-time priority limit; elsewhere the refusal is the behaviour under test.
+const status = readFileSync("/proc/self/status", "utf8");
+const capSysNice = (BigInt(`0x${/CapEff:\s+([0-9a-f]+)/.exec(status)?.[1] ?? "0"}`) >> 23n) & 1n;
+const rtprio = /Max realtime priority\s+(\S+)/.exec(readFileSync("/proc/self/limits", "utf8"))?.[1] ?? "0";
+const permitted = capSysNice === 1n || rtprio === "unlimited" || Number(rtprio) >= 1;
+
+let server: TestServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+describe("real-time scheduling of the open model", () => {
+  it("knows the calling thread's kernel id", () => {
+    const tid = currentThreadId();
+    expect(tid).not.toBeNull();
+    expect(readFileSync(`/proc/self/task/${tid}/comm`, "utf8").length).toBeGreaterThan(0);
+  });
+
+  it("raises the loop and the pacing thread, and puts the loop back after the last holder", async () => {
+    const loop = currentThreadId()!;
+    const pacer = Pacer.start()!;
+    try {
+      const pacerThread = await pacer.threadId();
+      expect(pacerThread).not.toBeNull();
+      expect(pacerThread).not.toBe(loop);
+      const first = holdRealtime(pacerThread);
+      if (!permitted) {
+        expect(first.scheduling).toBe("normal");
+        expect(first.reason).toMatch(/not permitted/);
+        expect(scheduling(loop).policy).toBe(0);
+        return;
+      }
+      expect(first).toMatchObject({ scheduling: "realtime" });
+      expect(scheduling(loop)).toEqual({ policy: 1, priority: REALTIME_PRIORITY });
+      expect(scheduling(pacerThread!)).toEqual({ policy: 1, priority: REALTIME_PRIORITY });
+      // A second run in the same process shares the loop: the first to end must not lower it.
+      const second = holdRealtime(pacerThread);
+      first.release();
+      first.release();
+      expect(scheduling(loop).policy).toBe(1);
+      second.release();
+      expect(scheduling(loop)).toEqual({ policy: 0, priority: 0 });
+    } finally {
+      pacer.close();
+    }
+  });
+
+  it("says in the result how the run was scheduled, and leaves the loop as it found it", async () => {
+    server = await startHttpServer((_req, res) => res.end("ok"));
+    const loop = currentThreadId()!;
+    const result = await runScenario(
+      { engine: "http-open", rate: 100, durationS: 1, warmupS: 0 },
+      { baseUrl: server.url, realtime: true },
+    );
+    const schedule = result.extra?.schedule as { scheduling?: string; schedulingNote?: string };
+    if (permitted) expect(schedule).toMatchObject({ scheduling: "realtime" });
+    else expect(schedule).toMatchObject({ scheduling: "normal", schedulingNote: expect.stringMatching(/permitted/) });
+    expect(result.metrics.requests).toBe(100);
+    expect(scheduling(loop).policy).toBe(0);
+    // Without the option nothing is asked, and the result says nothing about it.
+    const plain = await runScenario(
+      { engine: "http-open", rate: 100, durationS: 1, warmupS: 0 },
+      { baseUrl: server.url },
+    );
+    expect((plain.extra?.schedule as Record<string, unknown>).scheduling).toBeUndefined();
+  });
+
+  it("keeps normal scheduling above the rate where a real-time loop would starve the kernel's network work", async () => {
+    server = await startHttpServer((_req, res) => res.end("ok"));
+    const loop = currentThreadId()!;
+    // A ramp whose start is above the ceiling; stopped early, since only the decision matters here.
+    const abort = new AbortController();
+    const started = runScenario(
+      { engine: "http-open", rate: 10, rampFromRate: REALTIME_MAX_RATE + 1, rampS: 1, durationS: 1, warmupS: 0 },
+      { baseUrl: server.url, realtime: true, signal: abort.signal },
+    );
+    setTimeout(() => abort.abort(), 50);
+    const result = await started;
+    expect(result.extra?.schedule).toMatchObject({
+      scheduling: "normal",
+      schedulingNote: expect.stringContaining(`above ${REALTIME_MAX_RATE} req/s`),
+    });
+    expect(scheduling(loop).policy).toBe(0);
+  });
+});
