@@ -215,6 +215,8 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
           invalidReasons: result.invalidReasons,
           /** The target's own signals that it was the limit (a growing queue, a slowing stage). */
           targetLimits: targetLimitsOf(result.extra),
+          /** How the generator's threads were scheduled, when real-time was asked for (else null). */
+          scheduling: schedulingOf(result.extra),
           statusCounts: numericMetrics(result.statusCounts),
           errors: (Array.isArray(result.errors) ? result.errors : []) as TErrorEntry[],
           stages: (result.stages && typeof result.stages === "object" ? result.stages : {}) as Record<
@@ -360,6 +362,14 @@ export async function generatorCapacity(db: Db, orgId: string, engine: string) {
     if (samples.length >= CAPACITY_SAMPLE_RUNS) break;
   }
   return workerCapacity(engine, samples);
+}
+
+/** `extra.schedule.scheduling` (and why it is not real-time), as the open model stores it. */
+function schedulingOf(extra: unknown): { realtime: boolean; note: string | null } | null {
+  const schedule = (extra as { schedule?: { scheduling?: unknown; schedulingNote?: unknown } } | null)?.schedule;
+  if (!schedule || (schedule.scheduling !== "realtime" && schedule.scheduling !== "normal")) return null;
+  const note = typeof schedule.schedulingNote === "string" ? schedule.schedulingNote.slice(0, 300) : null;
+  return { realtime: schedule.scheduling === "realtime", note };
 }
 
 /** `extra.targetLimits` as stored by the engines: a list of sentences, anything else ignored. */

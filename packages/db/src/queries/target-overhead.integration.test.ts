@@ -129,3 +129,23 @@ describe("the target's own limit signals", () => {
     expect(other?.result?.invalidReasons).toEqual(["late"]);
   });
 });
+
+describe("the generator's scheduling", () => {
+  it("is in a run's view when real-time was asked for, with the reason it was refused", async () => {
+    const stored = async (number: number, schedule: object) => {
+      const run = await t.db.run.create({ data: { orgId, projectId, number, status: "succeeded" } });
+      await t.db.runResult.create({
+        data: { runId: run.id, metrics: { requests: 10 }, valid: true, extra: { schedule } },
+      });
+      return (await getRunView(t.db, orgId, run.id))?.result?.scheduling;
+    };
+    expect(await stored(601, { pacer: "thread", scheduling: "realtime" })).toEqual({ realtime: true, note: null });
+    expect(await stored(602, { scheduling: "normal", schedulingNote: "not permitted" })).toEqual({
+      realtime: false,
+      note: "not permitted",
+    });
+    // Not asked for (or anything else stored there): nothing to show.
+    expect(await stored(603, { pacer: "thread" })).toBeNull();
+    expect(await stored(604, { scheduling: 7 })).toBeNull();
+  });
+});

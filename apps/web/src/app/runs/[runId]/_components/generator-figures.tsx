@@ -17,7 +17,14 @@ const ROWS: { key: string; label: string; hint: string }[] = [
  * could be the generator's (send lag) rather than the target's. An open-model run is invalid
  * when its send lag is material against the latency it measured.
  */
-export function GeneratorFigures({ metrics }: { metrics: Readonly<Record<string, number>> }) {
+export function GeneratorFigures({
+  metrics,
+  scheduling = null,
+}: {
+  metrics: Readonly<Record<string, number>>;
+  /** Set when the worker asked for real-time scheduling (`BENCHBOARD_ENGINE_REALTIME`). */
+  scheduling?: { realtime: boolean; note: string | null } | null;
+}) {
   const rows = ROWS.filter((r) => metrics[r.key] !== undefined);
   if (rows.length === 0) return null;
   const p50 = metrics.latency_p50;
@@ -36,6 +43,19 @@ export function GeneratorFigures({ metrics }: { metrics: Readonly<Record<string,
               <td className="py-1.5 text-right font-medium tabular-nums">{formatMetric(r.key, metrics[r.key])}</td>
             </tr>
           ))}
+          {scheduling && (
+            <tr className="border-t border-slate-100">
+              <th scope="row" className="py-1.5 text-left font-normal text-slate-600">
+                Scheduling
+                <span className="ml-1.5 text-xs text-slate-400">
+                  {scheduling.realtime
+                    ? "event loop and pacing thread at real-time priority"
+                    : (scheduling.note ?? "real-time was asked for")}
+                </span>
+              </th>
+              <td className="py-1.5 text-right font-medium">{scheduling.realtime ? "real-time" : "normal"}</td>
+            </tr>
+          )}
         </tbody>
       </table>
       {share !== null && (
