@@ -48,10 +48,7 @@ export function liveEventId(payload: string): string {
 function hasSamples(state: LiveState): state is LiveState & LiveStateLike {
   const progress = (state as { progress?: unknown }).progress;
   return (
-    progress === null ||
-    (typeof progress === "object" &&
-      progress !== undefined &&
-      Array.isArray((progress as { samples?: unknown }).samples))
+    progress === null || (typeof progress === "object" && Array.isArray((progress as { samples?: unknown }).samples))
   );
 }
 

@@ -2,6 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { LIVE_STREAM_HEADERS, openLiveStream } from "./live-stream";
+import { MISDIRECTED_MESSAGE } from "./public-url";
 import { isHttps, requestedPublicUrl } from "./request-origin";
 import { securityHeaders } from "./security-headers";
 
@@ -37,7 +38,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, runId: string) 
   // Only the path and query are read from the URL; the host comes from the headers, as in the proxy.
   const request = new Request(`http://localhost${req.url}`, { headers });
   if (!requestedPublicUrl(request)) {
-    reply(res, 421, "this server does not answer for that host name", {});
+    reply(res, 421, MISDIRECTED_MESSAGE, {});
     return;
   }
   const nonce = Buffer.from(randomUUID()).toString("base64");

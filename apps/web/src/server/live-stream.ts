@@ -63,13 +63,15 @@ export async function openLiveStream(req: Request, runId: string): Promise<LiveO
     attach(sink) {
       let closed = false;
       let unsubscribe: (() => void) | undefined;
-      const close = () => {
+      /** Stop following the run; `end` the stream too, unless the viewer is already gone. */
+      const stop = (end: boolean) => {
         if (closed) return;
         closed = true;
         unsubscribe?.();
         clearTimeout(deadline);
-        sink.end();
+        if (end) sink.end();
       };
+      const close = () => stop(true);
       const deadline = setTimeout(close, MAX_STREAM_MS);
       deadline.unref?.();
       sink.write(RETRY);
@@ -105,12 +107,7 @@ export async function openLiveStream(req: Request, runId: string): Promise<LiveO
       // The hub may hand over an end state while subscribing, before unsubscribe was known.
       if (closed) unsubscribe();
       // The viewer went away: stop following without writing anything.
-      return () => {
-        if (closed) return;
-        closed = true;
-        unsubscribe?.();
-        clearTimeout(deadline);
-      };
+      return () => stop(false);
     },
   };
 }

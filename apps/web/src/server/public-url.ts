@@ -32,8 +32,11 @@ export function matchPublicUrl(host: string | null, urls: URL[]): URL | null {
   return urls.find((u) => u.host.toLowerCase() === wanted) ?? null;
 }
 
+/** What a request for a host the app does not answer for is told (421), on every path. */
+export const MISDIRECTED_MESSAGE = "this server does not answer for that host name";
+
 export function misdirected(): Response {
-  return new Response(JSON.stringify({ error: { message: "this server does not answer for that host name" } }), {
+  return new Response(JSON.stringify({ error: { message: MISDIRECTED_MESSAGE } }), {
     status: 421,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
   });

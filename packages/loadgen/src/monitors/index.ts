@@ -467,6 +467,15 @@ export function startMonitors(
     col[slot] = value;
   };
 
+  /** One reading of a (non-range) monitor into `slot` of its series; a failure is counted. */
+  const read = (i: number, slot: number): Promise<void> =>
+    samplers[i]!.sample().then(
+      (readings) => {
+        for (const [k, v] of Object.entries(readings)) put(keyFor(k, i), slot, v);
+      },
+      (err: unknown) => fail(i, err),
+    );
+
   const tick = () => {
     if (stopped) return;
     const slot = Math.round((Date.now() - start) / intervalMs);
@@ -492,16 +501,10 @@ export function startMonitors(
         return;
       }
       busy.add(i);
-      const p = sampler
-        .sample()
-        .then((readings) => {
-          for (const [k, v] of Object.entries(readings)) put(keyFor(k, i), slot, v);
-        })
-        .catch((err: unknown) => fail(i, err))
-        .finally(() => {
-          busy.delete(i);
-          inFlight.delete(p);
-        });
+      const p = read(i, slot).finally(() => {
+        busy.delete(i);
+        inFlight.delete(p);
+      });
       inFlight.add(p);
     });
     schedule();
@@ -536,16 +539,7 @@ export function startMonitors(
         // now, in the second it falls in, so the run still has its target's memory and CPU.
         seriesStart = Math.floor(Date.now() / intervalMs) * intervalMs;
         samples = 1;
-        await Promise.all(
-          samplers.map(async (sampler, i) => {
-            if (sampler.range) return;
-            try {
-              for (const [k, v] of Object.entries(await sampler.sample())) put(keyFor(k, i), 0, v);
-            } catch (err) {
-              fail(i, err);
-            }
-          }),
-        );
+        await Promise.all(samplers.map((sampler, i) => (sampler.range ? undefined : read(i, 0))));
       }
       const series: Record<string, TSeries> = {};
       for (const [key, values] of columns) {
