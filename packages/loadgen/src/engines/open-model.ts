@@ -79,8 +79,9 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     } else if (ctx.realtime) {
       // The pacing thread reports its id as it starts (milliseconds); a thread that never does
       // leaves the run at normal scheduling, and the result says so.
+      // (The give-up timer is unref'd: it must not keep a finished process alive.)
       const pacerThread = pacer
-        ? await Promise.race([pacer.threadId(), new Promise<null>((r) => setTimeout(() => r(null), 2_000))])
+        ? await Promise.race([pacer.threadId(), new Promise<null>((r) => setTimeout(() => r(null), 2_000).unref())])
         : null;
       realtime = holdRealtime(pacerThread);
     }
