@@ -40,6 +40,9 @@ describe("real-time scheduling of the open model", () => {
       const pacerThread = await pacer.threadId();
       expect(pacerThread).not.toBeNull();
       expect(pacerThread).not.toBe(loop);
+      // Without the pacing thread's id nothing is raised: a run reported "normal" ran normal.
+      expect(holdRealtime(null)).toMatchObject({ scheduling: "normal", reason: "the pacing thread's id is unknown" });
+      expect(scheduling(loop).policy).toBe(0);
       const first = holdRealtime(pacerThread);
       if (!permitted) {
         expect(first.scheduling).toBe("normal");

@@ -18,6 +18,7 @@ import { readlinkSync } from "node:fs";
  * busy engine takes the rest: meant for hosts that generate load, so it is opt-in
  * (`BENCHBOARD_ENGINE_REALTIME=1` on a worker, `benchboard agent --realtime`).
  */
+
 /** The kernel's id of the calling thread, or null off Linux. */
 export function currentThreadId(): number | null {
   try {
@@ -60,16 +61,23 @@ export interface RealtimeHold {
   release(): void;
 }
 
+/** A run left at normal scheduling, and why (nothing to release). */
+export function normalScheduling(reason: string): RealtimeHold {
+  return { scheduling: "normal", reason, release: () => undefined };
+}
+
 /**
- * Raise the event loop (and the pacing thread, when its id is known) for a run; `release` puts
- * the loop back when the process's last such run ends. A refusal leaves everything as it was.
+ * Raise the event loop and the pacing thread for a run; `release` puts the loop back when the
+ * process's last such run ends. A refusal (or an unknown pacing thread) leaves everything as it
+ * was, so a run reported "normal" never ran with a real-time loop.
  */
 export function holdRealtime(pacerThreadId: number | null): RealtimeHold {
   const loop = currentThreadId();
-  if (loop === null) return { scheduling: "normal", reason: "not on Linux", release: () => undefined };
+  if (loop === null) return normalScheduling("not on Linux");
+  if (pacerThreadId === null) return normalScheduling("the pacing thread's id is unknown");
   if (loopHolders === 0) {
     const refused = setThreadScheduling(loop, REALTIME_PRIORITY);
-    if (refused) return { scheduling: "normal", reason: refused, release: () => undefined };
+    if (refused) return normalScheduling(refused);
   }
   loopHolders++;
   let released = false;
@@ -79,11 +87,10 @@ export function holdRealtime(pacerThreadId: number | null): RealtimeHold {
     loopHolders--;
     if (loopHolders === 0) setThreadScheduling(loop, null);
   };
-  if (pacerThreadId === null) return { scheduling: "normal", reason: "the pacing thread's id is unknown", release };
   const pacerRefused = setThreadScheduling(pacerThreadId, REALTIME_PRIORITY);
   if (pacerRefused) {
     release();
-    return { scheduling: "normal", reason: pacerRefused, release: () => undefined };
+    return normalScheduling(pacerRefused);
   }
   return { scheduling: "realtime", release };
 }

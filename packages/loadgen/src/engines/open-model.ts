@@ -5,7 +5,7 @@ import { judgeGenerator } from "../generator-error";
 import { type CallDone, CallTimeoutError, createPool, type HttpCall } from "../http/call";
 import { startOpenLoop } from "../open-loop";
 import { Pacer } from "../pacer";
-import { holdRealtime, REALTIME_MAX_RATE, type RealtimeHold } from "../realtime";
+import { holdRealtime, normalScheduling, REALTIME_MAX_RATE, type RealtimeHold } from "../realtime";
 import { checkpointer, Recorder, warmRecorderCode } from "../recorder";
 import { ArrivalSchedule } from "../schedule";
 import type { EngineContext, EngineResult } from "../types";
@@ -71,11 +71,9 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
 
   try {
     if (ctx.realtime && peakRate > REALTIME_MAX_RATE) {
-      realtime = {
-        scheduling: "normal",
-        reason: `above ${REALTIME_MAX_RATE} req/s a real-time event loop would hold off the kernel's network work on its core`,
-        release: () => undefined,
-      };
+      realtime = normalScheduling(
+        `above ${REALTIME_MAX_RATE} req/s a real-time event loop would hold off the kernel's network work on its core`,
+      );
     } else if (ctx.realtime) {
       // The pacing thread reports its id as it starts (milliseconds); a thread that never does
       // leaves the run at normal scheduling, and the result says so.
