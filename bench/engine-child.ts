@@ -1,22 +1,18 @@
 // Runs one scenario and prints a JSON summary as its last line; spawned pinned to a core by the benches.
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { runScenario } from "../packages/loadgen/src/index";
+import { threadSchedstats } from "./lib";
 
 /**
- * Per thread of this process: ms on a CPU and ms runnable but waiting for one (the scheduler's
- * run-queue delay, /proc/<pid>/task/<tid>/schedstat), by thread name. A main thread that waits
- * for its core while another of the process's threads holds it shows here, not in a CPU profile.
+ * Per thread of this process: ms on a CPU and ms runnable but waiting for one, by thread name.
+ * A main thread that waits for its core while another of the process's threads holds it shows
+ * here, not in a CPU profile.
  */
 function schedstat(): Map<string, { name: string; cpuMs: number; waitMs: number; slices: number }> {
   const threads = new Map<string, { name: string; cpuMs: number; waitMs: number; slices: number }>();
-  for (const tid of readdirSync("/proc/self/task")) {
+  for (const [tid, t] of threadSchedstats("self")) {
     try {
-      const [cpu, wait, slices] = readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8")
-        .trim()
-        .split(" ")
-        .map(Number);
-      const name = readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim();
-      threads.set(tid, { name, cpuMs: (cpu ?? 0) / 1e6, waitMs: (wait ?? 0) / 1e6, slices: slices ?? 0 });
+      threads.set(tid, { name: readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim(), ...t });
     } catch {
       // the thread ended meanwhile
     }

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -8,6 +8,28 @@ import { fileURLToPath } from "node:url";
 export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const ROOT = path.resolve(BENCH_DIR, "..");
 export const LOADGEN_BIN = path.join(ROOT, "packages/loadgen/node_modules/.bin");
+
+/**
+ * Per thread of a process, by thread id: ms on a CPU, ms runnable but waiting for one (the
+ * scheduler's run-queue delay) and time slices, from `/proc/<pid>/task/<tid>/schedstat`, which
+ * counts nanoseconds (`/proc/<pid>/stat` counts 10 ms ticks). A thread that ends meanwhile is
+ * left out.
+ */
+export function threadSchedstats(pid: number | "self"): Map<string, { cpuMs: number; waitMs: number; slices: number }> {
+  const threads = new Map<string, { cpuMs: number; waitMs: number; slices: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const [cpu, wait, slices] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8")
+        .trim()
+        .split(" ")
+        .map(Number);
+      threads.set(tid, { cpuMs: (cpu ?? 0) / 1e6, waitMs: (wait ?? 0) / 1e6, slices: slices ?? 0 });
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return threads;
+}
 
 /** Cores: the tool under test on one, the target on the other, so they never share a core. */
 export const CLIENT_CORE = process.env.BENCH_CLIENT_CORE ?? "0";

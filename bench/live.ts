@@ -23,7 +23,7 @@ import { createSession, signUp } from "../packages/db/src/queries/auth";
 import { ensureLocalOrganization } from "../packages/db/src/queries/org";
 import { getRun, getRunLive } from "../packages/db/src/queries/run";
 import { createTestDatabase } from "../packages/db/src/testing";
-import { envNumber, fmt, freePort, loadAverage, ROOT } from "./lib";
+import { envNumber, fmt, freePort, loadAverage, ROOT, threadSchedstats } from "./lib";
 
 const ITERATIONS = envNumber("BENCH_ITERATIONS", 300);
 const WATCH_S = envNumber("BENCH_LIVE_S", 20);
@@ -397,7 +397,7 @@ async function streamFor(baseUrl: string, runId: string, cookie: string, viewers
   return counts.reduce((a, b) => a + b, 0);
 }
 
-/** CPU time (user + system, ms) of a process and its descendants, from /proc. */
+/** CPU time (ms) of a process and its descendants, from /proc (see `processCpuMs`). */
 function processTreeCpuMs(pid: number): number {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync("/proc")) {
@@ -425,11 +425,9 @@ function processTreeCpuMs(pid: number): number {
  */
 function processCpuMs(pid: number): number {
   try {
-    let ns = 0;
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
-    }
-    if (Number.isFinite(ns) && ns > 0) return ns / 1e6;
+    let ms = 0;
+    for (const t of threadSchedstats(pid).values()) ms += t.cpuMs;
+    if (Number.isFinite(ms) && ms > 0) return ms;
   } catch {}
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8");

@@ -469,12 +469,11 @@ export function startMonitors(
 
   /** One reading of a (non-range) monitor into `slot` of its series; a failure is counted. */
   const read = (i: number, slot: number): Promise<void> =>
-    samplers[i]!.sample().then(
-      (readings) => {
+    samplers[i]!.sample()
+      .then((readings) => {
         for (const [k, v] of Object.entries(readings)) put(keyFor(k, i), slot, v);
-      },
-      (err: unknown) => fail(i, err),
-    );
+      })
+      .catch((err: unknown) => fail(i, err));
 
   const tick = () => {
     if (stopped) return;
