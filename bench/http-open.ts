@@ -108,6 +108,7 @@ async function main() {
     `engine scheduling: ${REALTIME ? "real-time event loop and pacing thread (BENCH_REALTIME=1)" : "normal (BENCH_REALTIME=1 for real-time)"}`,
   );
   const notes: string[] = [];
+  const warmupCpuMs: number[] = [];
   for (const target of TARGETS) {
     let url: string;
     let close: () => Promise<void>;
@@ -177,12 +178,17 @@ async function main() {
             )} ${fmt(cpuPerRequestUs, 1).padStart(10)}  ${`${fmt(m.gc_pause_share, 2)} / ${fmt(m.gc_pause_max, 2)}`.padStart(13)}  ${engine.valid ? "yes" : "no"}`,
         );
         if (!engine.valid) notes.push(`${target} ${rate}: ${engine.invalidReasons.join("; ")}`);
+        if (engine.codeWarmupCpuSeconds !== undefined) warmupCpuMs.push(engine.codeWarmupCpuSeconds * 1000);
       }
     } finally {
       await close();
     }
   }
   for (const n of notes) console.log(`  note: ${n}`);
+  if (warmupCpuMs.length > 0)
+    console.log(
+      `  the engine's once-per-process code warm-up (before each run here, a fresh process; not in CPU µs/req): ${fmt(Math.min(...warmupCpuMs))}–${fmt(Math.max(...warmupCpuMs))} ms of CPU`,
+    );
   console.log(`\nload average after: ${loadAverage()}`);
 }
 

@@ -213,6 +213,8 @@ export interface EngineSummary {
   extra: Record<string, unknown>;
   errors: { kind: string; message: string; count: number }[];
   cpuSeconds: number;
+  /** CPU of the open model's once-per-process code warm-up, before the run (not in `cpuSeconds`). */
+  codeWarmupCpuSeconds?: number;
   series: { rps?: (number | null)[]; latency_p99?: (number | null)[] };
 }
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startHttpServer, type TestServer } from "../../test/servers";
 import { runScenario } from "../index";
+import { warmOpenModelCode } from "./http-open";
 import { EngineConfigError } from "../types";
 
 let server: TestServer | null = null;
@@ -42,13 +43,36 @@ describe("http-open engine", () => {
     expect(result.stages.queue_wait?.count).toBe(600);
     expect(result.stages.queue_wait?.meanMs).toBeCloseTo(1.5, 2);
     expect(result.metrics["stage.handler"]).toBeCloseTo(48, 1);
-    // Warm-up requests were sent but not measured.
-    expect(received).toBeGreaterThan(600);
+    // Warm-up requests were sent but not measured, and nothing else reached the target: the
+    // process's code warm-up (its first open-model run) goes to a loopback server of its own.
+    const warmupRequests = (result.extra?.schedule as { warmupRequests: number }).warmupRequests;
+    expect(warmupRequests).toBeGreaterThan(0);
+    expect(received).toBe(600 + warmupRequests);
     expect(progress.length).toBeGreaterThanOrEqual(2);
     // Per-second series cover the run and add up to the totals.
     const rps = result.series.rps!.values as number[];
     expect(rps.reduce((a, b) => a + b, 0)).toBe(600);
     expect(result.series.latency_p99!.values.filter((v) => v !== null).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("compiles its code once per process, against a server of its own", async () => {
+    const first = warmOpenModelCode();
+    expect(warmOpenModelCode()).toBe(first);
+    await expect(first).resolves.toBeUndefined();
+    // Later runs do not warm again: a run against a fresh target sees only its own requests.
+    let received = 0;
+    server = await startHttpServer((_req, res) => {
+      received++;
+      res.end("ok");
+    });
+    const result = await runScenario(
+      { engine: "http-open", rate: 100, durationS: 1, warmupS: 0.5 },
+      { baseUrl: server.url },
+    );
+    const warmupRequests = (result.extra?.schedule as { warmupRequests: number }).warmupRequests;
+    expect(result.metrics.requests).toBe(100);
+    expect(received).toBe(100 + warmupRequests);
+    expect(warmOpenModelCode()).toBe(first);
   });
 
   it("shows a 1 s server stall in p99 and max (no coordinated omission)", async () => {

@@ -6,6 +6,7 @@ import { enforceLimits } from "../limits";
 import type { Recorder } from "../recorder";
 import type { EngineContext, EngineResult } from "../types";
 import { resolveTargetUrl } from "../url";
+import { warmOpenModelCode } from "./http-open";
 import { runOpenModel } from "./open-model";
 
 type LlmSpec = Extract<TScenarioSpec, { engine: "llm" }>;
@@ -110,6 +111,8 @@ class LlmCall extends HttpCall {
  */
 export async function runLlm(spec: LlmSpec, ctx: EngineContext): Promise<EngineResult> {
   enforceLimits(spec, ctx);
+  // The open model's shared code (pacing, undici, the recorder), compiled before the first run.
+  await warmOpenModelCode();
   const url = resolveTargetUrl(ctx.baseUrl, spec.path);
   const headers: Record<string, string> = { ...ctx.headers, ...spec.headers, "content-type": "application/json" };
   if (spec.stream) headers.accept = "text/event-stream";
@@ -133,11 +136,12 @@ export async function runLlm(spec: LlmSpec, ctx: EngineContext): Promise<EngineR
       warmupS: spec.warmupS,
       maxConnections: spec.maxConnections,
       timeoutMs: spec.timeoutMs,
-      dispatch: (pool, dueAt, index, measured, done) => {
+      dispatch: (pool, dueAt, index, _measured, done) => {
         const body = bodyFor(index);
         const request = prepareRequest({ path, method: "POST", headers, body, timeoutMs: spec.timeoutMs });
         const call = new LlmCall(dueAt, done, spec.stream);
-        if (measured) reqBytes.set(call, request.bodyBytes);
+        // Warm-up calls are recorded too (into a recorder that is thrown away), which takes the entry.
+        reqBytes.set(call, request.bodyBytes);
         pool.dispatch(request, call);
         return call;
       },
