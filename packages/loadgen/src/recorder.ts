@@ -10,6 +10,7 @@ import {
   type TSeries,
   type TStageStat,
 } from "@benchboard/core";
+import { encodeHistogramFast } from "./histogram-encode";
 import { parseServerTiming } from "./server-timing";
 import { DEFAULT_CHECKPOINT_MS, type EngineResult } from "./types";
 
@@ -272,7 +273,7 @@ export class Recorder {
     if (this.interval.totalCount > 0) {
       const h = this.interval;
       this.pushInterval(
-        encodeHistogram(h),
+        encodeHistogramFast(h),
         h.getValueAtPercentile(50) / 1000,
         h.getValueAtPercentile(90) / 1000,
         h.getValueAtPercentile(99) / 1000,
@@ -573,7 +574,7 @@ export function warmRecorderCode(): void {
     h.getValueAtPercentile(50);
     h.getValueAtPercentile(90);
     h.getValueAtPercentile(99);
-    encodeHistogram(h);
+    encodeHistogramFast(h);
   }
   summarizeMergeable(h);
   h.reset();
