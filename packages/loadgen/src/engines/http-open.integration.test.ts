@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startHttpServer, type TestServer } from "../../test/servers";
 import { runScenario } from "../index";
-import { warmOpenModelCode } from "./http-open";
 import { EngineConfigError } from "../types";
+import { warmOpenModelCode } from "./http-open";
 
 let server: TestServer | null = null;
 afterEach(async () => {
