@@ -29,6 +29,8 @@ const SPIN_BUDGET = 0.1;
 /**
  * A pacer wake-up this overdue is taken as lost and the loop is ticked by a timer instead: the
  * run then shows the lateness as send lag rather than hanging on a wake-up that never comes.
+ * (A shorter check does not help: ticking while the real wake-up is still on its way leaves two
+ * wake-ups pending, which the pacer's protocol does not expect, and measured worse.)
  */
 const LOST_WAKEUP_MS = 100;
 
@@ -41,6 +43,8 @@ export interface OpenLoop {
    * without a wake-up of their own.
    */
   poke: (nowPerf: number) => void;
+  /** Pacer wake-ups taken as lost (overdue by more than `LOST_WAKEUP_MS`), so far. */
+  lostWakeups: () => number;
 }
 
 /**
@@ -153,8 +157,12 @@ export function startOpenLoop(opts: {
     }
   };
 
+  let lost = 0;
   const watchdog = setInterval(() => {
-    if (!finished && !Number.isNaN(wakeFor) && performance.now() - wakeFor > LOST_WAKEUP_MS) tick();
+    if (!finished && !Number.isNaN(wakeFor) && performance.now() - wakeFor > LOST_WAKEUP_MS) {
+      lost++;
+      tick();
+    }
   }, LOST_WAKEUP_MS);
   watchdog.unref?.();
 
@@ -163,7 +171,7 @@ export function startOpenLoop(opts: {
     signal?.addEventListener("abort", onAbort, { once: true });
     tick();
   }
-  return { done, poke };
+  return { done, poke, lostWakeups: () => lost };
 }
 
 /** `startOpenLoop` for callers that only wait for it. */

@@ -5,7 +5,7 @@ import { judgeGenerator } from "../generator-error";
 import { type CallDone, CallTimeoutError, createPool, type HttpCall } from "../http/call";
 import { startOpenLoop } from "../open-loop";
 import { Pacer } from "../pacer";
-import { holdRealtime, normalScheduling, REALTIME_MAX_RATE, type RealtimeHold } from "../realtime";
+import { normalScheduling, REALTIME_OFF, type RealtimeHold } from "../realtime";
 import { checkpointer, Recorder, warmRecorderCode } from "../recorder";
 import { ArrivalSchedule } from "../schedule";
 import type { EngineContext, EngineResult } from "../types";
@@ -70,19 +70,8 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
   let realtime: RealtimeHold | null = null;
 
   try {
-    if (ctx.realtime && peakRate > REALTIME_MAX_RATE) {
-      realtime = normalScheduling(
-        `above ${REALTIME_MAX_RATE} req/s a real-time event loop would hold off the kernel's network work on its core`,
-      );
-    } else if (ctx.realtime) {
-      // The pacing thread reports its id as it starts (milliseconds); a thread that never does
-      // leaves the run at normal scheduling, and the result says so.
-      // (The give-up timer is unref'd: it must not keep a finished process alive.)
-      const pacerThread = pacer
-        ? await Promise.race([pacer.threadId(), new Promise<null>((r) => setTimeout(() => r(null), 2_000).unref())])
-        : null;
-      realtime = holdRealtime(pacerThread);
-    }
+    // Asked for, but not given: see REALTIME_OFF. The result says so.
+    if (ctx.realtime) realtime = normalScheduling(REALTIME_OFF);
     // One phase's state. The warm-up and the measurement run the same `fire` and `done` (built
     // by one function, so they share the compiled code and its type feedback): the warm-up
     // records into a recorder that is thrown away. Warming other functions than the measured
@@ -184,10 +173,12 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
       ctx.onProgress(spec.progress ? spec.progress(rec, progress) : progress);
     });
     let loop: { fired: number; stoppedEarly: boolean };
+    let lostWakeups = 0;
     try {
       const measured = startOpenLoop({ schedule, startPerf: measureStart, signal, pacer, fire: fireFor(phase) });
       poke = measured.poke;
       loop = await measured.done;
+      lostWakeups = measured.lostWakeups();
       if (loop.stoppedEarly) phase.windowEnd = Math.min(windowEndPlanned, performance.now());
       const drainMs = signal?.aborted ? CANCEL_GRACE_MS : spec.timeoutMs + 1000;
       await inFlight.drained(drainMs, signal);
@@ -249,6 +240,8 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
           dropped,
           warmupRequests,
           pacer: pacer ? "thread" : "timer",
+          // Pacing wake-ups that never came, replaced by the loop's timer check (open-loop.ts).
+          lostWakeups,
           ...(realtime
             ? { scheduling: realtime.scheduling, ...(realtime.reason ? { schedulingNote: realtime.reason } : {}) }
             : {}),
