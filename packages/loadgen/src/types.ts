@@ -23,8 +23,9 @@ export interface EngineContext {
    */
   pin?: PinnedAddress;
   /**
-   * Run the open model's event loop and pacing thread at real-time priority where the process
-   * may (Linux; see `realtime.ts`); the result's `extra.schedule.scheduling` says what it got.
+   * Ask for the open model's event loop and pacing thread at real-time priority. Turned off for
+   * now (`REALTIME_OFF` in `realtime.ts`): the run keeps normal scheduling, and the result's
+   * `extra.schedule.scheduling` and `schedulingNote` say so.
    */
   realtime?: boolean;
   /** Called once a second with the engine's counters (used to stop runs at a dead target). */
