@@ -28,7 +28,7 @@ const DELAY_MS = envNumber("BENCH_DELAY_MS", 50);
 const TARGETS = (process.env.BENCH_TARGETS ?? "nginx,delay").split(",");
 /** Every tool gets the same connection budget, never fewer than this. */
 const MIN_CONNECTIONS = envNumber("BENCH_CONNECTIONS", 64);
-/** The engine's event loop and pacing thread at real-time priority (see packages/loadgen/src/realtime.ts). */
+/** Ask for the engine at real-time priority (turned off for now: see packages/loadgen/src/realtime.ts). */
 const REALTIME = process.env.BENCH_REALTIME === "1";
 
 interface Figures {
@@ -105,7 +105,7 @@ async function main() {
   );
   console.log(`vegeta: ${vegetaBin ?? "not found"}; oha: ${ohaBin ?? "not found"}; load average ${loadAverage()}`);
   console.log(
-    `engine scheduling: ${REALTIME ? "real-time event loop and pacing thread (BENCH_REALTIME=1)" : "normal (BENCH_REALTIME=1 for real-time)"}`,
+    `engine scheduling: ${REALTIME ? "real-time asked for (BENCH_REALTIME=1; turned off, so the notes say what each run got)" : "normal"}`,
   );
   const notes: string[] = [];
   const warmupCpuMs: number[] = [];

@@ -11,12 +11,13 @@ import { readlinkSync } from "node:fs";
  * core, the slowest 1 % of requests were sends 2–4 ms late while the event loop had nothing of
  * its own to do. With the event loop and the pacing thread at SCHED_FIFO (the same priority, so
  * neither preempts the other: the pacer's wake-up waits for a busy loop, which sends from its
- * completions meanwhile) no other thread delays them. Only up to `REALTIME_MAX_RATE`: above it
- * the loop is busy nearly all the time and, at real-time priority, holds off the kernel's own
- * network work on its core (at 10,000 req/s on nginx, p99 went from 1.9 ms to 40–440 ms). The
- * kernel's real-time throttling still leaves the core's other tasks 5 % of each second, but a
- * busy engine takes the rest: meant for hosts that generate load, so it is opt-in
- * (`BENCHBOARD_ENGINE_REALTIME=1` on a worker, `benchboard agent --realtime`).
+ * completions meanwhile) no other thread delays them. Not above ~5,000 req/s: there the loop is
+ * busy nearly all the time and, at real-time priority, holds off the kernel's own network work
+ * on its core (at 10,000 req/s on nginx, p99 went from 1.9 ms to 40–440 ms).
+ *
+ * Open-model runs do not use it for now (`REALTIME_OFF`): asking for it
+ * (`BENCHBOARD_ENGINE_REALTIME=1` on a worker, `benchboard agent --realtime`) is recorded and
+ * refused. What follows is kept, with its tests, for when the lost wake-ups are understood.
  */
 
 /** The kernel's id of the calling thread, or null off Linux. */
@@ -67,17 +68,11 @@ export interface RealtimeHold {
   scheduling: "realtime" | "normal";
   reason?: string;
   release(): void;
-  /**
-   * Give real-time up mid-run: the pacing thread at once, the event loop as `release` does.
-   * Returns the hold to report from then on ("normal", with `reason`).
-   */
-  leave(reason: string): RealtimeHold;
 }
 
 /** A run left at normal scheduling, and why (nothing to release). */
-export function normalScheduling(reason: string): RealtimeHold {
-  const hold: RealtimeHold = { scheduling: "normal", reason, release: () => undefined, leave: () => hold };
-  return hold;
+function normalScheduling(reason: string): RealtimeHold {
+  return { scheduling: "normal", reason, release: () => undefined };
 }
 
 /**
@@ -106,10 +101,5 @@ export function holdRealtime(pacerThreadId: number | null): RealtimeHold {
     release();
     return normalScheduling(pacerRefused);
   }
-  const leave = (reason: string) => {
-    setThreadScheduling(pacerThreadId, null);
-    release();
-    return normalScheduling(reason);
-  };
-  return { scheduling: "realtime", release, leave };
+  return { scheduling: "realtime", release };
 }

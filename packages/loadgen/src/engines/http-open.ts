@@ -35,7 +35,7 @@ function sendHttpOpen(spec: HttpOpenSpec, ctx: EngineContext): Promise<EngineRes
       warmupS: spec.warmupS,
       maxConnections: spec.maxConnections,
       timeoutMs: spec.timeoutMs,
-      dispatch: (pool, dueAt, _index, _measured, done) => {
+      dispatch: (pool, dueAt, _index, done) => {
         const call = new HttpCall(dueAt, done);
         pool.dispatch(request, call);
         return call;

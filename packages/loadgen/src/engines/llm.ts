@@ -136,7 +136,7 @@ export async function runLlm(spec: LlmSpec, ctx: EngineContext): Promise<EngineR
       warmupS: spec.warmupS,
       maxConnections: spec.maxConnections,
       timeoutMs: spec.timeoutMs,
-      dispatch: (pool, dueAt, index, _measured, done) => {
+      dispatch: (pool, dueAt, index, done) => {
         const body = bodyFor(index);
         const request = prepareRequest({ path, method: "POST", headers, body, timeoutMs: spec.timeoutMs });
         const call = new LlmCall(dueAt, done, spec.stream);

@@ -5,7 +5,7 @@ import { judgeGenerator } from "../generator-error";
 import { type CallDone, CallTimeoutError, createPool, type HttpCall } from "../http/call";
 import { startOpenLoop } from "../open-loop";
 import { Pacer } from "../pacer";
-import { normalScheduling, REALTIME_OFF, type RealtimeHold } from "../realtime";
+import { REALTIME_OFF } from "../realtime";
 import { checkpointer, Recorder, warmRecorderCode } from "../recorder";
 import { ArrivalSchedule } from "../schedule";
 import type { EngineContext, EngineResult } from "../types";
@@ -32,7 +32,7 @@ export interface OpenModelOptions {
   maxConnections: number;
   timeoutMs: number;
   /** Start one call due at `dueAt` (performance.now() time) and return its handler. */
-  dispatch: (pool: Pool, dueAt: number, index: number, measured: boolean, done: CallDone) => HttpCall;
+  dispatch: (pool: Pool, dueAt: number, index: number, done: CallDone) => HttpCall;
   /** Record a finished call (warm-up calls into a recorder that is thrown away: one code path for both). */
   record: (rec: Recorder, call: HttpCall, error: Error | null, nowPerf: number) => void;
   /** Extra count series beyond `rps`, `errors`, `target_rps`. */
@@ -67,20 +67,16 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
   const startedAt = new Date();
   const pacer = Pacer.start();
   let closing = false;
-  let realtime: RealtimeHold | null = null;
 
   try {
-    // Asked for, but not given: see REALTIME_OFF. The result says so.
-    if (ctx.realtime) realtime = normalScheduling(REALTIME_OFF);
     // One phase's state. The warm-up and the measurement run the same `fire` and `done` (built
     // by one function, so they share the compiled code and its type feedback): the warm-up
     // records into a recorder that is thrown away. Warming other functions than the measured
     // ones left the measured path to be compiled and optimised during the first second of
     // measurement, whose pauses (2–9 ms at 5,000 req/s, measured) the run counted as latency.
-    const newPhase = (measured: boolean, startPerf: number, durationS: number): Phase => {
+    const newPhase = (startPerf: number, durationS: number): Phase => {
       const rec = new Recorder(["rps", "errors", "target_rps", ...(spec.seriesKeys ?? [])], startPerf);
       return {
-        measured,
         rec,
         sendLag: rec.extraHistogram(SEND_LAG),
         connectionWait: rec.extraHistogram(CONNECTION_WAIT),
@@ -129,7 +125,7 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
         phase.fired++;
         if (inFlight.count >= spec.maxConnections) phase.firedAllBusy++;
         inFlight.inc();
-        const call = spec.dispatch(pool, dueAt, n, phase.measured, done);
+        const call = spec.dispatch(pool, dueAt, n, done);
         call.deadline = dueAt + spec.timeoutMs;
         call.firedAt = firedAt;
       };
@@ -145,14 +141,14 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
       const warm = new ArrivalSchedule(warmRate, spec.warmupS, warmRate / 10, spec.warmupS / 2);
       const warmStart = performance.now() + 5;
       measureStart = warmStart + spec.warmupS * 1000;
-      const warmPhase = newPhase(false, warmStart, spec.warmupS);
+      const warmPhase = newPhase(warmStart, spec.warmupS);
       const warmLoop = startOpenLoop({ schedule: warm, startPerf: warmStart, signal, pacer, fire: fireFor(warmPhase) });
       poke = warmLoop.poke;
       await warmLoop.done;
       warmupRequests = warmPhase.fired;
     }
 
-    const phase = newPhase(true, measureStart, spec.durationS);
+    const phase = newPhase(measureStart, spec.durationS);
     const rec = phase.rec;
     const windowEndPlanned = phase.windowEnd;
 
@@ -242,9 +238,8 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
           pacer: pacer ? "thread" : "timer",
           // Pacing wake-ups that never came, replaced by the loop's timer check (open-loop.ts).
           lostWakeups,
-          ...(realtime
-            ? { scheduling: realtime.scheduling, ...(realtime.reason ? { schedulingNote: realtime.reason } : {}) }
-            : {}),
+          // Asked for, but not given (see REALTIME_OFF); the result says so.
+          ...(ctx.realtime ? { scheduling: "normal", schedulingNote: REALTIME_OFF } : {}),
         },
         generator: {
           ...eventLoopFigures,
@@ -306,7 +301,6 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     return result;
   } finally {
     closing = true;
-    realtime?.release();
     pacer?.close();
     await pool.destroy().catch(() => undefined);
   }
@@ -314,7 +308,6 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
 
 /** The figures of one phase (warm-up or measurement) of an open-model run. */
 interface Phase {
-  measured: boolean;
   rec: Recorder;
   sendLag: LatencyHistogram;
   connectionWait: LatencyHistogram;
