@@ -28,7 +28,7 @@ const DELAY_MS = envNumber("BENCH_DELAY_MS", 50);
 const TARGETS = (process.env.BENCH_TARGETS ?? "nginx,delay").split(",");
 /** Every tool gets the same connection budget, never fewer than this. */
 const MIN_CONNECTIONS = envNumber("BENCH_CONNECTIONS", 64);
-/** Ask for the engine at real-time priority (turned off for now: see packages/loadgen/src/realtime.ts). */
+/** Ask for the engine at real-time priority (see packages/loadgen/src/realtime.ts; not above 5,000 req/s). */
 const REALTIME = process.env.BENCH_REALTIME === "1";
 
 interface Figures {
@@ -105,7 +105,7 @@ async function main() {
   );
   console.log(`vegeta: ${vegetaBin ?? "not found"}; oha: ${ohaBin ?? "not found"}; load average ${loadAverage()}`);
   console.log(
-    `engine scheduling: ${REALTIME ? "real-time asked for (BENCH_REALTIME=1; turned off, so the notes say what each run got)" : "normal"}`,
+    `engine scheduling: ${REALTIME ? "real-time asked for (BENCH_REALTIME=1; the notes say which runs kept normal scheduling, and why)" : "normal"}`,
   );
   const notes: string[] = [];
   const warmupCpuMs: number[] = [];

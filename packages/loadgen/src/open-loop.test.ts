@@ -1,10 +1,22 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOpenLoop } from "./open-loop";
+import { Pacer } from "./pacer";
 import { ArrivalSchedule } from "./schedule";
+
+let pacer: Pacer | null = null;
+beforeAll(async () => {
+  pacer = await Pacer.start();
+});
+afterAll(() => pacer?.close());
 
 function collect(schedule: ArrivalSchedule, startPerf: number) {
   const fired: { n: number; dueAt: number; firedAt: number }[] = [];
-  const loop = startOpenLoop({ schedule, startPerf, fire: (n, dueAt, firedAt) => fired.push({ n, dueAt, firedAt }) });
+  const loop = startOpenLoop({
+    schedule,
+    startPerf,
+    pacer,
+    fire: (n, dueAt, firedAt) => fired.push({ n, dueAt, firedAt }),
+  });
   return { fired, loop };
 }
 
@@ -21,6 +33,23 @@ describe("open loop", () => {
       // Never early; the lateness is the caller's to record.
       expect(f.firedAt).toBeGreaterThanOrEqual(f.dueAt);
     }
+  });
+
+  it("paces with timers when there is no pacing thread", async () => {
+    const schedule = new ArrivalSchedule(200, 0.2);
+    const start = performance.now() + 5;
+    const fired: number[] = [];
+    const loop = startOpenLoop({
+      schedule,
+      startPerf: start,
+      pacer: null,
+      fire: (n, dueAt, firedAt) => {
+        expect(firedAt).toBeGreaterThanOrEqual(dueAt);
+        fired.push(n);
+      },
+    });
+    expect(await loop.done).toEqual({ fired: 40, stoppedEarly: false });
+    expect(fired).toEqual([...Array(40).keys()]);
   });
 
   it("follows a ramp's intended times", async () => {
@@ -53,6 +82,7 @@ describe("open loop", () => {
       startPerf: performance.now(),
       fire: () => undefined,
       signal: controller.signal,
+      pacer,
     });
     setTimeout(() => controller.abort(), 100);
     const r = await loop.done;

@@ -1,4 +1,4 @@
-import { Pacer, spinUntil } from "./pacer";
+import { type Pacer, spinUntil } from "./pacer";
 import type { ArrivalSchedule } from "./schedule";
 
 /** Beyond this, the next send is far enough away for an ordinary timer to wake us near it. */
@@ -61,13 +61,11 @@ export function startOpenLoop(opts: {
   startPerf: number;
   fire: (index: number, dueAt: number, firedAt: number) => void;
   signal?: AbortSignal;
-  /** A pacer shared across loops (warm-up and measurement); one is started otherwise. */
-  pacer?: Pacer | null;
+  /** The pacing thread (the caller's, shared by its loops), or null to pace with timers. */
+  pacer: Pacer | null;
 }): OpenLoop {
-  const { schedule, startPerf, fire, signal } = opts;
+  const { schedule, startPerf, fire, signal, pacer } = opts;
   const total = schedule.total;
-  const ownPacer = opts.pacer === undefined;
-  const pacer = ownPacer ? Pacer.start() : opts.pacer;
   let n = 0;
   let lead = INITIAL_LEAD_MS;
   /** How early the pending wake-up was asked for (the lead, or 0 when not spinning). */
@@ -94,7 +92,6 @@ export function startOpenLoop(opts: {
     clearTimeout(timer);
     clearInterval(watchdog);
     signal?.removeEventListener("abort", onAbort);
-    if (ownPacer) pacer?.close();
     resolve({ fired: n, stoppedEarly });
   };
   const onAbort = () => finish(true);

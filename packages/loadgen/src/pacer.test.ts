@@ -15,9 +15,14 @@ function within(wake: Promise<unknown>, ms: number): Promise<"woken" | "lost"> {
   ]);
 }
 
-describe("Pacer", () => {
+describe.each(["socket", "atomics"] as const)("Pacer waking the loop through %s", (path) => {
+  it("uses the wake-up path asked for", async () => {
+    pacer = await Pacer.start({ wake: path });
+    expect(pacer?.wake).toBe(path);
+  });
+
   it("wakes the loop at or after the time asked for", async () => {
-    pacer = Pacer.start();
+    pacer = await Pacer.start({ wake: path });
     expect(pacer).not.toBeNull();
     const due = performance.now() + 20;
     await pacer!.wakeAt(due);
@@ -25,7 +30,7 @@ describe("Pacer", () => {
   });
 
   it("serves a due time asked for again after its wake-up", async () => {
-    pacer = Pacer.start();
+    pacer = await Pacer.start({ wake: path });
     const due = performance.now() + 10;
     expect(await within(pacer!.wakeAt(due), 1000)).toBe("woken");
     // The loop found nothing to send and asks for the same time again: it must still be woken.
@@ -34,7 +39,7 @@ describe("Pacer", () => {
   });
 
   it("wakes at a postponed time, not the first one", async () => {
-    pacer = Pacer.start();
+    pacer = await Pacer.start({ wake: path });
     const first = performance.now() + 10;
     const wake = pacer!.wakeAt(first);
     pacer!.postpone(first + 40);
@@ -43,7 +48,7 @@ describe("Pacer", () => {
   });
 
   it("serves a request postponed after the thread has already woken the loop", async () => {
-    pacer = Pacer.start();
+    pacer = await Pacer.start({ wake: path });
     const first = performance.now() + 5;
     const wake = pacer!.wakeAt(first);
     // Give the thread time to serve the first request before the loop has seen it resolve.
@@ -52,5 +57,24 @@ describe("Pacer", () => {
     pacer!.postpone(performance.now() + 10);
     await wake;
     expect(await within(pacer!.wakeAt(performance.now() + 10), 1000)).toBe("woken");
+  });
+
+  it("serves a long run of wake-ups in order, each at or after its time, none lost", async () => {
+    pacer = await Pacer.start({ wake: path });
+    let lost = 0;
+    let due = performance.now() + 2;
+    for (let i = 0; i < 300; i++) {
+      due += 0.25 + (i % 7) * 0.1;
+      if ((await within(pacer!.wakeAt(due), 1000)) === "lost") lost++;
+      expect(performance.now()).toBeGreaterThanOrEqual(due);
+    }
+    expect(lost).toBe(0);
+  });
+
+  it("releases a waiting loop when closed", async () => {
+    pacer = await Pacer.start({ wake: path });
+    const pending = pacer!.wakeAt(performance.now() + 60_000);
+    pacer!.close();
+    expect(await within(pending, 1000)).toBe("woken");
   });
 });

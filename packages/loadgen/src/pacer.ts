@@ -1,3 +1,6 @@
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { Worker } from "node:worker_threads";
 
 /**
@@ -11,9 +14,13 @@ import { Worker } from "node:worker_threads";
  *
  * Here a small thread sleeps with `Atomics.wait`, whose timeout is a futex wait with
  * sub-millisecond resolution, spins only the last few microseconds, and then wakes the event
- * loop through `Atomics.notify` on a word the loop awaits with `Atomics.waitAsync` (which
- * interrupts libuv's poll at once). Measured at 500–10,000 wake-ups/s on a busy 2-core machine:
- * 80–140 µs p50 lateness against 600–870 µs with `setTimeout`, for 3–30% of a core.
+ * loop by writing a byte to a Unix socket the loop reads: libuv's poll returns at once, and the
+ * read is an ordinary I/O callback. (An `Atomics.notify` on a word the loop awaits with
+ * `Atomics.waitAsync` is the other way, and the fallback where no socket can be had: its
+ * wake-up goes through a V8 task that Node's platform posts to the loop, and with both threads
+ * at real-time priority that path lost wake-ups in about half the runs at 1,000–5,000/s,
+ * measured, where the socket lost none.) Measured at 500–10,000 wake-ups/s on a busy 2-core
+ * machine: 80–140 µs p50 lateness against 600–870 µs with `setTimeout`, for 3–30% of a core.
  *
  * A due time that moves later (the loop sent early from a completion callback) is rewritten
  * without a notify while the thread sleeps towards the earlier one: it sees the change when it
@@ -28,21 +35,40 @@ export class Pacer {
   /** The due time the thread will wake the loop at, or NaN when it is idle. */
   private armed = Number.NaN;
   private closed = false;
+  /** The loop's pending wake-up, when the thread wakes it through `channel`. */
+  private waiter: { generation: number; resolve: () => void } | null = null;
 
-  private constructor(spinUs: number) {
+  private constructor(
+    spinUs: number,
+    private readonly channel: WakeChannel | null,
+  ) {
     const shared = new SharedArrayBuffer(32);
     this.words = new Int32Array(shared, 0, 4);
     this.due = new Float64Array(shared, 16, 1);
     this.due[0] = Number.NaN;
     this.worker = new Worker(PACER_SOURCE, {
       eval: true,
-      workerData: { shared, origin: performance.timeOrigin, spinMs: spinUs / 1000, chunk: spinIterations(0.002) },
+      workerData: {
+        shared,
+        origin: performance.timeOrigin,
+        spinMs: spinUs / 1000,
+        chunk: spinIterations(0.002),
+        fd: channel ? channel.fd : -1,
+      },
       // The thread needs a few KB; the defaults reserve a full heap.
       resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1, stackSizeMb: 1 },
     });
     // Kept referenced: a pending `Atomics.waitAsync` alone does not keep Node running, and
     // before the first connection opens nothing else may. `close()` ends the thread.
     this.worker.on("error", () => undefined);
+    // Bytes may arrive together; the generation says whether the pending wake-up was served.
+    channel?.reader.on("data", () => {
+      const waiter = this.waiter;
+      if (waiter && Atomics.load(this.words, GENERATION) !== waiter.generation) {
+        this.waiter = null;
+        waiter.resolve();
+      }
+    });
     // The thread's first message is its kernel thread id (see `threadId`).
     this.tid = new Promise((resolve) => {
       this.worker.once("message", (id: unknown) => resolve(typeof id === "number" ? id : null));
@@ -55,13 +81,23 @@ export class Pacer {
     return this.tid;
   }
 
-  /** A pacer thread, or null where threads cannot start (the caller falls back to timers). */
-  static start(spinUs = DEFAULT_SPIN_US): Pacer | null {
+  /**
+   * A pacer thread, or null where threads cannot start (the caller falls back to timers).
+   * `wake: "atomics"` skips the socket (it is the fallback; tests use it to cover that path).
+   */
+  static async start(options: { spinUs?: number; wake?: "socket" | "atomics" } = {}): Promise<Pacer | null> {
+    const channel = options.wake === "atomics" ? null : await openWakeChannel();
     try {
-      return new Pacer(spinUs);
+      return new Pacer(options.spinUs ?? DEFAULT_SPIN_US, channel);
     } catch {
+      channel?.close();
       return null;
     }
+  }
+
+  /** How the thread wakes the loop: "socket", or "atomics" where no socket could be had. */
+  get wake(): "socket" | "atomics" {
+    return this.channel ? "socket" : "atomics";
   }
 
   /** Resolve at `duePerf` (or soon after it, if the event loop is busy then). */
@@ -74,6 +110,18 @@ export class Pacer {
     // The thread sleeps until a due time, or without end once it has served the last request:
     // then even a later due time (or the same one asked again) must wake it.
     if (earlier || Atomics.load(this.words, IDLE) === 1) Atomics.notify(this.words, SEQUENCE);
+    if (this.channel) {
+      if (this.closed) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        this.waiter = {
+          generation,
+          resolve: () => {
+            this.armed = Number.NaN;
+            resolve();
+          },
+        };
+      });
+    }
     const wait = (Atomics as unknown as AtomicsWithWaitAsync).waitAsync(this.words, GENERATION, generation);
     const done = wait.async ? wait.value : Promise.resolve(wait.value);
     return done.then(() => {
@@ -99,7 +147,16 @@ export class Pacer {
     // Release a loop still waiting, then end the thread.
     Atomics.add(this.words, GENERATION, 1);
     Atomics.notify(this.words, GENERATION);
-    void this.worker.terminate().catch(() => undefined);
+    const waiter = this.waiter;
+    this.waiter = null;
+    waiter?.resolve();
+    // The socket closes only once the thread has ended: a descriptor closed while it may still
+    // write could be reused meanwhile (by a connection to the target) and get its byte.
+    const channel = this.channel;
+    void this.worker
+      .terminate()
+      .catch(() => undefined)
+      .finally(() => channel?.close());
   }
 }
 
@@ -134,6 +191,10 @@ const now = () => performance.now() + offset;
 // The last microseconds are spun on atomic loads with a clock read every ~2 µs (see spinIterations).
 const scratch = new Int32Array(new SharedArrayBuffer(4));
 const chunk = workerData.chunk;
+// The socket the loop reads (a byte per wake-up), or -1: then Atomics.notify, awaited with waitAsync.
+const fd = workerData.fd;
+const { writeSync } = require("node:fs");
+const byte = new Uint8Array([1]);
 // Each request (a new or moved due time) bumps the sequence; the thread wakes the loop once per
 // request it sees through, so a due time asked for again after a wake-up is served again.
 let served = -1;
@@ -153,9 +214,69 @@ for (;;) {
   if (Atomics.load(words, ${SEQUENCE}) !== seq) continue;
   served = seq;
   Atomics.add(words, ${GENERATION}, 1);
-  Atomics.notify(words, ${GENERATION});
+  if (fd < 0) Atomics.notify(words, ${GENERATION});
+  // A full socket buffer (EAGAIN) means unread wake-ups are already waiting for the loop.
+  else try { writeSync(fd, byte); } catch {}
 }
 `;
+
+interface WakeChannel {
+  /** The loop's end: a byte arrives per wake-up. */
+  reader: net.Socket;
+  /** The descriptor the pacing thread writes to (its socket object stays with the loop). */
+  fd: number;
+  close(): void;
+}
+
+/**
+ * A connected pair of Unix sockets for the thread's wake-ups, or null where none can be had
+ * (Windows, or a handle without a descriptor). On Linux the listening name is abstract (nothing
+ * on disk); elsewhere a path in the temporary directory, removed once connected.
+ */
+async function openWakeChannel(): Promise<WakeChannel | null> {
+  if (process.platform === "win32") return null;
+  const name = `benchboard-pacer-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const address = process.platform === "linux" ? `\0${name}` : path.join(os.tmpdir(), `${name}.sock`);
+  const server = net.createServer();
+  let writer: net.Socket | null = null;
+  let reader: net.Socket | null = null;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen({ path: address }, resolve);
+    });
+    const accepted = new Promise<net.Socket>((resolve) => server.once("connection", resolve));
+    const connecting = net.connect({ path: address });
+    writer = connecting;
+    await new Promise<void>((resolve, reject) => {
+      connecting.once("connect", resolve);
+      connecting.once("error", reject);
+    });
+    reader = await accepted;
+    const fd = (writer as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+    if (typeof fd !== "number" || fd < 0) throw new Error("no descriptor");
+    // Neither end keeps the process alive (the thread does, until `close`), nor may throw.
+    for (const socket of [reader, writer]) {
+      socket.unref();
+      socket.on("error", () => undefined);
+    }
+    const [r, w] = [reader, writer];
+    return {
+      reader: r,
+      fd,
+      close: () => {
+        r.destroy();
+        w.destroy();
+      },
+    };
+  } catch {
+    reader?.destroy();
+    writer?.destroy();
+    return null;
+  } finally {
+    server.close();
+  }
+}
 
 const SPIN_WORD = new Int32Array(new SharedArrayBuffer(4));
 /** Milliseconds one atomic load of the spin loop takes here (measured once). */

@@ -11,13 +11,13 @@ import { readlinkSync } from "node:fs";
  * core, the slowest 1 % of requests were sends 2–4 ms late while the event loop had nothing of
  * its own to do. With the event loop and the pacing thread at SCHED_FIFO (the same priority, so
  * neither preempts the other: the pacer's wake-up waits for a busy loop, which sends from its
- * completions meanwhile) no other thread delays them. Not above ~5,000 req/s: there the loop is
- * busy nearly all the time and, at real-time priority, holds off the kernel's own network work
- * on its core (at 10,000 req/s on nginx, p99 went from 1.9 ms to 40–440 ms).
+ * completions meanwhile) no other thread delays them. The pacing thread must then wake the loop
+ * through its socket (pacer.ts): the `Atomics.waitAsync` path lost wake-ups at real-time priority.
  *
- * Open-model runs do not use it for now (`REALTIME_OFF`): asking for it
- * (`BENCHBOARD_ENGINE_REALTIME=1` on a worker, `benchboard agent --realtime`) is recorded and
- * refused. What follows is kept, with its tests, for when the lost wake-ups are understood.
+ * Not above `REALTIME_MAX_RATE`: there the loop is busy nearly all the time, and a real-time
+ * thread that busy is throttled by the kernel (which keeps 5 % of each second for other tasks)
+ * and holds off the kernel's own network work on its core: at 10,000 req/s on nginx, p99 went
+ * from ~2 ms to 4–440 ms (measured).
  */
 
 /** The kernel's id of the calling thread, or null off Linux. */
@@ -49,16 +49,8 @@ export function setThreadScheduling(tid: number, priority: number | null): strin
 
 /** The SCHED_FIFO priority of the event loop and the pacing thread (the lowest real-time one). */
 export const REALTIME_PRIORITY = 1;
-/**
- * Why an open-model run asked to run at real-time priority (`EngineContext.realtime`) keeps
- * normal scheduling. The mechanism below works, but with the event loop and pacing thread at
- * SCHED_FIFO the loop sometimes stopped hearing the pacing thread: in about half the runs at
- * 1,000–5,000 req/s (measured on a 2-core machine, engine pinned to one core) a few wake-ups
- * were lost, each holding the sends until the loop's 100 ms check, and once begun the losses
- * went on after the run left real-time. At normal scheduling none were lost.
- */
-export const REALTIME_OFF =
-  "real-time scheduling is turned off: with it, the pacing thread's wake-ups were lost in about half the runs (measured), each holding the sends for 100–200 ms";
+/** Runs of a higher peak rate (per worker or shard) keep normal scheduling; see above. */
+export const REALTIME_MAX_RATE = 5_000;
 
 /** Runs holding the event loop at real-time priority (runs in one process share that thread). */
 let loopHolders = 0;
@@ -71,7 +63,7 @@ export interface RealtimeHold {
 }
 
 /** A run left at normal scheduling, and why (nothing to release). */
-function normalScheduling(reason: string): RealtimeHold {
+export function normalScheduling(reason: string): RealtimeHold {
   return { scheduling: "normal", reason, release: () => undefined };
 }
 

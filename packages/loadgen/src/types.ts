@@ -23,9 +23,9 @@ export interface EngineContext {
    */
   pin?: PinnedAddress;
   /**
-   * Ask for the open model's event loop and pacing thread at real-time priority. Turned off for
-   * now (`REALTIME_OFF` in `realtime.ts`): the run keeps normal scheduling, and the result's
-   * `extra.schedule.scheduling` and `schedulingNote` say so.
+   * Run the open model's event loop and pacing thread at real-time priority (Linux, where the
+   * process may; up to `REALTIME_MAX_RATE`, see `realtime.ts`). The result's
+   * `extra.schedule.scheduling` says what the run got, and `schedulingNote` why not when refused.
    */
   realtime?: boolean;
   /** Called once a second with the engine's counters (used to stop runs at a dead target). */

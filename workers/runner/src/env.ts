@@ -47,9 +47,9 @@ const ZEnv = z.object({
     z.coerce.number().int().min(1).max(36_500).optional(),
   ),
   /**
-   * 1: open-model runs (http-open, llm) ask for their event loop and pacing thread at real-time
-   * priority; turned off for now, so they keep normal scheduling and say why (see
-   * packages/loadgen/src/realtime.ts, REALTIME_OFF).
+   * 1: open-model runs (http-open, llm) put their event loop and pacing thread at real-time
+   * priority where permitted (see packages/loadgen/src/realtime.ts); refused, a run keeps normal
+   * scheduling and says why.
    */
   BENCHBOARD_ENGINE_REALTIME: z.enum(["0", "1"], { error: "BENCHBOARD_ENGINE_REALTIME: 0 or 1" }).default("0"),
   /** 0 disables the health endpoint. */

@@ -121,7 +121,7 @@ export async function runAssignment(
   options: {
     env: Readonly<Record<string, string | undefined>>;
     limits: AgentLimits;
-    /** Ask for open-model runs at real-time scheduling (turned off for now; see `REALTIME_OFF`) (`--realtime`). */
+    /** Run open-model runs at real-time scheduling where permitted (`--realtime`; see `EngineContext.realtime`). */
     realtime?: boolean;
     stop: AbortSignal;
     log: (line: string) => void;

@@ -53,7 +53,7 @@ export function registerAgent(program: Command, io: CliIo): void {
     .option("--poll-s <seconds>", "how long one request for work waits on the server", positiveNumber, 20)
     .option(
       "--realtime",
-      "ask for open-model load (http-open, llm) from real-time-priority threads (env BENCHBOARD_ENGINE_REALTIME=1); turned off for now: such runs keep normal scheduling and their result says why",
+      "send open-model load (http-open, llm) from real-time-priority threads up to 5,000 req/s: Linux, as root or with CAP_SYS_NICE; for hosts that only generate load (env BENCHBOARD_ENGINE_REALTIME=1)",
     )
     .action(async (options: AgentOptions) => {
       // The engines load only for this command, so every other command starts as fast as before.

@@ -5,7 +5,7 @@ import { judgeGenerator } from "../generator-error";
 import { type CallDone, CallTimeoutError, createPool, type HttpCall } from "../http/call";
 import { startOpenLoop } from "../open-loop";
 import { Pacer } from "../pacer";
-import { REALTIME_OFF } from "../realtime";
+import { holdRealtime, normalScheduling, REALTIME_MAX_RATE, type RealtimeHold } from "../realtime";
 import { checkpointer, Recorder, warmRecorderCode } from "../recorder";
 import { ArrivalSchedule } from "../schedule";
 import type { EngineContext, EngineResult } from "../types";
@@ -65,10 +65,28 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
   const maxInFlight = Math.min(1_000_000, spec.maxConnections + Math.ceil(peakRate * (spec.timeoutMs / 1000 + 1)));
   const inFlight = new InFlight();
   const startedAt = new Date();
-  const pacer = Pacer.start();
+  const pacer = await Pacer.start();
   let closing = false;
+  let realtime: RealtimeHold | null = null;
 
   try {
+    if (ctx.realtime && peakRate > REALTIME_MAX_RATE) {
+      realtime = normalScheduling(
+        `above ${REALTIME_MAX_RATE} req/s the event loop is busy nearly all the time, and a real-time loop that busy is throttled by the kernel and holds off its network work`,
+      );
+    } else if (ctx.realtime && pacer?.wake !== "socket") {
+      // Wake-ups through Atomics.waitAsync were lost at real-time priority (pacer.ts).
+      realtime = normalScheduling(
+        pacer ? "the pacing thread has no socket to wake the event loop through" : "no pacing thread",
+      );
+    } else if (ctx.realtime && pacer) {
+      // The pacing thread reports its id as it starts (milliseconds); a thread that never does
+      // leaves the run at normal scheduling, and the result says so.
+      // (The give-up timer is unref'd: it must not keep a finished process alive.)
+      realtime = holdRealtime(
+        await Promise.race([pacer.threadId(), new Promise<null>((r) => setTimeout(() => r(null), 2_000).unref())]),
+      );
+    }
     // One phase's state. The warm-up and the measurement run the same `fire` and `done` (built
     // by one function, so they share the compiled code and its type feedback): the warm-up
     // records into a recorder that is thrown away. Warming other functions than the measured
@@ -238,8 +256,9 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
           pacer: pacer ? "thread" : "timer",
           // Pacing wake-ups that never came, replaced by the loop's timer check (open-loop.ts).
           lostWakeups,
-          // Asked for, but not given (see REALTIME_OFF); the result says so.
-          ...(ctx.realtime ? { scheduling: "normal", schedulingNote: REALTIME_OFF } : {}),
+          ...(realtime
+            ? { scheduling: realtime.scheduling, ...(realtime.reason ? { schedulingNote: realtime.reason } : {}) }
+            : {}),
         },
         generator: {
           ...eventLoopFigures,
@@ -300,6 +319,7 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     result.valid = result.invalidReasons.length === 0;
     return result;
   } finally {
+    realtime?.release();
     closing = true;
     pacer?.close();
     await pool.destroy().catch(() => undefined);

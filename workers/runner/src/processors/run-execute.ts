@@ -54,7 +54,7 @@ export interface ProcessorDeps {
   shardStartWaitMs?: number;
   /** Aborted when the worker shuts down: in-flight runs stop and keep what they measured. */
   shutdown?: AbortSignal;
-  /** Ask for open-model runs at real-time scheduling (turned off for now; see `REALTIME_OFF`) (see `EngineContext.realtime`). */
+  /** Run open-model runs at real-time scheduling where permitted (see `EngineContext.realtime`). */
   engineRealtime?: boolean;
   /** Install settings from the environment (the operator's stored edits are read on top). */
   install?: InstallSettings | null;
