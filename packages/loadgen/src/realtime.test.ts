@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startHttpServer, type TestServer } from "../test/servers";
 import { runScenario } from "./index";
 import { Pacer } from "./pacer";
-import { currentThreadId, holdRealtime, REALTIME_MAX_RATE, REALTIME_PRIORITY } from "./realtime";
+import { currentThreadId, holdRealtime, REALTIME_LATE_MS, REALTIME_MAX_RATE, REALTIME_PRIORITY } from "./realtime";
 
 /** A thread's scheduling policy and real-time priority, from /proc (0: SCHED_OTHER, 1: SCHED_FIFO). */
 function scheduling(tid: number): { policy: number; priority: number } {
@@ -103,5 +103,34 @@ describe("real-time scheduling of the open model", () => {
       schedulingNote: expect.stringContaining(`above ${REALTIME_MAX_RATE} req/s`),
     });
     expect(scheduling(loop).policy).toBe(0);
+  });
+
+  it("leaves real-time when its sends come later than normal scheduling's would, and says when", async () => {
+    server = await startHttpServer((_req, res) => res.end("ok"));
+    const loop = currentThreadId()!;
+    // The event loop held 3 ms of every 10: about a third of the sends leave over 1 ms late.
+    const busy = setInterval(() => {
+      const until = performance.now() + 3;
+      while (performance.now() < until) {}
+    }, 10);
+    try {
+      const result = await runScenario(
+        { engine: "http-open", rate: 500, durationS: 2, warmupS: 0 },
+        { baseUrl: server.url, realtime: true },
+      );
+      const schedule = result.extra?.schedule as { scheduling?: string; schedulingNote?: string };
+      expect(schedule.scheduling).toBe("normal");
+      if (permitted) {
+        expect(schedule.schedulingNote).toMatch(
+          new RegExp(
+            `^left real-time after \\d+\\.\\d s: \\d+ of \\d+ sends in half a second left more than ${REALTIME_LATE_MS} ms late`,
+          ),
+        );
+      } else expect(schedule.schedulingNote).toMatch(/permitted/);
+      expect(result.metrics.requests).toBe(1000);
+      expect(scheduling(loop).policy).toBe(0);
+    } finally {
+      clearInterval(busy);
+    }
   });
 });

@@ -17,7 +17,11 @@ import { readlinkSync } from "node:fs";
  * Not above `REALTIME_MAX_RATE`: there the loop is busy nearly all the time, and a real-time
  * thread that busy is throttled by the kernel (which keeps 5 % of each second for other tasks)
  * and holds off the kernel's own network work on its core: at 10,000 req/s on nginx, p99 went
- * from ~2 ms to 4–440 ms (measured).
+ * from ~2 ms to 4–440 ms (measured). Nor where it sends later than at normal scheduling: on a
+ * 50 ms server at 5,000 req/s (250 connections, more garbage to collect, V8's collector threads
+ * held off by the real-time loop) send lag p99 was 4–5 ms against 0.3–0.5 at normal scheduling,
+ * and p99 56–76 ms against 52–62. A run whose sends come late leaves real-time
+ * (`guardRealtime`), and its result says when and why.
  */
 
 /** The kernel's id of the calling thread, or null off Linux. */
@@ -51,6 +55,14 @@ export function setThreadScheduling(tid: number, priority: number | null): strin
 export const REALTIME_PRIORITY = 1;
 /** Runs of a higher peak rate (per worker or shard) keep normal scheduling; see above. */
 export const REALTIME_MAX_RATE = 5_000;
+/**
+ * The real-time guard's bound: a run leaves real-time once more than `REALTIME_LATE_SHARE` of
+ * its sends in half a second left later than this after their due time. Real-time sends leave
+ * within ~0.1 ms (p99); normal scheduling's p99 is 0.2–0.5 ms, so this many late sends mean
+ * real-time priority is making things worse, not better.
+ */
+export const REALTIME_LATE_MS = 1;
+export const REALTIME_LATE_SHARE = 0.01;
 
 /** Runs holding the event loop at real-time priority (runs in one process share that thread). */
 let loopHolders = 0;
@@ -60,11 +72,14 @@ export interface RealtimeHold {
   scheduling: "realtime" | "normal";
   reason?: string;
   release(): void;
+  /** Give real-time up mid-run (both threads); returns the hold to report from then on. */
+  leave(reason: string): RealtimeHold;
 }
 
 /** A run left at normal scheduling, and why (nothing to release). */
 export function normalScheduling(reason: string): RealtimeHold {
-  return { scheduling: "normal", reason, release: () => undefined };
+  const hold: RealtimeHold = { scheduling: "normal", reason, release: () => undefined, leave: () => hold };
+  return hold;
 }
 
 /**
@@ -93,5 +108,46 @@ export function holdRealtime(pacerThreadId: number | null): RealtimeHold {
     release();
     return normalScheduling(pacerRefused);
   }
-  return { scheduling: "realtime", release };
+  const leave = (reason: string) => {
+    setThreadScheduling(pacerThreadId, null);
+    release();
+    return normalScheduling(reason);
+  };
+  return { scheduling: "realtime", release, leave };
+}
+
+/** How often `guardRealtime` looks. */
+const GUARD_INTERVAL_MS = 500;
+/** Fewer sends than this in a look are too few to judge by. */
+const GUARD_MIN_SENDS = 100;
+
+/**
+ * Watch a real-time run's sends (`watch` is counted by the engine: every send, and those later
+ * than `REALTIME_LATE_MS`): once more than `REALTIME_LATE_SHARE` of a half second's sends were
+ * late, leave real-time (see above) and hand the new hold to `left`. Returns the stop.
+ */
+export function guardRealtime(
+  hold: RealtimeHold,
+  watch: Readonly<{ sends: number; late: number }>,
+  left: (hold: RealtimeHold) => void,
+): () => void {
+  if (hold.scheduling !== "realtime") return () => undefined;
+  const startedAt = performance.now();
+  let sends = watch.sends;
+  let late = watch.late;
+  const timer = setInterval(() => {
+    const newSends = watch.sends - sends;
+    const newLate = watch.late - late;
+    sends = watch.sends;
+    late = watch.late;
+    if (newSends < GUARD_MIN_SENDS || newLate <= newSends * REALTIME_LATE_SHARE) return;
+    clearInterval(timer);
+    left(
+      hold.leave(
+        `left real-time after ${((performance.now() - startedAt) / 1000).toFixed(1)} s: ${newLate} of ${newSends} sends in half a second left more than ${REALTIME_LATE_MS} ms late (above ${REALTIME_LATE_SHARE * 100} %), worse than normal scheduling sends`,
+      ),
+    );
+  }, GUARD_INTERVAL_MS);
+  timer.unref?.();
+  return () => clearInterval(timer);
 }

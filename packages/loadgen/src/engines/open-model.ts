@@ -5,7 +5,14 @@ import { judgeGenerator } from "../generator-error";
 import { type CallDone, CallTimeoutError, createPool, type HttpCall } from "../http/call";
 import { startOpenLoop } from "../open-loop";
 import { Pacer } from "../pacer";
-import { holdRealtime, normalScheduling, REALTIME_MAX_RATE, type RealtimeHold } from "../realtime";
+import {
+  guardRealtime,
+  holdRealtime,
+  normalScheduling,
+  REALTIME_LATE_MS,
+  REALTIME_MAX_RATE,
+  type RealtimeHold,
+} from "../realtime";
 import { checkpointer, Recorder, warmRecorderCode } from "../recorder";
 import { ArrivalSchedule } from "../schedule";
 import type { EngineContext, EngineResult } from "../types";
@@ -68,6 +75,7 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
   const pacer = await Pacer.start();
   let closing = false;
   let realtime: RealtimeHold | null = null;
+  let stopGuard: () => void = () => undefined;
 
   try {
     if (ctx.realtime && peakRate > REALTIME_MAX_RATE) {
@@ -104,6 +112,8 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
         dropped: 0,
         firedAllBusy: 0,
         fired: 0,
+        sends: 0,
+        lateFires: 0,
         completedCalls: 0,
         lastDoneAt: startPerf,
       };
@@ -129,6 +139,8 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     const fireFor = (phase: Phase) => {
       const done = doneFor(phase);
       return (n: number, dueAt: number, firedAt: number) => {
+        phase.sends++;
+        if (firedAt - dueAt > REALTIME_LATE_MS) phase.lateFires++;
         const rec = phase.rec;
         rec.count("target_rps", dueAt);
         if (inFlight.count >= maxInFlight) {
@@ -167,6 +179,23 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     }
 
     const phase = newPhase(measureStart, spec.durationS);
+    // From here a real-time run whose sends come late leaves real-time. Not in the warm-up, whose
+    // connections opening make sends late at any scheduling.
+    if (realtime)
+      stopGuard = guardRealtime(
+        realtime,
+        {
+          get sends() {
+            return phase.sends;
+          },
+          get late() {
+            return phase.lateFires;
+          },
+        },
+        (normal) => {
+          realtime = normal;
+        },
+      );
     const rec = phase.rec;
     const windowEndPlanned = phase.windowEnd;
 
@@ -319,6 +348,7 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     result.valid = result.invalidReasons.length === 0;
     return result;
   } finally {
+    stopGuard();
     realtime?.release();
     closing = true;
     pacer?.close();
@@ -339,6 +369,9 @@ interface Phase {
   /** Requests fired while every connection was busy. */
   firedAllBusy: number;
   fired: number;
+  /** Every send (dropped ones too), and those fired more than `REALTIME_LATE_MS` after their due time. */
+  sends: number;
+  lateFires: number;
   completedCalls: number;
   lastDoneAt: number;
 }
