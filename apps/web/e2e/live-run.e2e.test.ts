@@ -117,9 +117,9 @@ describe("live run page", () => {
     });
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const reader = res.body!.getReader();
-    let chunk = "";
-    while (!chunk.includes("\n\nid: ") || !chunk.endsWith("\n\n"))
-      chunk += new TextDecoder().decode((await reader.read()).value);
+    const opened = await readUntil(reader, (text) => text.includes("\n\nid: ") && text.endsWith("\n\n"));
+    expect(opened.ended).toBe(false);
+    const chunk = opened.text;
     // The reconnect delay, then each state with an id a reconnecting browser sends back.
     expect(chunk).toMatch(
       /^retry: 1000\n\nid: [\w-]{16}\nevent: run\ndata: \{"id":"[a-z0-9]+","status":"(running|succeeded)"/,
@@ -131,10 +131,11 @@ describe("live run page", () => {
       headers: { cookie: `bb_session=${cookie?.value}`, "last-event-id": eventId ?? "" },
     });
     const again = resumed.body!.getReader();
-    let resumedText = "";
-    while (!resumedText.includes("\nevent: run\n") && !resumedText.includes(": tick")) {
-      resumedText += new TextDecoder().decode((await again.read()).value);
-    }
+    // A tick or the next state; or, when the run ended with the state already seen, the stream
+    // simply ends.
+    const resumedText = (await readUntil(again, (text) => text.includes("\nevent: run\n") || text.includes(": tick")))
+      .text;
+    expect(resumedText).toMatch(/^retry: 1000\n\n/);
     expect(resumedText).not.toContain(`id: ${eventId}\n`);
     await again.cancel();
     expect((await fetch(`${baseUrl}/api/runs/${runId}/events`)).status).toBe(401);
@@ -279,3 +280,31 @@ describe("live run page", () => {
     expect((run.result?.metrics as Record<string, number>).requests).toBeGreaterThan(0);
   });
 });
+
+/**
+ * Read a stream's text until `enough` holds or the stream ends (`ended`). Fails after `ms`
+ * rather than waiting on a stream that neither says enough nor ends.
+ */
+async function readUntil(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  enough: (text: string) => boolean,
+  ms = 20_000,
+): Promise<{ text: string; ended: boolean }> {
+  const decoder = new TextDecoder();
+  const deadline = Date.now() + ms;
+  let text = "";
+  while (!enough(text)) {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(new Error(`the event stream sent neither enough nor its end in ${ms} ms: ${JSON.stringify(text)}`)),
+        Math.max(0, deadline - Date.now()),
+      );
+    });
+    const next = await Promise.race([reader.read(), timeout]).finally(() => clearTimeout(timer));
+    if (next.done) return { text, ended: true };
+    text += decoder.decode(next.value, { stream: true });
+  }
+  return { text, ended: false };
+}
