@@ -108,26 +108,28 @@ describe("real-time scheduling of the open model", () => {
   it("leaves real-time when its sends come later than normal scheduling's would, and says when", async () => {
     server = await startHttpServer((_req, res) => res.end("ok"));
     const loop = currentThreadId()!;
-    // The event loop held 3 ms of every 10: about a third of the sends leave over 1 ms late.
+    // The event loop held 3 ms of every 10: a good share of the sends leave over 1 ms late.
     const busy = setInterval(() => {
       const until = performance.now() + 3;
       while (performance.now() < until) {}
     }, 10);
     try {
       const result = await runScenario(
-        { engine: "http-open", rate: 500, durationS: 2, warmupS: 0 },
+        { engine: "http-open", rate: 150, durationS: 3, warmupS: 0 },
         { baseUrl: server.url, realtime: true },
       );
       const schedule = result.extra?.schedule as { scheduling?: string; schedulingNote?: string };
       expect(schedule.scheduling).toBe("normal");
       if (permitted) {
-        expect(schedule.schedulingNote).toMatch(
-          new RegExp(
-            `^left real-time after \\d+\\.\\d s: \\d+ of \\d+ sends in half a second left more than ${REALTIME_LATE_MS} ms late`,
-          ),
-        );
+        // 150 req/s: half a second holds 75 sends, too few to judge; the guard waits for more.
+        const note = new RegExp(
+          `^left real-time after (\\d+\\.\\d) s: (\\d+) of (\\d+) sends in (\\d+\\.\\d) s left more than ${REALTIME_LATE_MS} ms late`,
+        ).exec(schedule.schedulingNote ?? "");
+        expect(note, schedule.schedulingNote).not.toBeNull();
+        expect(Number(note![3])).toBeGreaterThanOrEqual(100);
+        expect(Number(note![4])).toBeGreaterThanOrEqual(1);
       } else expect(schedule.schedulingNote).toMatch(/permitted/);
-      expect(result.metrics.requests).toBe(1000);
+      expect(result.metrics.requests).toBe(450);
       expect(scheduling(loop).policy).toBe(0);
     } finally {
       clearInterval(busy);

@@ -57,7 +57,7 @@ export const REALTIME_PRIORITY = 1;
 export const REALTIME_MAX_RATE = 5_000;
 /**
  * The real-time guard's bound: a run leaves real-time once more than `REALTIME_LATE_SHARE` of
- * its sends in half a second left later than this after their due time. Real-time sends leave
+ * its sends in half a second (or of at least 100, at low rates) left later than this after their due time. Real-time sends leave
  * within ~0.1 ms (p99); normal scheduling's p99 is 0.2–0.5 ms, so this many late sends mean
  * real-time priority is making things worse, not better.
  */
@@ -118,13 +118,13 @@ export function holdRealtime(pacerThreadId: number | null): RealtimeHold {
 
 /** How often `guardRealtime` looks. */
 const GUARD_INTERVAL_MS = 500;
-/** Fewer sends than this in a look are too few to judge by. */
+/** Fewer sends than this are too few to judge by: a look with fewer waits for the next ones. */
 const GUARD_MIN_SENDS = 100;
 
 /**
  * Watch a real-time run's sends (`watch` is counted by the engine: every send, and those later
- * than `REALTIME_LATE_MS`): once more than `REALTIME_LATE_SHARE` of a half second's sends were
- * late, leave real-time (see above) and hand the new hold to `left`. Returns the stop.
+ * than `REALTIME_LATE_MS`): once more than `REALTIME_LATE_SHARE` of a half second's sends (or of
+ * the last `GUARD_MIN_SENDS` or more, at low rates) were late, leave real-time (see above) and hand the new hold to `left`. Returns the stop.
  */
 export function guardRealtime(
   hold: RealtimeHold,
@@ -133,18 +133,24 @@ export function guardRealtime(
 ): () => void {
   if (hold.scheduling !== "realtime") return () => undefined;
   const startedAt = performance.now();
+  let since = startedAt;
   let sends = watch.sends;
   let late = watch.late;
   const timer = setInterval(() => {
+    const now = performance.now();
     const newSends = watch.sends - sends;
     const newLate = watch.late - late;
+    // Below ~200 req/s half a second holds too few sends: they add up over several looks.
+    if (newSends < GUARD_MIN_SENDS) return;
+    const spanS = (now - since) / 1000;
+    since = now;
     sends = watch.sends;
     late = watch.late;
-    if (newSends < GUARD_MIN_SENDS || newLate <= newSends * REALTIME_LATE_SHARE) return;
+    if (newLate <= newSends * REALTIME_LATE_SHARE) return;
     clearInterval(timer);
     left(
       hold.leave(
-        `left real-time after ${((performance.now() - startedAt) / 1000).toFixed(1)} s: ${newLate} of ${newSends} sends in half a second left more than ${REALTIME_LATE_MS} ms late (above ${REALTIME_LATE_SHARE * 100} %), worse than normal scheduling sends`,
+        `left real-time after ${((now - startedAt) / 1000).toFixed(1)} s: ${newLate} of ${newSends} sends in ${spanS.toFixed(1)} s left more than ${REALTIME_LATE_MS} ms late (above ${REALTIME_LATE_SHARE * 100} %), worse than normal scheduling sends`,
       ),
     );
   }, GUARD_INTERVAL_MS);
