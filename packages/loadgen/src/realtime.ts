@@ -57,9 +57,9 @@ export const REALTIME_PRIORITY = 1;
 export const REALTIME_MAX_RATE = 5_000;
 /**
  * The real-time guard's bound: a run leaves real-time once more than `REALTIME_LATE_SHARE` of
- * its sends in half a second (or of at least 100, at low rates) left later than this after their due time. Real-time sends leave
- * within ~0.1 ms (p99); normal scheduling's p99 is 0.2–0.5 ms, so this many late sends mean
- * real-time priority is making things worse, not better.
+ * its sends in half a second (or of at least 100, at low rates) left later than this after their
+ * due time. Real-time sends leave within ~0.1 ms (p99); normal scheduling's p99 is 0.2–0.5 ms,
+ * so this many late sends mean real-time priority is making things worse, not better.
  */
 export const REALTIME_LATE_MS = 1;
 export const REALTIME_LATE_SHARE = 0.01;
