@@ -9,6 +9,7 @@ import {
   fmt,
   LOADGEN_BIN,
   loadAverage,
+  median,
   runEngine,
   runPinnedTimed,
   SERVER_CORE,
@@ -138,11 +139,6 @@ async function main() {
   }
   // The machine is shared: a neighbour's burst can hit any one run, so each round's tools run
   // back to back and the headline is the median of the per-round ratios.
-  const median = (values: number[]) => {
-    const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-    if (v.length === 0) return Number.NaN;
-    return v.length % 2 ? v[v.length >> 1]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
-  };
   const roundRatios = (tool: string) =>
     rounds.map((r) => (r.benchboard?.rps ?? Number.NaN) / (r[tool]?.rps ?? Number.NaN));
   console.log("\nper-round req/s ratios and their median (the headline):");

@@ -13,6 +13,7 @@ import {
   fmt,
   freePort,
   loadAverage,
+  median,
   ROOT,
   runEngine,
   runPinned,
@@ -40,13 +41,6 @@ const REALTIME = process.env.BENCH_REALTIME === "1";
 interface Figures {
   p50: number;
   p99: number;
-}
-
-function median(values: number[]): number {
-  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** Median p50 and p99 of a tool's rounds; a string when every round failed, null when not run. */

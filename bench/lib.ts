@@ -239,3 +239,11 @@ export function fmt(n: number | undefined, digits = 0): string {
     ? "—"
     : n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
+
+/** The median of the finite values (the mean of the middle two for an even count); NaN for none. */
+export function median(values: number[]): number {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

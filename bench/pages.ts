@@ -13,7 +13,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { envNumber, loadAverage, ROOT } from "./lib";
+import { envNumber, loadAverage, median, ROOT } from "./lib";
 
 const ROUNDS = envNumber("BENCH_ROUNDS", 5);
 const GOAL_MS = envNumber("BENCH_GOAL_MS", 1_000);
@@ -119,12 +119,6 @@ async function timeSignIn(browser: Browser, baseUrl: string, email: string, pass
   } finally {
     await context.close();
   }
-}
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 interface Setup {
