@@ -66,6 +66,7 @@ export class Pacer {
       const waiter = this.waiter;
       if (waiter && Atomics.load(this.words, GENERATION) !== waiter.generation) {
         this.waiter = null;
+        this.armed = Number.NaN;
         waiter.resolve();
       }
     });
@@ -113,13 +114,7 @@ export class Pacer {
     if (this.channel) {
       if (this.closed) return Promise.resolve();
       return new Promise<void>((resolve) => {
-        this.waiter = {
-          generation,
-          resolve: () => {
-            this.armed = Number.NaN;
-            resolve();
-          },
-        };
+        this.waiter = { generation, resolve };
       });
     }
     const wait = (Atomics as unknown as AtomicsWithWaitAsync).waitAsync(this.words, GENERATION, generation);

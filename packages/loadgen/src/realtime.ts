@@ -124,7 +124,8 @@ const GUARD_MIN_SENDS = 100;
 /**
  * Watch a real-time run's sends (`watch` is counted by the engine: every send, and those later
  * than `REALTIME_LATE_MS`): once more than `REALTIME_LATE_SHARE` of a half second's sends (or of
- * the last `GUARD_MIN_SENDS` or more, at low rates) were late, leave real-time (see above) and hand the new hold to `left`. Returns the stop.
+ * the last `GUARD_MIN_SENDS` or more, at low rates) were late, leave real-time (see above) and
+ * hand the new hold to `left`. Returns the stop.
  */
 export function guardRealtime(
   hold: RealtimeHold,

@@ -112,7 +112,6 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
         dropped: 0,
         firedAllBusy: 0,
         fired: 0,
-        sends: 0,
         lateFires: 0,
         completedCalls: 0,
         lastDoneAt: startPerf,
@@ -139,7 +138,6 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     const fireFor = (phase: Phase) => {
       const done = doneFor(phase);
       return (n: number, dueAt: number, firedAt: number) => {
-        phase.sends++;
         if (firedAt - dueAt > REALTIME_LATE_MS) phase.lateFires++;
         const rec = phase.rec;
         rec.count("target_rps", dueAt);
@@ -186,7 +184,7 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
         realtime,
         {
           get sends() {
-            return phase.sends;
+            return phase.fired + phase.dropped;
           },
           get late() {
             return phase.lateFires;
@@ -369,8 +367,7 @@ interface Phase {
   /** Requests fired while every connection was busy. */
   firedAllBusy: number;
   fired: number;
-  /** Every send (dropped ones too), and those fired more than `REALTIME_LATE_MS` after their due time. */
-  sends: number;
+  /** Sends (dropped ones too) fired more than `REALTIME_LATE_MS` after their due time. */
   lateFires: number;
   completedCalls: number;
   lastDoneAt: number;
