@@ -1,5 +1,8 @@
+import { once } from "node:events";
+import { writeSync } from "node:fs";
+import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { Pacer } from "./pacer";
+import { openWakeChannel, Pacer } from "./pacer";
 
 let pacer: Pacer | null = null;
 afterEach(() => {
@@ -76,5 +79,32 @@ describe.each(["socket", "atomics"] as const)("Pacer waking the loop through %s"
     const pending = pacer!.wakeAt(performance.now() + 60_000);
     pacer!.close();
     expect(await within(pending, 1000)).toBe("woken");
+  });
+});
+
+describe("the wake-up socket", () => {
+  it("takes only the connection that brings its token: strangers connecting first are closed", async () => {
+    const closed: Promise<unknown>[] = [];
+    const channel = await openWakeChannel(async (address) => {
+      // One stranger says nothing, one sends 16 bytes of its own; both are in before the pacer's end.
+      for (const junk of ["", "x".repeat(16)]) {
+        const stranger = net.connect({ path: address });
+        stranger.on("error", () => undefined);
+        closed.push(once(stranger, "close"));
+        await once(stranger, "connect");
+        if (junk) stranger.write(junk);
+      }
+    });
+    expect(channel).not.toBeNull();
+    try {
+      // What the thread writes to its descriptor reaches the loop's end, and nothing else did.
+      const received = once(channel!.reader, "data");
+      writeSync(channel!.fd, Buffer.from([7]));
+      const [chunk] = (await received) as [Buffer];
+      expect([...chunk]).toEqual([7]);
+      await Promise.all(closed);
+    } finally {
+      channel!.close();
+    }
   });
 });

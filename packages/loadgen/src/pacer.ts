@@ -1,3 +1,4 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -223,30 +224,66 @@ interface WakeChannel {
   close(): void;
 }
 
+/** How long opening the wake-up socket may take before the pacer falls back to Atomics. */
+const WAKE_CHANNEL_TIMEOUT_MS = 2_000;
+const WAKE_TOKEN_BYTES = 16;
+
 /**
  * A connected pair of Unix sockets for the thread's wake-ups, or null where none can be had
  * (Windows, or a handle without a descriptor). On Linux the listening name is abstract (nothing
  * on disk); elsewhere a path in the temporary directory, removed once connected.
+ *
+ * The name is random, but another local user can see a listening name (`/proc/net/unix`) and
+ * connect first. So the connecting end sends a random token before anything else, and the
+ * listener takes only the connection that delivers it: any other is closed, and the wait gives
+ * up after `WAKE_CHANNEL_TIMEOUT_MS` (the pacer then wakes the loop through Atomics).
  */
-async function openWakeChannel(): Promise<WakeChannel | null> {
+export async function openWakeChannel(
+  /** Tests: runs once the name listens, before the pacer's own end connects. */
+  beforeConnect?: (address: string) => Promise<void>,
+): Promise<WakeChannel | null> {
   if (process.platform === "win32") return null;
-  const name = `benchboard-pacer-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const name = `benchboard-pacer-${process.pid}-${randomBytes(12).toString("hex")}`;
   const address = process.platform === "linux" ? `\0${name}` : path.join(os.tmpdir(), `${name}.sock`);
+  const token = randomBytes(WAKE_TOKEN_BYTES);
   const server = net.createServer();
+  const strangers = new Set<net.Socket>();
   let writer: net.Socket | null = null;
   let reader: net.Socket | null = null;
+  let timer: NodeJS.Timeout | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen({ path: address }, resolve);
     });
-    const accepted = new Promise<net.Socket>((resolve) => server.once("connection", resolve));
+    const accepted = new Promise<net.Socket>((resolve, reject) => {
+      timer = setTimeout(() => reject(new Error("the wake-up socket did not connect")), WAKE_CHANNEL_TIMEOUT_MS);
+      server.on("connection", (socket: net.Socket) => {
+        strangers.add(socket);
+        socket.on("error", () => undefined);
+        let got = Buffer.alloc(0);
+        const onData = (chunk: Buffer) => {
+          got = Buffer.concat([got, chunk]);
+          if (got.length < WAKE_TOKEN_BYTES) return;
+          socket.off("data", onData);
+          // Exactly the token: the thread writes nothing before it has the descriptor.
+          if (got.length === WAKE_TOKEN_BYTES && timingSafeEqual(got, token)) {
+            strangers.delete(socket);
+            resolve(socket);
+          } else socket.destroy();
+        };
+        socket.on("data", onData);
+      });
+    });
+    await beforeConnect?.(address);
     const connecting = net.connect({ path: address });
     writer = connecting;
+    connecting.on("error", () => undefined);
     await new Promise<void>((resolve, reject) => {
       connecting.once("connect", resolve);
       connecting.once("error", reject);
     });
+    connecting.write(token);
     reader = await accepted;
     const fd = (writer as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
     if (typeof fd !== "number" || fd < 0) throw new Error("no descriptor");
@@ -269,6 +306,8 @@ async function openWakeChannel(): Promise<WakeChannel | null> {
     writer?.destroy();
     return null;
   } finally {
+    clearTimeout(timer);
+    for (const socket of strangers) socket.destroy();
     server.close();
   }
 }
