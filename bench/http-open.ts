@@ -127,6 +127,9 @@ async function main() {
   console.log(
     `engine scheduling: ${REALTIME ? "real-time asked for (BENCH_REALTIME=1; the notes say which runs kept normal scheduling, and why)" : "normal"}`,
   );
+  console.log(
+    `engine helper threads: ${process.env.BENCH_IDLE_HELPERS === "0" ? "normal priority (BENCH_IDLE_HELPERS=0)" : "idle priority up to 5,000 req/s, as a worker's default (BENCH_IDLE_HELPERS=0 leaves them)"}`,
+  );
   const notes: string[] = [];
   const warmupCpuMs: number[] = [];
   for (const target of TARGETS) {

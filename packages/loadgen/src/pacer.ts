@@ -3,6 +3,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { forgetPacingThread, keepPacingThread } from "./realtime";
 
 /**
  * Wakes the event loop at a given `performance.now()` time, within tens of microseconds.
@@ -76,6 +77,9 @@ export class Pacer {
       this.worker.once("message", (id: unknown) => resolve(typeof id === "number" ? id : null));
       this.worker.once("exit", () => resolve(null));
     });
+    // Another run's sweep of helper threads must leave this one alone (realtime.ts).
+    keepPacingThread(this, this.tid);
+    this.worker.once("exit", () => forgetPacingThread(this));
   }
 
   /** The thread's kernel id (to give it a scheduling class), or null off Linux. */

@@ -28,6 +28,15 @@ export interface EngineContext {
    * `extra.schedule.scheduling` says what the run got, and `schedulingNote` why not when refused.
    */
   realtime?: boolean;
+  /**
+   * Put the process's other threads (V8's collector and compiler, libuv's pool) at SCHED_IDLE
+   * for open-model runs up to `IDLE_HELPERS_MAX_RATE`, so they never hold the core while the
+   * event loop or the pacing thread waits (Linux; only where the engine runs on the main thread;
+   * see `idleHelperThreads` in `realtime.ts`). Without CAP_SYS_NICE they stay there afterwards.
+   * The result's `extra.schedule.helperThreads` says what the run got, and `helperThreadsNote`
+   * why not.
+   */
+  idleHelpers?: boolean;
   /** Called once a second with the engine's counters (used to stop runs at a dead target). */
   onTick?: (counters: Readonly<Record<string, number>>, nowPerf: number) => void;
 }

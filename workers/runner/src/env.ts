@@ -52,6 +52,13 @@ const ZEnv = z.object({
    * scheduling and says why.
    */
   BENCHBOARD_ENGINE_REALTIME: z.enum(["0", "1"], { error: "BENCHBOARD_ENGINE_REALTIME: 0 or 1" }).default("0"),
+  /**
+   * 1 (default): open-model runs up to 5,000 req/s put the worker's other threads (V8's collector
+   * and compiler, libuv's pool) at idle priority, so that they never hold the core the engine
+   * sends from (see `idleHelperThreads` in packages/loadgen/src/realtime.ts). No privilege
+   * needed; without CAP_SYS_NICE they cannot be put back and stay idle afterwards.
+   */
+  BENCHBOARD_ENGINE_IDLE_HELPERS: z.enum(["0", "1"], { error: "BENCHBOARD_ENGINE_IDLE_HELPERS: 0 or 1" }).default("1"),
   /** 0 disables the health endpoint. */
   BENCHBOARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
   /** 32 bytes, base64: decrypts target secrets (header values) for runs. */
@@ -101,5 +108,6 @@ export function runnerOptionsFromEnv(env: WorkerEnv, raw: NodeJS.ProcessEnv = pr
     publicUrl: env.BENCHBOARD_PUBLIC_URL,
     notify: { baseDelayMs: env.BENCHBOARD_NOTIFY_RETRY_BASE_MS },
     engineRealtime: env.BENCHBOARD_ENGINE_REALTIME === "1",
+    engineIdleHelpers: env.BENCHBOARD_ENGINE_IDLE_HELPERS === "1",
   };
 }

@@ -48,6 +48,8 @@ export interface RunnerOptions {
   retainDetailDays?: number | null;
   /** Open-model runs at real-time scheduling where permitted (`BENCHBOARD_ENGINE_REALTIME`). */
   engineRealtime?: boolean;
+  /** Open-model runs put the worker's other threads at idle priority (`BENCHBOARD_ENGINE_IDLE_HELPERS`). */
+  engineIdleHelpers?: boolean;
   /** When retention passes run: the first a minute after start, then hourly (tests shorten both). */
   retentionTiming?: { firstAfterMs?: number; everyMs?: number };
 }
@@ -83,6 +85,7 @@ export async function startRunner(options: RunnerOptions) {
     lifecycle,
     shutdown: shutdown.signal,
     engineRealtime: options.engineRealtime ?? false,
+    engineIdleHelpers: options.engineIdleHelpers ?? false,
     ...(options.shardStartWaitMs !== undefined ? { shardStartWaitMs: options.shardStartWaitMs } : {}),
   };
   let active = 0;

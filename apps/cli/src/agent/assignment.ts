@@ -123,6 +123,8 @@ export async function runAssignment(
     limits: AgentLimits;
     /** Run open-model runs at real-time scheduling where permitted (`--realtime`; see `EngineContext.realtime`). */
     realtime?: boolean;
+    /** Put the agent's other threads at idle priority for open-model runs (see `EngineContext.idleHelpers`). */
+    idleHelpers?: boolean;
     stop: AbortSignal;
     log: (line: string) => void;
   },
@@ -181,6 +183,7 @@ export async function runAssignment(
         headers,
         pin: verdict.pin,
         realtime: options.realtime ?? false,
+        idleHelpers: options.idleHelpers ?? false,
         signal: abort.signal,
         limits: {
           maxRate: Math.min(assignment.caps.maxRate, options.limits.maxRate ?? Number.POSITIVE_INFINITY),

@@ -11,6 +11,8 @@ export interface AgentOptions {
   maxConnections?: number;
   pollS: number;
   realtime?: boolean;
+  /** False with `--no-idle-helpers`. */
+  idleHelpers?: boolean;
 }
 
 function positiveNumber(value: string): number {
@@ -54,6 +56,10 @@ export function registerAgent(program: Command, io: CliIo): void {
     .option(
       "--realtime",
       "send open-model load (http-open, llm) from real-time-priority threads up to 5,000 req/s: Linux, as root or with CAP_SYS_NICE; for hosts that only generate load (env BENCHBOARD_ENGINE_REALTIME=1)",
+    )
+    .option(
+      "--no-idle-helpers",
+      "leave this process's collector, compiler and I/O threads at normal priority during open-model runs (by default they go to idle priority, so that they never hold the core the engine sends from; env BENCHBOARD_ENGINE_IDLE_HELPERS=0)",
     )
     .action(async (options: AgentOptions) => {
       // The engines load only for this command, so every other command starts as fast as before.

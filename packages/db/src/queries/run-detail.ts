@@ -217,6 +217,7 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
           targetLimits: targetLimitsOf(result.extra),
           /** How the generator's threads were scheduled, when real-time was asked for (else null). */
           scheduling: schedulingOf(result.extra),
+          helperThreads: helperThreadsOf(result.extra),
           statusCounts: numericMetrics(result.statusCounts),
           errors: (Array.isArray(result.errors) ? result.errors : []) as TErrorEntry[],
           stages: (result.stages && typeof result.stages === "object" ? result.stages : {}) as Record<
@@ -370,6 +371,14 @@ function schedulingOf(extra: unknown): { realtime: boolean; note: string | null 
   if (!schedule || (schedule.scheduling !== "realtime" && schedule.scheduling !== "normal")) return null;
   const note = typeof schedule.schedulingNote === "string" ? schedule.schedulingNote.slice(0, 300) : null;
   return { realtime: schedule.scheduling === "realtime", note };
+}
+
+/** `extra.schedule.helperThreads` (and why they were left at normal priority), as the open model stores it. */
+function helperThreadsOf(extra: unknown): { idle: boolean; note: string | null } | null {
+  const schedule = (extra as { schedule?: { helperThreads?: unknown; helperThreadsNote?: unknown } } | null)?.schedule;
+  if (!schedule || (schedule.helperThreads !== "idle" && schedule.helperThreads !== "normal")) return null;
+  const note = typeof schedule.helperThreadsNote === "string" ? schedule.helperThreadsNote.slice(0, 300) : null;
+  return { idle: schedule.helperThreads === "idle", note };
 }
 
 /** `extra.targetLimits` as stored by the engines: a list of sentences, anything else ignored. */

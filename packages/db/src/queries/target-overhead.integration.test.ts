@@ -148,4 +148,21 @@ describe("the generator's scheduling", () => {
     expect(await stored(603, { pacer: "thread" })).toBeNull();
     expect(await stored(604, { scheduling: 7 })).toBeNull();
   });
+
+  it("says whether the helper threads were put at idle priority, and why not", async () => {
+    const stored = async (number: number, schedule: object) => {
+      const run = await t.db.run.create({ data: { orgId, projectId, number, status: "succeeded" } });
+      await t.db.runResult.create({
+        data: { runId: run.id, metrics: { requests: 10 }, valid: true, extra: { schedule } },
+      });
+      return (await getRunView(t.db, orgId, run.id))?.result?.helperThreads;
+    };
+    expect(await stored(611, { helperThreads: "idle" })).toEqual({ idle: true, note: null });
+    expect(await stored(612, { helperThreads: "normal", helperThreadsNote: "not on Linux" })).toEqual({
+      idle: false,
+      note: "not on Linux",
+    });
+    expect(await stored(613, { pacer: "thread", scheduling: "realtime" })).toBeNull();
+    expect(await stored(614, { helperThreads: true })).toBeNull();
+  });
 });

@@ -7,7 +7,9 @@ import { startOpenLoop } from "../open-loop";
 import { Pacer } from "../pacer";
 import {
   guardRealtime,
+  type HelperThreads,
   holdRealtime,
+  idleHelperThreads,
   normalScheduling,
   REALTIME_LATE_MS,
   REALTIME_MAX_RATE,
@@ -75,9 +77,11 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
   const pacer = await Pacer.start();
   let closing = false;
   let realtime: RealtimeHold | null = null;
+  let helpers: HelperThreads | null = null;
   let stopGuard: () => void = () => undefined;
 
   try {
+    if (ctx.idleHelpers) helpers = await idleHelperThreads(peakRate);
     if (ctx.realtime && peakRate > REALTIME_MAX_RATE) {
       realtime = normalScheduling(
         `above ${REALTIME_MAX_RATE} req/s the event loop is busy nearly all the time, and a real-time loop that busy is throttled by the kernel and holds off its network work`,
@@ -286,6 +290,9 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
           ...(realtime
             ? { scheduling: realtime.scheduling, ...(realtime.reason ? { schedulingNote: realtime.reason } : {}) }
             : {}),
+          ...(helpers
+            ? { helperThreads: helpers.helperThreads, ...(helpers.note ? { helperThreadsNote: helpers.note } : {}) }
+            : {}),
         },
         generator: {
           ...eventLoopFigures,
@@ -348,6 +355,7 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
   } finally {
     stopGuard();
     realtime?.release();
+    helpers?.release();
     closing = true;
     pacer?.close();
     await pool.destroy().catch(() => undefined);

@@ -56,6 +56,8 @@ export interface ProcessorDeps {
   shutdown?: AbortSignal;
   /** Run open-model runs at real-time scheduling where permitted (see `EngineContext.realtime`). */
   engineRealtime?: boolean;
+  /** Put the worker's other threads at idle priority for open-model runs (see `EngineContext.idleHelpers`). */
+  engineIdleHelpers?: boolean;
   /** Install settings from the environment (the operator's stored edits are read on top). */
   install?: InstallSettings | null;
   /** Address lookup for targets; the system resolver when absent. */
@@ -122,6 +124,7 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
         headers,
         pin,
         realtime: deps.engineRealtime ?? false,
+        idleHelpers: deps.engineIdleHelpers ?? false,
         signal: abort.signal,
         limits,
         onProgress: (p: EngineProgress) => {

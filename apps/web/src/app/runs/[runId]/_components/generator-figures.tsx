@@ -20,10 +20,13 @@ const ROWS: { key: string; label: string; hint: string }[] = [
 export function GeneratorFigures({
   metrics,
   scheduling = null,
+  helperThreads = null,
 }: {
   metrics: Readonly<Record<string, number>>;
   /** Set when the worker asked for real-time scheduling (`BENCHBOARD_ENGINE_REALTIME`). */
   scheduling?: { realtime: boolean; note: string | null } | null;
+  /** Set when the worker put its other threads at idle priority (`BENCHBOARD_ENGINE_IDLE_HELPERS`). */
+  helperThreads?: { idle: boolean; note: string | null } | null;
 }) {
   const rows = ROWS.filter((r) => metrics[r.key] !== undefined);
   if (rows.length === 0) return null;
@@ -54,6 +57,19 @@ export function GeneratorFigures({
                 </span>
               </th>
               <td className="py-1.5 text-right font-medium">{scheduling.realtime ? "real-time" : "normal"}</td>
+            </tr>
+          )}
+          {helperThreads && (
+            <tr className="border-t border-slate-100">
+              <th scope="row" className="py-1.5 text-left font-normal text-slate-600">
+                Helper threads
+                <span className="ml-1.5 text-xs text-slate-400">
+                  {helperThreads.idle
+                    ? "collector, compiler and I/O pool give the core up to the engine"
+                    : (helperThreads.note ?? "idle priority was asked for")}
+                </span>
+              </th>
+              <td className="py-1.5 text-right font-medium">{helperThreads.idle ? "idle priority" : "normal"}</td>
             </tr>
           )}
         </tbody>
