@@ -61,9 +61,17 @@ if [ -f .data/pids/targets.pid ]; then
   done
 fi
 printf '\n\033[1;32mBenchboard is running at http://127.0.0.1:%s\033[0m\n' "$PORT"
-printf 'First visit: create the operator account (the first one owns this install) at\n'
-printf '  http://127.0.0.1:%s/sign-up?setup=%s\n' "$PORT" "$BENCHBOARD_SETUP_TOKEN"
-printf 'That link carries the one-time setup token; sign-up without it cannot create the first account.\n'
+# The setup link only while the install's own organization has no owner (the operator) yet, as
+# sign-up decides (packages/db/src/queries/auth.ts); when that cannot be read, it is shown.
+owners="$(psql "${DATABASE_URL:-postgresql://benchboard:benchboard@127.0.0.1:5432/benchboard}" -Atc \
+  "select count(*) from \"Membership\" m join \"Organization\" o on o.id = m.\"orgId\" where o.slug = 'local' and m.role = 'owner'" 2>/dev/null || true)"
+if [ -z "$owners" ] || [ "$owners" = "0" ]; then
+  printf 'First visit: create the operator account (the first one owns this install) at\n'
+  printf '  http://127.0.0.1:%s/sign-up?setup=%s\n' "$PORT" "$BENCHBOARD_SETUP_TOKEN"
+  printf 'That link carries the one-time setup token; sign-up without it cannot create the first account.\n'
+else
+  printf 'Sign in at http://127.0.0.1:%s/sign-in (this install already has its operator account).\n' "$PORT"
+fi
 if [ -f .data/pids/targets.pid ]; then
   printf 'Reference targets: gateway :%s, chat :%s, examples :%s. ' \
     "${BENCHBOARD_GATEWAY_PORT:-4100}" "${BENCHBOARD_CHAT_PORT:-4200}" "${BENCHBOARD_EXAMPLES_PORT:-4300}"
