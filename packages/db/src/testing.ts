@@ -29,13 +29,30 @@ async function admin<T>(baseUrl: string, fn: (c: pg.Client) => Promise<T>): Prom
   }
 }
 
+/**
+ * DROP DATABASE … WITH (FORCE), tried again for a few seconds when PostgreSQL refuses to end a
+ * session in it: an autovacuum worker has no role, so FORCE may not terminate one ("must be a
+ * member of the role whose process is being terminated"), and it ends by itself within moments.
+ */
+async function dropDatabase(c: pg.Client, name: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== "42501" || attempt >= 20) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
 async function ensureTemplate(baseUrl: string): Promise<string> {
   const template = `bb_template_${await migrationsFingerprint()}`;
   await admin(baseUrl, async (c) => {
     const exists = await c.query("SELECT 1 FROM pg_database WHERE datname = $1", [template]);
     if (exists.rowCount) return;
     const building = `${template}_building`;
-    await c.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
+    await dropDatabase(c, building);
     await c.query(`CREATE DATABASE "${building}"`);
     await applyMigrations(withDatabase(baseUrl, building));
     // Renaming after a complete migration means a half-built template is never cloned.
@@ -65,7 +82,7 @@ export async function createTestDatabase(
     db,
     async drop() {
       await db.$disconnect();
-      await admin(baseUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+      await admin(baseUrl, (c) => dropDatabase(c, name));
     },
   };
 }
@@ -83,7 +100,7 @@ export async function dropStaleTestDatabases(
     let dropped = 0;
     for (const { datname } of rows) {
       if (datname === current) continue;
-      await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+      await dropDatabase(c, datname);
       dropped++;
     }
     return dropped;
