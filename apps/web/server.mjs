@@ -5,6 +5,12 @@ import { createServer } from "node:http";
 import { parseArgs } from "node:util";
 import next from "next";
 
+// Output to a log sink that has gone away (the process that held our stdout pipe died) is
+// dropped. Otherwise the write fails with EPIPE on the stream, the unhandled stream error reaches
+// Next.js's uncaught-exception handler, which logs it to the same stream, and so on: the server
+// spun a core for as long as it lived.
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
+
 /** Header the app reads the peer address from; set here on every request, whatever came in. */
 const PEER_HEADER = "x-benchboard-peer";
 process.env.BENCHBOARD_PEER_HEADER = PEER_HEADER;
