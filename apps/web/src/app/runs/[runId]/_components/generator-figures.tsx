@@ -64,9 +64,10 @@ export function GeneratorFigures({
               <th scope="row" className="py-1.5 text-left font-normal text-slate-600">
                 Helper threads
                 <span className="ml-1.5 text-xs text-slate-400">
-                  {helperThreads.idle
-                    ? "collector, compiler and I/O pool give the core up to the engine"
-                    : (helperThreads.note ?? "idle priority was asked for")}
+                  {helperThreads.note ??
+                    (helperThreads.idle
+                      ? "collector, compiler and I/O pool give the core up to the engine"
+                      : "idle priority was asked for")}
                 </span>
               </th>
               <td className="py-1.5 text-right font-medium">{helperThreads.idle ? "idle priority" : "normal"}</td>
