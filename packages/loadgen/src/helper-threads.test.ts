@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { startHttpServer, type TestServer } from "../test/servers";
 import { runScenario } from "./index";
 import { Pacer } from "./pacer";
@@ -15,14 +15,6 @@ const canRestore = ((BigInt(`0x${/CapEff:\s+([0-9a-f]+)/.exec(status)?.[1] ?? "0
 
 function threads(): number[] {
   return readdirSync("/proc/self/task").map(Number);
-}
-
-async function waitFor(check: () => boolean, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 let server: TestServer | null = null;
@@ -66,7 +58,7 @@ describe("helper threads at idle priority", () => {
 
       // A pacer's thread that has ended is no longer kept.
       first.close();
-      await waitFor(() => threadPolicy(a) === null, 5_000);
+      await vi.waitFor(() => expect(threadPolicy(a)).toBeNull(), { timeout: 5_000, interval: 10 });
       runB.release();
       const expected = canRestore ? SCHED_OTHER : SCHED_IDLE;
       for (const t of others.filter((t) => threadPolicy(t) !== null)) {

@@ -81,8 +81,17 @@ export function forgetPacingThread(owner: object): void {
   pacingThreads.delete(owner);
 }
 
-/** How long a sweep waits for a starting pacing thread to say who it is. */
+/** How long a run waits for a starting pacing thread to say who it is. */
 const PACING_THREAD_ID_WAIT_MS = 2_000;
+
+/**
+ * A pacing thread's kernel id (it reports it as it starts, within milliseconds), or null if it
+ * has not within `PACING_THREAD_ID_WAIT_MS`. The give-up timer is unref'd: it must not keep a
+ * finished process alive.
+ */
+export function pacingThreadId(tid: Promise<number | null>): Promise<number | null> {
+  return Promise.race([tid, new Promise<null>((r) => setTimeout(() => r(null), PACING_THREAD_ID_WAIT_MS).unref())]);
+}
 
 /**
  * Runs of a higher peak rate (per worker or shard) do not idle the helper threads: there the loop
@@ -142,11 +151,7 @@ export async function idleHelperThreads(peakRate: number): Promise<HelperThreads
   }
   const keep = new Set<number>([loop]);
   const alive = [...pacingThreads];
-  const ids = await Promise.all(
-    alive.map(([, tid]) =>
-      Promise.race([tid, new Promise<null>((r) => setTimeout(() => r(null), PACING_THREAD_ID_WAIT_MS).unref())]),
-    ),
-  );
+  const ids = await Promise.all(alive.map(([, tid]) => pacingThreadId(tid)));
   for (const [i, tid] of ids.entries()) {
     if (tid !== null) keep.add(tid);
     // A thread still alive that never said who it is could be any of them.

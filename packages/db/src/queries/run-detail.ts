@@ -365,20 +365,33 @@ export async function generatorCapacity(db: Db, orgId: string, engine: string) {
   return workerCapacity(engine, samples);
 }
 
-/** `extra.schedule.scheduling` (and why it is not real-time), as the open model stores it. */
-function schedulingOf(extra: unknown): { realtime: boolean; note: string | null } | null {
-  const schedule = (extra as { schedule?: { scheduling?: unknown; schedulingNote?: unknown } } | null)?.schedule;
-  if (!schedule || (schedule.scheduling !== "realtime" && schedule.scheduling !== "normal")) return null;
-  const note = typeof schedule.schedulingNote === "string" ? schedule.schedulingNote.slice(0, 300) : null;
-  return { realtime: schedule.scheduling === "realtime", note };
+/**
+ * A scheduling choice the open model stores in `extra.schedule`: `field` is `asked` or "normal",
+ * and `<field>Note` says why (when not `asked`, or anything else worth saying). Null when the
+ * run says nothing about it (not asked for), or anything else is stored there.
+ */
+function scheduleChoice(
+  extra: unknown,
+  field: "scheduling" | "helperThreads",
+  asked: string,
+): { got: boolean; note: string | null } | null {
+  const schedule = (extra as { schedule?: Record<string, unknown> } | null)?.schedule;
+  const value = schedule?.[field];
+  if (value !== asked && value !== "normal") return null;
+  const note = schedule?.[`${field}Note`];
+  return { got: value === asked, note: typeof note === "string" ? note.slice(0, 300) : null };
 }
 
-/** `extra.schedule.helperThreads` (and why they were left at normal priority), as the open model stores it. */
+/** `extra.schedule.scheduling` (and why it is not real-time). */
+function schedulingOf(extra: unknown): { realtime: boolean; note: string | null } | null {
+  const choice = scheduleChoice(extra, "scheduling", "realtime");
+  return choice && { realtime: choice.got, note: choice.note };
+}
+
+/** `extra.schedule.helperThreads` (and why they were left at normal priority). */
 function helperThreadsOf(extra: unknown): { idle: boolean; note: string | null } | null {
-  const schedule = (extra as { schedule?: { helperThreads?: unknown; helperThreadsNote?: unknown } } | null)?.schedule;
-  if (!schedule || (schedule.helperThreads !== "idle" && schedule.helperThreads !== "normal")) return null;
-  const note = typeof schedule.helperThreadsNote === "string" ? schedule.helperThreadsNote.slice(0, 300) : null;
-  return { idle: schedule.helperThreads === "idle", note };
+  const choice = scheduleChoice(extra, "helperThreads", "idle");
+  return choice && { idle: choice.got, note: choice.note };
 }
 
 /** `extra.targetLimits` as stored by the engines: a list of sentences, anything else ignored. */

@@ -11,6 +11,7 @@ import {
   holdRealtime,
   idleHelperThreads,
   normalScheduling,
+  pacingThreadId,
   REALTIME_LATE_MS,
   REALTIME_MAX_RATE,
   type RealtimeHold,
@@ -92,12 +93,9 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
         pacer ? "the pacing thread has no socket to wake the event loop through" : "no pacing thread",
       );
     } else if (ctx.realtime && pacer) {
-      // The pacing thread reports its id as it starts (milliseconds); a thread that never does
-      // leaves the run at normal scheduling, and the result says so.
-      // (The give-up timer is unref'd: it must not keep a finished process alive.)
-      realtime = holdRealtime(
-        await Promise.race([pacer.threadId(), new Promise<null>((r) => setTimeout(() => r(null), 2_000).unref())]),
-      );
+      // A pacing thread that never says who it is leaves the run at normal scheduling, and the
+      // result says so.
+      realtime = holdRealtime(await pacingThreadId(pacer.threadId()));
     }
     // One phase's state. The warm-up and the measurement run the same `fire` and `done` (built
     // by one function, so they share the compiled code and its type feedback): the warm-up

@@ -47,31 +47,27 @@ export function GeneratorFigures({
             </tr>
           ))}
           {scheduling && (
-            <tr className="border-t border-slate-100">
-              <th scope="row" className="py-1.5 text-left font-normal text-slate-600">
-                Scheduling
-                <span className="ml-1.5 text-xs text-slate-400">
-                  {scheduling.realtime
-                    ? "event loop and pacing thread at real-time priority"
-                    : (scheduling.note ?? "real-time was asked for")}
-                </span>
-              </th>
-              <td className="py-1.5 text-right font-medium">{scheduling.realtime ? "real-time" : "normal"}</td>
-            </tr>
+            <ChoiceRow
+              label="Scheduling"
+              hint={
+                scheduling.realtime
+                  ? "event loop and pacing thread at real-time priority"
+                  : (scheduling.note ?? "real-time was asked for")
+              }
+              value={scheduling.realtime ? "real-time" : "normal"}
+            />
           )}
           {helperThreads && (
-            <tr className="border-t border-slate-100">
-              <th scope="row" className="py-1.5 text-left font-normal text-slate-600">
-                Helper threads
-                <span className="ml-1.5 text-xs text-slate-400">
-                  {helperThreads.note ??
-                    (helperThreads.idle
-                      ? "collector, compiler and I/O pool give the core up to the engine"
-                      : "idle priority was asked for")}
-                </span>
-              </th>
-              <td className="py-1.5 text-right font-medium">{helperThreads.idle ? "idle priority" : "normal"}</td>
-            </tr>
+            <ChoiceRow
+              label="Helper threads"
+              hint={
+                helperThreads.note ??
+                (helperThreads.idle
+                  ? "collector, compiler and I/O pool give the core up to the engine"
+                  : "idle priority was asked for")
+              }
+              value={helperThreads.idle ? "idle priority" : "normal"}
+            />
           )}
         </tbody>
       </table>
@@ -83,5 +79,18 @@ export function GeneratorFigures({
         </p>
       )}
     </div>
+  );
+}
+
+/** A scheduling choice the worker made for the run: what it asked for, what the run got, and why. */
+function ChoiceRow({ label, hint, value }: { label: string; hint: string; value: string }) {
+  return (
+    <tr className="border-t border-slate-100">
+      <th scope="row" className="py-1.5 text-left font-normal text-slate-600">
+        {label}
+        <span className="ml-1.5 text-xs text-slate-400">{hint}</span>
+      </th>
+      <td className="py-1.5 text-right font-medium">{value}</td>
+    </tr>
   );
 }
