@@ -130,6 +130,9 @@ async function main() {
   console.log(
     `engine helper threads: ${process.env.BENCH_IDLE_HELPERS === "0" ? "normal priority (BENCH_IDLE_HELPERS=0)" : "idle priority up to 5,000 req/s, as a worker's default (BENCH_IDLE_HELPERS=0 leaves them)"}`,
   );
+  console.log(
+    `engine event loop and pacing thread slice: ${process.env.BENCH_LOOP_SLICE === "0" ? "the kernel's default (BENCH_LOOP_SLICE=0)" : "0.1 ms up to 1,000 req/s, as a worker's default (BENCH_LOOP_SLICE=0 leaves the kernel's)"}`,
+  );
   const notes: string[] = [];
   const warmupCpuMs: number[] = [];
   for (const target of TARGETS) {
@@ -212,6 +215,15 @@ async function main() {
         if (REALTIME && schedule.scheduling !== "realtime")
           notes.push(
             `${target} ${rate}: the engine ran at normal scheduling: ${schedule.schedulingNote ?? "not asked"}`,
+          );
+        if (
+          process.env.BENCH_LOOP_SLICE !== "0" &&
+          rate <= 1_000 &&
+          schedule.loopSlice !== "short" &&
+          schedule.scheduling !== "realtime"
+        )
+          notes.push(
+            `${target} ${rate}: the event loop and pacing thread kept the kernel's default slice: ${schedule.loopSliceNote ?? "not asked"}`,
           );
         const lag = [
           m.send_lag_p50 ?? (schedule.sendLagP50Ms as number | null),

@@ -59,6 +59,12 @@ const ZEnv = z.object({
    * needed; without CAP_SYS_NICE they cannot be put back and stay idle afterwards.
    */
   BENCHBOARD_ENGINE_IDLE_HELPERS: z.enum(["0", "1"], { error: "BENCHBOARD_ENGINE_IDLE_HELPERS: 0 or 1" }).default("1"),
+  /**
+   * 1 (default): open-model runs up to 1,000 req/s give the worker's event loop and the run's
+   * pacing thread the kernel's shortest slice (0.1 ms), so that they win their wake-ups (see
+   * `shortLoopSlice` in packages/loadgen/src/realtime.ts). Linux 6.12+, no privilege needed.
+   */
+  BENCHBOARD_ENGINE_LOOP_SLICE: z.enum(["0", "1"], { error: "BENCHBOARD_ENGINE_LOOP_SLICE: 0 or 1" }).default("1"),
   /** 0 disables the health endpoint. */
   BENCHBOARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
   /** 32 bytes, base64: decrypts target secrets (header values) for runs. */
@@ -109,5 +115,6 @@ export function runnerOptionsFromEnv(env: WorkerEnv, raw: NodeJS.ProcessEnv = pr
     notify: { baseDelayMs: env.BENCHBOARD_NOTIFY_RETRY_BASE_MS },
     engineRealtime: env.BENCHBOARD_ENGINE_REALTIME === "1",
     engineIdleHelpers: env.BENCHBOARD_ENGINE_IDLE_HELPERS === "1",
+    engineLoopSlice: env.BENCHBOARD_ENGINE_LOOP_SLICE === "1",
   };
 }

@@ -50,6 +50,8 @@ export interface RunnerOptions {
   engineRealtime?: boolean;
   /** Open-model runs put the worker's other threads at idle priority (`BENCHBOARD_ENGINE_IDLE_HELPERS`). */
   engineIdleHelpers?: boolean;
+  /** Open-model runs give the event loop the shortest slice (`BENCHBOARD_ENGINE_LOOP_SLICE`). */
+  engineLoopSlice?: boolean;
   /** When retention passes run: the first a minute after start, then hourly (tests shorten both). */
   retentionTiming?: { firstAfterMs?: number; everyMs?: number };
 }
@@ -86,6 +88,7 @@ export async function startRunner(options: RunnerOptions) {
     shutdown: shutdown.signal,
     engineRealtime: options.engineRealtime ?? false,
     engineIdleHelpers: options.engineIdleHelpers ?? false,
+    engineLoopSlice: options.engineLoopSlice ?? false,
     ...(options.shardStartWaitMs !== undefined ? { shardStartWaitMs: options.shardStartWaitMs } : {}),
   };
   let active = 0;

@@ -112,6 +112,7 @@ export async function runAgent(options: AgentOptions, io: CliIo, proc: AgentProc
         limits: { maxRate: options.maxRate, maxConnections: options.maxConnections },
         realtime: options.realtime === true || io.env.BENCHBOARD_ENGINE_REALTIME === "1",
         idleHelpers: options.idleHelpers !== false && io.env.BENCHBOARD_ENGINE_IDLE_HELPERS !== "0",
+        loopSlice: options.loopSlice !== false && io.env.BENCHBOARD_ENGINE_LOOP_SLICE !== "0",
         stop: stop.signal,
         log,
       }).finally(() => active.delete(running));

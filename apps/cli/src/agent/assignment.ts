@@ -125,6 +125,8 @@ export async function runAssignment(
     realtime?: boolean;
     /** Put the agent's other threads at idle priority for open-model runs (see `EngineContext.idleHelpers`). */
     idleHelpers?: boolean;
+    /** Give the event loop the shortest slice for open-model runs (see `EngineContext.loopSlice`). */
+    loopSlice?: boolean;
     stop: AbortSignal;
     log: (line: string) => void;
   },
@@ -184,6 +186,7 @@ export async function runAssignment(
         pin: verdict.pin,
         realtime: options.realtime ?? false,
         idleHelpers: options.idleHelpers ?? false,
+        loopSlice: options.loopSlice ?? false,
         signal: abort.signal,
         limits: {
           maxRate: Math.min(assignment.caps.maxRate, options.limits.maxRate ?? Number.POSITIVE_INFINITY),

@@ -13,6 +13,8 @@ export interface AgentOptions {
   realtime?: boolean;
   /** False with `--no-idle-helpers`. */
   idleHelpers?: boolean;
+  /** False with `--no-loop-slice`. */
+  loopSlice?: boolean;
 }
 
 function positiveNumber(value: string): number {
@@ -60,6 +62,10 @@ export function registerAgent(program: Command, io: CliIo): void {
     .option(
       "--no-idle-helpers",
       "leave this process's collector, compiler and I/O threads at normal priority during open-model runs (by default they go to idle priority, so that they never hold the core the engine sends from; env BENCHBOARD_ENGINE_IDLE_HELPERS=0)",
+    )
+    .option(
+      "--no-loop-slice",
+      "leave the event loop and pacing thread at the kernel's default slice during open-model runs (by default, up to 1,000 req/s, they take the shortest, 0.1 ms, so that they win their wake-ups; Linux 6.12+; env BENCHBOARD_ENGINE_LOOP_SLICE=0)",
     )
     .action(async (options: AgentOptions) => {
       // The engines load only for this command, so every other command starts as fast as before.

@@ -218,6 +218,7 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
           /** How the generator's threads were scheduled, when real-time was asked for (else null). */
           scheduling: schedulingOf(result.extra),
           helperThreads: helperThreadsOf(result.extra),
+          loopSlice: loopSliceOf(result.extra),
           statusCounts: numericMetrics(result.statusCounts),
           errors: (Array.isArray(result.errors) ? result.errors : []) as TErrorEntry[],
           stages: (result.stages && typeof result.stages === "object" ? result.stages : {}) as Record<
@@ -366,18 +367,19 @@ export async function generatorCapacity(db: Db, orgId: string, engine: string) {
 }
 
 /**
- * A scheduling choice the open model stores in `extra.schedule`: `field` is `asked` or "normal",
- * and `<field>Note` says why (when not `asked`, or anything else worth saying). Null when the
- * run says nothing about it (not asked for), or anything else is stored there.
+ * A scheduling choice the open model stores in `extra.schedule`: `field` is `asked` or `other`
+ * ("normal" unless said), and `<field>Note` says why (when not `asked`, or anything else worth
+ * saying). Null when the run says nothing about it (not asked for), or anything else is stored there.
  */
 function scheduleChoice(
   extra: unknown,
-  field: "scheduling" | "helperThreads",
+  field: "scheduling" | "helperThreads" | "loopSlice",
   asked: string,
+  other = "normal",
 ): { got: boolean; note: string | null } | null {
   const schedule = (extra as { schedule?: Record<string, unknown> } | null)?.schedule;
   const value = schedule?.[field];
-  if (value !== asked && value !== "normal") return null;
+  if (value !== asked && value !== other) return null;
   const note = schedule?.[`${field}Note`];
   return { got: value === asked, note: typeof note === "string" ? note.slice(0, 300) : null };
 }
@@ -392,6 +394,12 @@ function schedulingOf(extra: unknown): { realtime: boolean; note: string | null 
 function helperThreadsOf(extra: unknown): { idle: boolean; note: string | null } | null {
   const choice = scheduleChoice(extra, "helperThreads", "idle");
   return choice && { idle: choice.got, note: choice.note };
+}
+
+/** `extra.schedule.loopSlice` (and why the loop kept the kernel's default slice). */
+function loopSliceOf(extra: unknown): { short: boolean; note: string | null } | null {
+  const choice = scheduleChoice(extra, "loopSlice", "short", "default");
+  return choice && { short: choice.got, note: choice.note };
 }
 
 /** `extra.targetLimits` as stored by the engines: a list of sentences, anything else ignored. */

@@ -165,4 +165,22 @@ describe("the generator's scheduling", () => {
     expect(await stored(613, { pacer: "thread", scheduling: "realtime" })).toBeNull();
     expect(await stored(614, { helperThreads: true })).toBeNull();
   });
+
+  it("says whether the event loop had the shortest slice, and why not", async () => {
+    const stored = async (number: number, schedule: object) => {
+      const run = await t.db.run.create({ data: { orgId, projectId, number, status: "succeeded" } });
+      await t.db.runResult.create({
+        data: { runId: run.id, metrics: { requests: 10 }, valid: true, extra: { schedule } },
+      });
+      return (await getRunView(t.db, orgId, run.id))?.result?.loopSlice;
+    };
+    expect(await stored(621, { loopSlice: "short", helperThreads: "idle" })).toEqual({ short: true, note: null });
+    expect(await stored(622, { loopSlice: "default", loopSliceNote: "perl is not installed" })).toEqual({
+      short: false,
+      note: "perl is not installed",
+    });
+    // "normal" is another field's word: not this one's.
+    expect(await stored(623, { loopSlice: "normal" })).toBeNull();
+    expect(await stored(624, { helperThreads: "idle" })).toBeNull();
+  });
 });

@@ -10,11 +10,13 @@ import {
   type HelperThreads,
   holdRealtime,
   idleHelperThreads,
+  type LoopSlice,
   normalScheduling,
   pacingThreadId,
   REALTIME_LATE_MS,
   REALTIME_MAX_RATE,
   type RealtimeHold,
+  shortLoopSlice,
 } from "../realtime";
 import { checkpointer, Recorder, warmRecorderCode } from "../recorder";
 import { ArrivalSchedule } from "../schedule";
@@ -79,6 +81,7 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
   let closing = false;
   let realtime: RealtimeHold | null = null;
   let helpers: HelperThreads | null = null;
+  let slice: LoopSlice | null = null;
   let stopGuard: () => void = () => undefined;
 
   try {
@@ -97,6 +100,11 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
       // result says so.
       realtime = holdRealtime(await pacingThreadId(pacer.threadId()));
     }
+    // A real-time loop has no slice; one that leaves real-time mid-run gets the kernel's default.
+    if (ctx.loopSlice && realtime?.scheduling !== "realtime")
+      slice = pacer
+        ? shortLoopSlice(peakRate, await pacingThreadId(pacer.threadId()))
+        : { loopSlice: "default", note: "no pacing thread", release: () => undefined };
     // One phase's state. The warm-up and the measurement run the same `fire` and `done` (built
     // by one function, so they share the compiled code and its type feedback): the warm-up
     // records into a recorder that is thrown away. Warming other functions than the measured
@@ -291,6 +299,7 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
           ...(helpers
             ? { helperThreads: helpers.helperThreads, ...(helpers.note ? { helperThreadsNote: helpers.note } : {}) }
             : {}),
+          ...(slice ? { loopSlice: slice.loopSlice, ...(slice.note ? { loopSliceNote: slice.note } : {}) } : {}),
         },
         generator: {
           ...eventLoopFigures,
@@ -354,6 +363,7 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     stopGuard();
     realtime?.release();
     helpers?.release();
+    slice?.release();
     closing = true;
     pacer?.close();
     await pool.destroy().catch(() => undefined);

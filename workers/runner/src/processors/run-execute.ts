@@ -58,6 +58,8 @@ export interface ProcessorDeps {
   engineRealtime?: boolean;
   /** Put the worker's other threads at idle priority for open-model runs (see `EngineContext.idleHelpers`). */
   engineIdleHelpers?: boolean;
+  /** Give the event loop the shortest slice for open-model runs (see `EngineContext.loopSlice`). */
+  engineLoopSlice?: boolean;
   /** Install settings from the environment (the operator's stored edits are read on top). */
   install?: InstallSettings | null;
   /** Address lookup for targets; the system resolver when absent. */
@@ -125,6 +127,7 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
         pin,
         realtime: deps.engineRealtime ?? false,
         idleHelpers: deps.engineIdleHelpers ?? false,
+        loopSlice: deps.engineLoopSlice ?? false,
         signal: abort.signal,
         limits,
         onProgress: (p: EngineProgress) => {

@@ -65,6 +65,7 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
         pin,
         realtime: deps.engineRealtime ?? false,
         idleHelpers: deps.engineIdleHelpers ?? false,
+        loopSlice: deps.engineLoopSlice ?? false,
         signal: watch.abort.signal,
         limits,
         // Every 5 s the shard's result so far, kept if its worker dies before the end.

@@ -21,12 +21,15 @@ export function GeneratorFigures({
   metrics,
   scheduling = null,
   helperThreads = null,
+  loopSlice = null,
 }: {
   metrics: Readonly<Record<string, number>>;
   /** Set when the worker asked for real-time scheduling (`BENCHBOARD_ENGINE_REALTIME`). */
   scheduling?: { realtime: boolean; note: string | null } | null;
   /** Set when the worker put its other threads at idle priority (`BENCHBOARD_ENGINE_IDLE_HELPERS`). */
   helperThreads?: { idle: boolean; note: string | null } | null;
+  /** Set when the worker gave the event loop and pacing thread the shortest slice (`BENCHBOARD_ENGINE_LOOP_SLICE`). */
+  loopSlice?: { short: boolean; note: string | null } | null;
 }) {
   const rows = ROWS.filter((r) => metrics[r.key] !== undefined);
   if (rows.length === 0) return null;
@@ -67,6 +70,18 @@ export function GeneratorFigures({
                   : "idle priority was asked for")
               }
               value={helperThreads.idle ? "idle priority" : "normal"}
+            />
+          )}
+          {loopSlice && (
+            <ChoiceRow
+              label="Scheduler slice"
+              hint={
+                loopSlice.note ??
+                (loopSlice.short
+                  ? "event loop and pacing thread win their wake-ups"
+                  : "the shortest slice was asked for")
+              }
+              value={loopSlice.short ? "0.1 ms" : "kernel default"}
             />
           )}
         </tbody>

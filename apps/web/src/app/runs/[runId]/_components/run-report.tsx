@@ -255,7 +255,12 @@ export function RunReport({
 
       {m.send_lag_p50 !== undefined && (
         <Card title="Load generator (its own error)">
-          <GeneratorFigures metrics={m} scheduling={result.scheduling} helperThreads={result.helperThreads} />
+          <GeneratorFigures
+            metrics={m}
+            scheduling={result.scheduling}
+            helperThreads={result.helperThreads}
+            loopSlice={result.loopSlice}
+          />
         </Card>
       )}
 
