@@ -5,6 +5,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { LOOP_SLICE_MAX_RATE } from "../packages/loadgen/src/realtime";
 import {
   BENCH_DIR,
   CLIENT_CORE,
@@ -131,7 +132,7 @@ async function main() {
     `engine helper threads: ${process.env.BENCH_IDLE_HELPERS === "0" ? "normal priority (BENCH_IDLE_HELPERS=0)" : "idle priority up to 5,000 req/s, as a worker's default (BENCH_IDLE_HELPERS=0 leaves them)"}`,
   );
   console.log(
-    `engine event loop and pacing thread slice: ${process.env.BENCH_LOOP_SLICE === "0" ? "the kernel's default (BENCH_LOOP_SLICE=0)" : "0.1 ms up to 1,000 req/s, as a worker's default (BENCH_LOOP_SLICE=0 leaves the kernel's)"}`,
+    `engine event loop and pacing thread slice: ${process.env.BENCH_LOOP_SLICE === "0" ? "the kernel's default (BENCH_LOOP_SLICE=0)" : `0.1 ms up to ${LOOP_SLICE_MAX_RATE.toLocaleString("en-US")} req/s, as a worker's default (BENCH_LOOP_SLICE=0 leaves the kernel's)`}`,
   );
   const notes: string[] = [];
   const warmupCpuMs: number[] = [];
@@ -218,7 +219,7 @@ async function main() {
           );
         if (
           process.env.BENCH_LOOP_SLICE !== "0" &&
-          rate <= 1_000 &&
+          rate <= LOOP_SLICE_MAX_RATE &&
           schedule.loopSlice !== "short" &&
           schedule.scheduling !== "realtime"
         )

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { hasCapSysNice } from "../test/privileges";
 import { startHttpServer, type TestServer } from "../test/servers";
 import { runScenario } from "./index";
 import { Pacer } from "./pacer";
@@ -9,9 +10,8 @@ import { currentThreadId, IDLE_HELPERS_MAX_RATE, idleHelperThreads, SCHED_IDLE, 
 // a worker's run would: they are alone in this file so that no other test's process is changed.
 
 const SCHED_OTHER = 0;
-// Putting a thread back from SCHED_IDLE takes CAP_SYS_NICE (root has it unless a container dropped it).
-const status = readFileSync("/proc/self/status", "utf8");
-const canRestore = ((BigInt(`0x${/CapEff:\s+([0-9a-f]+)/.exec(status)?.[1] ?? "0"}`) >> 23n) & 1n) === 1n;
+// Putting a thread back from SCHED_IDLE takes CAP_SYS_NICE.
+const canRestore = hasCapSysNice();
 
 function threads(): number[] {
   return readdirSync("/proc/self/task").map(Number);

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hasCapSysNice } from "../test/privileges";
 import { startHttpServer, type TestServer } from "../test/servers";
 import { runScenario } from "./index";
 import { Pacer } from "./pacer";
@@ -33,9 +34,6 @@ const hasPerl = (() => {
   }
 })();
 const supported = kernelHasCustomSlices() && hasPerl && defaultSlice !== null;
-
-const status = readFileSync("/proc/self/status", "utf8");
-const capSysNice = (BigInt(`0x${/CapEff:\s+([0-9a-f]+)/.exec(status)?.[1] ?? "0"}`) >> 23n) & 1n;
 
 function nice(tid: number): number {
   const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
@@ -120,7 +118,7 @@ describe("the event loop's short slice", () => {
     }
     expect(nice(loop)).toBe(Math.min(19, before + 3));
     expect(threadSlice(loop)).toBe(defaultSlice);
-    if (capSysNice === 1n) os.setPriority(loop, before);
+    if (hasCapSysNice()) os.setPriority(loop, before);
   });
 
   it("says so where Perl, which makes the call, cannot be found", () => {

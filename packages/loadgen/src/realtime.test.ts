@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { mayUseRealtime } from "../test/privileges";
 import { startHttpServer, type TestServer } from "../test/servers";
 import { runScenario } from "./index";
 import { Pacer } from "./pacer";
@@ -15,10 +16,7 @@ function scheduling(tid: number): { policy: number; priority: number } {
 
 // Raising a thread to SCHED_FIFO takes CAP_SYS_NICE (root has it unless a container dropped it)
 // or a real-time priority limit; elsewhere the refusal is the behaviour under test.
-const status = readFileSync("/proc/self/status", "utf8");
-const capSysNice = (BigInt(`0x${/CapEff:\s+([0-9a-f]+)/.exec(status)?.[1] ?? "0"}`) >> 23n) & 1n;
-const rtprio = /Max realtime priority\s+(\S+)/.exec(readFileSync("/proc/self/limits", "utf8"))?.[1] ?? "0";
-const permitted = capSysNice === 1n || rtprio === "unlimited" || Number(rtprio) >= 1;
+const permitted = mayUseRealtime();
 
 let server: TestServer | null = null;
 afterEach(async () => {

@@ -57,13 +57,43 @@ function chrt(args: string[]): string | null {
   }
 }
 
-/** A thread's scheduling policy from /proc (proc(5) field 41), or null once it has exited. */
-export function threadPolicy(tid: number): number | null {
+/** Field `field` (numbered as in proc(5)) of a thread's /proc stat line, or null once it has exited. */
+function threadStatField(tid: number, field: number): number | null {
   try {
     const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
+    // Counted from after the command name, which may hold spaces: field 3 is the first there.
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[field - 3]);
   } catch {
     return null;
+  }
+}
+
+/** A thread's scheduling policy (proc(5) field 41), or null once it has exited. */
+export function threadPolicy(tid: number): number | null {
+  return threadStatField(tid, 41);
+}
+
+/**
+ * Holders of a setting the runs in one process share (the loop's real-time priority, its slice,
+ * the helper threads' idle priority): `add` counts one more and returns its release, which may be
+ * called more than once and runs `last` when the last holder lets go.
+ */
+class SharedHold {
+  private count = 0;
+
+  get held(): boolean {
+    return this.count > 0;
+  }
+
+  add(last: () => void): () => void {
+    this.count++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.count--;
+      if (this.count === 0) last();
+    };
   }
 }
 
@@ -111,7 +141,7 @@ export interface HelperThreads {
 }
 
 /** Runs in progress that idled the helper threads. */
-let helperHolders = 0;
+const helperHolders = new SharedHold();
 /** Threads this process put at SCHED_IDLE and has not (yet) been able to put back. */
 const idledThreads = new Set<number>();
 
@@ -164,20 +194,14 @@ export async function idleHelperThreads(peakRate: number): Promise<HelperThreads
   } catch {
     return normal("/proc/self/task is not readable");
   }
-  helperHolders++;
-  let released = false;
-  const release = () => {
-    if (released) return;
-    released = true;
-    helperHolders--;
-    if (helperHolders > 0) return;
+  const release = helperHolders.add(() => {
     for (const tid of idledThreads) {
       // Refused without CAP_SYS_NICE: the thread stays idle, and is remembered as such.
       if (threadPolicy(tid) !== SCHED_IDLE || chrt(["--other", "-p", "0", String(tid)]) === null) {
         idledThreads.delete(tid);
       }
     }
-  };
+  });
   for (const tid of tids) {
     if (keep.has(tid) || threadPolicy(tid) === SCHED_IDLE) continue;
     const failed = chrt(["--idle", "-p", "0", String(tid)]);
@@ -205,7 +229,7 @@ export const REALTIME_LATE_MS = 1;
 export const REALTIME_LATE_SHARE = 0.01;
 
 /** Runs holding the event loop at real-time priority (runs in one process share that thread). */
-let loopHolders = 0;
+const loopHolders = new SharedHold();
 
 export interface RealtimeHold {
   /** "realtime" when both threads got it; otherwise "normal" and why. */
@@ -231,26 +255,19 @@ export function holdRealtime(pacerThreadId: number | null): RealtimeHold {
   const loop = currentThreadId();
   if (loop === null) return normalScheduling("not on Linux");
   if (pacerThreadId === null) return normalScheduling("the pacing thread's id is unknown");
-  if (loopHolders === 0) {
+  if (!loopHolders.held) {
     const refused = setThreadScheduling(loop, REALTIME_PRIORITY);
     if (refused) return normalScheduling(refused);
   }
-  loopHolders++;
-  let released = false;
-  const release = () => {
-    if (released) return;
-    released = true;
-    loopHolders--;
-    if (loopHolders === 0) {
-      setThreadScheduling(loop, null);
-      // Back at SCHED_OTHER: a run still holding the short slice keeps it, and one that ended
-      // while the loop was real-time has its reset done now (the kernel kept the custom slice).
-      if (sliceHolders > 0 || sliceResetOwed) {
-        setThreadSlice(loop, sliceHolders > 0 ? LOOP_SLICE_NS : 0);
-        sliceResetOwed = false;
-      }
+  const release = loopHolders.add(() => {
+    setThreadScheduling(loop, null);
+    // Back at SCHED_OTHER: a run still holding the short slice keeps it, and one that ended
+    // while the loop was real-time has its reset done now (the kernel kept the custom slice).
+    if (sliceHolders.held || sliceResetOwed) {
+      setThreadSlice(loop, sliceHolders.held ? LOOP_SLICE_NS : 0);
+      sliceResetOwed = false;
     }
-  };
+  });
   const pacerRefused = setThreadScheduling(pacerThreadId, REALTIME_PRIORITY);
   if (pacerRefused) {
     release();
@@ -344,7 +361,7 @@ export interface LoopSlice {
 }
 
 /** Runs in progress holding the loop's short slice. */
-let sliceHolders = 0;
+const sliceHolders = new SharedHold();
 /** The last run holding the short slice ended while the loop was real-time: reset it once back. */
 let sliceResetOwed = false;
 
@@ -359,14 +376,9 @@ const SCHED_SETATTR: Partial<Record<string, number>> = { x64: 314, arm64: 274 };
 export function setThreadSlice(tid: number, ns: number): string | null {
   const nr = SCHED_SETATTR[process.arch];
   if (nr === undefined) return `the engine does not know sched_setattr on ${process.arch}`;
-  let nice: number;
-  try {
-    // proc(5) field 19; `sched_setattr` sets the nice value with the slice.
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-    nice = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
-  } catch {
-    return "the thread has exited";
-  }
+  // proc(5) field 19; `sched_setattr` sets the nice value with the slice.
+  const nice = threadStatField(tid, 19);
+  if (nice === null) return "the thread has exited";
   // struct sched_attr (56 bytes): size, policy, flags, nice, priority, runtime, deadline, period, util min/max.
   // Perl passes a string argument of `syscall` as a pointer: the numbers are made numbers first.
   const script =
@@ -405,31 +417,22 @@ export function shortLoopSlice(peakRate: number, pacerThreadId: number | null): 
   if (!kernelHasCustomSlices()) return unchanged(`Linux ${os.release()} has no custom slices (6.12 and later have)`);
   if (threadPolicy(loop) !== 0) return unchanged("the event loop is at real-time priority");
   if (pacerThreadId === null) return unchanged("the pacing thread's id is unknown");
-  if (sliceHolders === 0) {
+  if (!sliceHolders.held) {
     const failed = setThreadSlice(loop, LOOP_SLICE_NS);
     if (failed) return unchanged(failed);
   }
-  sliceHolders++;
-  let released = false;
-  const release = () => {
-    if (released) return;
-    released = true;
-    sliceHolders--;
-    if (sliceHolders > 0) return;
+  const release = sliceHolders.add(() => {
     // A loop another run raised to real-time keeps it (a SCHED_OTHER call would take it down);
     // that run's release resets the slice.
     if (threadPolicy(loop) === 0) setThreadSlice(loop, 0);
     else sliceResetOwed = true;
-  };
+  });
   const pacerFailed = setThreadSlice(pacerThreadId, LOOP_SLICE_NS);
   if (pacerFailed) {
     release();
     return unchanged(`the pacing thread: ${pacerFailed}`);
   }
-  return {
-    loopSlice: "short",
-    release,
-  };
+  return { loopSlice: "short", release };
 }
 
 /** The loop's slice in ns from the kernel's scheduler statistics, where it shows them (`/proc/…/sched`). */

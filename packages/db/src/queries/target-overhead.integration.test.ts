@@ -131,14 +131,17 @@ describe("the target's own limit signals", () => {
 });
 
 describe("the generator's scheduling", () => {
+  /** The run view's result for a run whose engine stored `schedule` as `extra.schedule`. */
+  const storedSchedule = async (number: number, schedule: object) => {
+    const run = await t.db.run.create({ data: { orgId, projectId, number, status: "succeeded" } });
+    await t.db.runResult.create({
+      data: { runId: run.id, metrics: { requests: 10 }, valid: true, extra: { schedule } },
+    });
+    return (await getRunView(t.db, orgId, run.id))?.result;
+  };
+
   it("is in a run's view when real-time was asked for, with the reason it was refused", async () => {
-    const stored = async (number: number, schedule: object) => {
-      const run = await t.db.run.create({ data: { orgId, projectId, number, status: "succeeded" } });
-      await t.db.runResult.create({
-        data: { runId: run.id, metrics: { requests: 10 }, valid: true, extra: { schedule } },
-      });
-      return (await getRunView(t.db, orgId, run.id))?.result?.scheduling;
-    };
+    const stored = async (number: number, schedule: object) => (await storedSchedule(number, schedule))?.scheduling;
     expect(await stored(601, { pacer: "thread", scheduling: "realtime" })).toEqual({ realtime: true, note: null });
     expect(await stored(602, { scheduling: "normal", schedulingNote: "not permitted" })).toEqual({
       realtime: false,
@@ -150,13 +153,7 @@ describe("the generator's scheduling", () => {
   });
 
   it("says whether the helper threads were put at idle priority, and why not", async () => {
-    const stored = async (number: number, schedule: object) => {
-      const run = await t.db.run.create({ data: { orgId, projectId, number, status: "succeeded" } });
-      await t.db.runResult.create({
-        data: { runId: run.id, metrics: { requests: 10 }, valid: true, extra: { schedule } },
-      });
-      return (await getRunView(t.db, orgId, run.id))?.result?.helperThreads;
-    };
+    const stored = async (number: number, schedule: object) => (await storedSchedule(number, schedule))?.helperThreads;
     expect(await stored(611, { helperThreads: "idle" })).toEqual({ idle: true, note: null });
     expect(await stored(612, { helperThreads: "normal", helperThreadsNote: "not on Linux" })).toEqual({
       idle: false,
@@ -167,13 +164,7 @@ describe("the generator's scheduling", () => {
   });
 
   it("says whether the event loop had the shortest slice, and why not", async () => {
-    const stored = async (number: number, schedule: object) => {
-      const run = await t.db.run.create({ data: { orgId, projectId, number, status: "succeeded" } });
-      await t.db.runResult.create({
-        data: { runId: run.id, metrics: { requests: 10 }, valid: true, extra: { schedule } },
-      });
-      return (await getRunView(t.db, orgId, run.id))?.result?.loopSlice;
-    };
+    const stored = async (number: number, schedule: object) => (await storedSchedule(number, schedule))?.loopSlice;
     expect(await stored(621, { loopSlice: "short", helperThreads: "idle" })).toEqual({ short: true, note: null });
     expect(await stored(622, { loopSlice: "default", loopSliceNote: "perl is not installed" })).toEqual({
       short: false,

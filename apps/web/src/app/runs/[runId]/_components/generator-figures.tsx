@@ -52,36 +52,32 @@ export function GeneratorFigures({
           {scheduling && (
             <ChoiceRow
               label="Scheduling"
-              hint={
-                scheduling.realtime
-                  ? "event loop and pacing thread at real-time priority"
-                  : (scheduling.note ?? "real-time was asked for")
-              }
-              value={scheduling.realtime ? "real-time" : "normal"}
+              got={scheduling.realtime}
+              // A real-time run's row says what it had, whatever note came with it.
+              note={scheduling.realtime ? null : scheduling.note}
+              gotHint="event loop and pacing thread at real-time priority"
+              askedHint="real-time was asked for"
+              values={["real-time", "normal"]}
             />
           )}
           {helperThreads && (
             <ChoiceRow
               label="Helper threads"
-              hint={
-                helperThreads.note ??
-                (helperThreads.idle
-                  ? "collector, compiler and I/O pool give the core up to the engine"
-                  : "idle priority was asked for")
-              }
-              value={helperThreads.idle ? "idle priority" : "normal"}
+              got={helperThreads.idle}
+              note={helperThreads.note}
+              gotHint="collector, compiler and I/O pool give the core up to the engine"
+              askedHint="idle priority was asked for"
+              values={["idle priority", "normal"]}
             />
           )}
           {loopSlice && (
             <ChoiceRow
               label="Scheduler slice"
-              hint={
-                loopSlice.note ??
-                (loopSlice.short
-                  ? "event loop and pacing thread win their wake-ups"
-                  : "the shortest slice was asked for")
-              }
-              value={loopSlice.short ? "0.1 ms" : "kernel default"}
+              got={loopSlice.short}
+              note={loopSlice.note}
+              gotHint="event loop and pacing thread win their wake-ups"
+              askedHint="the shortest slice was asked for"
+              values={["0.1 ms", "kernel default"]}
             />
           )}
         </tbody>
@@ -97,8 +93,27 @@ export function GeneratorFigures({
   );
 }
 
-/** A scheduling choice the worker made for the run: what it asked for, what the run got, and why. */
-function ChoiceRow({ label, hint, value }: { label: string; hint: string; value: string }) {
+/**
+ * A scheduling choice the worker made for the run: what the run got (`values`: got, else), and
+ * why — the stored note, else what getting it means or that it was asked for.
+ */
+function ChoiceRow({
+  label,
+  got,
+  note,
+  gotHint,
+  askedHint,
+  values,
+}: {
+  label: string;
+  got: boolean;
+  note: string | null;
+  gotHint: string;
+  askedHint: string;
+  values: [string, string];
+}) {
+  const hint = note ?? (got ? gotHint : askedHint);
+  const value = got ? values[0] : values[1];
   return (
     <tr className="border-t border-slate-100">
       <th scope="row" className="py-1.5 text-left font-normal text-slate-600">
