@@ -142,7 +142,12 @@ describe("invalid measurements", () => {
     // Provider usage: 10 tokens per reply, not the 5 stream events.
     expect(metrics.output_tokens! / metrics.requests!).toBe(10);
     const generator = page.getByRole("table", { name: "Load generator figures" });
-    await expect(generator.textContent()).resolves.toMatch(/Send lag p50.*Send lag p99.*Event-loop delay p99/s);
+    await expect(generator.textContent()).resolves.toMatch(
+      /Send lag p50.*Send lag p99.*Latency from the send p50.*Latency from the send p99.*Event-loop delay p99/s,
+    );
+    // Timed from the send, an answer can only be quicker than timed from its due time.
+    expect(metrics.latency_from_send_p99).toBeGreaterThan(0);
+    expect(metrics.latency_from_send_p99).toBeLessThanOrEqual(metrics.latency_p99!);
     await page.getByText(/Output tokens are the provider's reported usage/).waitFor();
     await page.getByRole("figure", { name: "Time to first token (per second)" }).waitFor();
     await page.getByRole("figure", { name: "Inter-token latency (per second)" }).waitFor();

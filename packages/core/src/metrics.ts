@@ -74,6 +74,9 @@ export const METRICS: readonly MetricDef[] = [
   def("send_lag_p99", "Send lag p99 (generator)", "ms", "lower"),
   def("send_lag_max", "Send lag max (generator)", "ms", "lower"),
   def("connection_wait_p99", "Wait for a connection p99", "ms", "lower"),
+  // Latency from when the engine fired each request, not its due time: as oha and vegeta time it.
+  def("latency_from_send_p50", "Latency from the send p50", "ms", "lower"),
+  def("latency_from_send_p99", "Latency from the send p99", "ms", "lower"),
   def("event_loop_delay_p99", "Event-loop delay p99 (generator)", "ms", "lower"),
   def("event_loop_delay_max", "Event-loop delay max (generator)", "ms", "lower"),
   def("gc_pause_max", "GC pause max (generator)", "ms", "lower"),

@@ -475,6 +475,11 @@ export function deriveMetrics(
     metrics.send_lag_p99 = sendLag.getValueAtPercentile(99) / 1000;
     metrics.send_lag_max = sendLag.maxValue / 1000;
   }
+  const fromSend = extraHistograms.get("from_send");
+  if (fromSend && fromSend.totalCount > 0) {
+    metrics.latency_from_send_p50 = fromSend.getValueAtPercentile(50) / 1000;
+    metrics.latency_from_send_p99 = fromSend.getValueAtPercentile(99) / 1000;
+  }
   const connectionWait = extraHistograms.get("connection_wait");
   if (connectionWait && connectionWait.totalCount > 0)
     metrics.connection_wait_p99 = connectionWait.getValueAtPercentile(99) / 1000;

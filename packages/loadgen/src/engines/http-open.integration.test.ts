@@ -118,6 +118,35 @@ describe("http-open engine", () => {
     expect(result.metrics.connection_wait_p99).toBeGreaterThan(100);
     // Waiting for a connection counts as latency, from the due time.
     expect(result.metrics.latency_p99).toBeGreaterThan(500);
+    // And from the send too: the target held the request up, not the generator.
+    expect(result.metrics.latency_from_send_p99).toBeGreaterThan(result.metrics.connection_wait_p99!);
+  });
+
+  it("times each answer from its send as well, leaving the generator's lateness out of that figure only", async () => {
+    server = await startHttpServer((_req, res) => setTimeout(() => res.end("ok"), 10));
+    await warmOpenModelCode(); // once per process: so that the run starts measuring at once
+    // One 150 ms stall of the generator's own process, a second into the run: the ~15 sends due
+    // meanwhile leave late, in a burst, and the server answers each in 10 ms.
+    const stall = setTimeout(() => {
+      const until = performance.now() + 150;
+      while (performance.now() < until) {}
+    }, 1_000);
+    let result: Awaited<ReturnType<typeof runScenario>>;
+    try {
+      result = await runScenario({ engine: "http-open", rate: 100, durationS: 3, warmupS: 0 }, { baseUrl: server.url });
+    } finally {
+      clearTimeout(stall);
+    }
+    const m = result.metrics;
+    expect(m.requests).toBe(300);
+    // From the due time, the stall is in the latency (and in the send lag) ...
+    expect(m.send_lag_max).toBeGreaterThan(100);
+    expect(m.latency_p99).toBeGreaterThan(80);
+    // ... and from the send it is not: the requests left late were answered in ~10 ms.
+    expect(m.latency_from_send_p50).toBeGreaterThanOrEqual(9.5);
+    expect(m.latency_from_send_p50).toBeLessThanOrEqual(m.latency_p50!);
+    expect(m.latency_from_send_p99).toBeLessThan(60);
+    expect(m.latency_from_send_p99).toBeLessThan(m.latency_p99! / 2);
   });
 
   it("records a blocked event loop as the generator's send lag and names the generator", async () => {

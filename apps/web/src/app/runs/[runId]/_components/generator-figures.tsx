@@ -5,6 +5,12 @@ const ROWS: { key: string; label: string; hint: string }[] = [
   { key: "send_lag_p99", label: "Send lag p99", hint: "" },
   { key: "send_lag_max", label: "Send lag max", hint: "" },
   { key: "connection_wait_p99", label: "Wait for a connection p99", hint: "every connection busy: the target's doing" },
+  {
+    key: "latency_from_send_p50",
+    label: "Latency from the send p50",
+    hint: "fired → answered, as oha and vegeta time it; the run's latency counts from the due time",
+  },
+  { key: "latency_from_send_p99", label: "Latency from the send p99", hint: "" },
   { key: "event_loop_delay_p99", label: "Event-loop delay p99", hint: "how late the generator's own timers ran" },
   { key: "event_loop_delay_max", label: "Event-loop delay max", hint: "" },
   { key: "gc_pause_max", label: "GC pause max", hint: "the runtime's garbage collector held every send and response" },
