@@ -135,7 +135,7 @@ async function main() {
     `engine helper threads: ${process.env.BENCH_IDLE_HELPERS === "0" ? "normal priority (BENCH_IDLE_HELPERS=0)" : "idle priority up to 5,000 req/s, as a worker's default (BENCH_IDLE_HELPERS=0 leaves them)"}`,
   );
   console.log(
-    `engine event loop and pacing thread slice: ${process.env.BENCH_LOOP_SLICE === "0" ? "the kernel's default (BENCH_LOOP_SLICE=0)" : `0.1 ms up to ${LOOP_SLICE_MAX_RATE.toLocaleString("en-US")} req/s, as a worker's default (BENCH_LOOP_SLICE=0 leaves the kernel's)`}`,
+    `engine event loop and pacing thread slice: ${process.env.BENCH_LOOP_SLICE === "0" ? "the kernel's default (BENCH_LOOP_SLICE=0)" : `0.1 ms up to ${LOOP_SLICE_MAX_RATE.toLocaleString("en-US")} req/s, and the pacing thread at SCHED_BATCH, as a worker's default (BENCH_LOOP_SLICE=0 leaves the kernel's)`}`,
   );
   const notes: string[] = [];
   const warmupCpuMs: number[] = [];
@@ -228,6 +228,14 @@ async function main() {
         )
           notes.push(
             `${target} ${rate}: the event loop and pacing thread kept the kernel's default slice: ${schedule.loopSliceNote ?? "not asked"}`,
+          );
+        if (
+          process.env.BENCH_LOOP_SLICE !== "0" &&
+          schedule.pacingThread !== "batch" &&
+          schedule.scheduling !== "realtime"
+        )
+          notes.push(
+            `${target} ${rate}: the pacing thread kept its normal policy: ${schedule.pacingThreadNote ?? "not asked"}`,
           );
         const lag = [
           m.send_lag_p50 ?? (schedule.sendLagP50Ms as number | null),

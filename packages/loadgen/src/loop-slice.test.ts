@@ -12,6 +12,7 @@ import {
   kernelHasCustomSlices,
   LOOP_SLICE_MAX_RATE,
   LOOP_SLICE_NS,
+  SCHED_BATCH,
   shortLoopSlice,
   threadPolicy,
   threadSlice,
@@ -178,6 +179,8 @@ describe("the event loop's short slice", () => {
     const during: (number | null)[] = [];
     // Threads other than the loop and the tests' own pacing thread with the short slice: the run's pacing thread.
     const othersShort: number[] = [];
+    // Threads at SCHED_BATCH: the run's pacing thread, which must not preempt the loop.
+    const batch: number[] = [];
     const result = await runScenario(
       { engine: "http-open", rate: 300, durationS: 2, warmupS: 0 },
       {
@@ -189,6 +192,11 @@ describe("the event loop's short slice", () => {
             readdirSync("/proc/self/task")
               .map(Number)
               .filter((t) => t !== loop && t !== pacing && threadSlice(t) === LOOP_SLICE_NS).length,
+          );
+          batch.push(
+            readdirSync("/proc/self/task")
+              .map(Number)
+              .filter((t) => threadPolicy(t) === SCHED_BATCH).length,
           );
         },
       },
@@ -204,6 +212,13 @@ describe("the event loop's short slice", () => {
     } else {
       expect(schedule).toMatchObject({ loopSlice: "default", loopSliceNote: expect.any(String) });
     }
+    if (hasPerl) {
+      // One thread at SCHED_BATCH on every tick (the loop never is), and the result says so.
+      expect(schedule.pacingThread).toBe("batch");
+      expect(batch.length).toBeGreaterThan(0);
+      for (const n of batch) expect(n).toBe(1);
+      expect(threadPolicy(loop)).toBe(0);
+    }
     expect(result.metrics.requests).toBe(600);
     expect(schedule.lostWakeups).toBe(0);
     // Without the option nothing is asked, and the result says nothing about it.
@@ -212,6 +227,33 @@ describe("the event loop's short slice", () => {
       { baseUrl: server.url },
     );
     expect((plain.extra?.schedule as Record<string, unknown>).loopSlice).toBeUndefined();
+    expect((plain.extra?.schedule as Record<string, unknown>).pacingThread).toBeUndefined();
     if (supported) expect(threadSlice(loop)).toBe(defaultSlice);
+  });
+
+  it("puts the pacing thread at SCHED_BATCH above the slice's bound too, with the kernel's default slice", async () => {
+    server = await startHttpServer((_req, res) => res.end("ok"));
+    const batchSlices: (number | null)[] = [];
+    const result = await runScenario(
+      { engine: "http-open", rate: LOOP_SLICE_MAX_RATE * 2, durationS: 1, warmupS: 0 },
+      {
+        baseUrl: server.url,
+        loopSlice: true,
+        onTick: () => {
+          for (const t of readdirSync("/proc/self/task").map(Number))
+            if (threadPolicy(t) === SCHED_BATCH) batchSlices.push(threadSlice(t));
+        },
+      },
+    );
+    const schedule = result.extra?.schedule as Record<string, unknown>;
+    expect(schedule.loopSlice).toBe("default");
+    expect(result.metrics.requests).toBe(LOOP_SLICE_MAX_RATE * 2);
+    if (!hasPerl) {
+      expect(schedule).toMatchObject({ pacingThread: "normal", pacingThreadNote: expect.stringMatching(/perl/) });
+      return;
+    }
+    expect(schedule.pacingThread).toBe("batch");
+    expect(batchSlices.length).toBeGreaterThan(0);
+    if (supported) for (const slice of batchSlices) expect(slice).toBe(defaultSlice);
   });
 });

@@ -41,7 +41,9 @@ export interface EngineContext {
    * Give the open model's event loop and pacing thread the kernel's shortest slice (0.1 ms) for
    * runs up to `LOOP_SLICE_MAX_RATE`, so that they win their wake-ups (Linux
    * 6.12+, no privilege; see `shortLoopSlice` in `realtime.ts`). The result's
-   * `extra.schedule.loopSlice` says what the run got, and `loopSliceNote` why not.
+   * `extra.schedule.loopSlice` says what the run got, and `loopSliceNote` why not. Also puts
+   * the pacing thread at SCHED_BATCH at any rate, so that waking it never preempts the loop
+   * (`batchPacingThread`; `extra.schedule.pacingThread`, `pacingThreadNote`).
    */
   loopSlice?: boolean;
   /** Called once a second with the engine's counters (used to stop runs at a dead target). */

@@ -63,6 +63,7 @@ const ZEnv = z.object({
    * 1 (default): open-model runs up to 1,000 req/s give the worker's event loop and the run's
    * pacing thread the kernel's shortest slice (0.1 ms), so that they win their wake-ups (see
    * `shortLoopSlice` in packages/loadgen/src/realtime.ts). Linux 6.12+, no privilege needed.
+   * Also puts each run's pacing thread at SCHED_BATCH (`batchPacingThread`), at any rate.
    */
   BENCHBOARD_ENGINE_LOOP_SLICE: z.enum(["0", "1"], { error: "BENCHBOARD_ENGINE_LOOP_SLICE: 0 or 1" }).default("1"),
   /** 0 disables the health endpoint. */

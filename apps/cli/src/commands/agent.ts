@@ -65,7 +65,7 @@ export function registerAgent(program: Command, io: CliIo): void {
     )
     .option(
       "--no-loop-slice",
-      "leave the event loop and pacing thread at the kernel's default slice during open-model runs (by default, up to 1,000 req/s, they take the shortest, 0.1 ms, so that they win their wake-ups; Linux 6.12+; env BENCHBOARD_ENGINE_LOOP_SLICE=0)",
+      "leave the event loop and pacing thread at the kernel's default slice during open-model runs (by default, up to 1,000 req/s, they take the shortest, 0.1 ms, so that they win their wake-ups; Linux 6.12+; and the pacing thread runs at SCHED_BATCH, never preempting the loop; env BENCHBOARD_ENGINE_LOOP_SLICE=0)",
     )
     .action(async (options: AgentOptions) => {
       // The engines load only for this command, so every other command starts as fast as before.

@@ -219,6 +219,7 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
           scheduling: schedulingOf(result.extra),
           helperThreads: helperThreadsOf(result.extra),
           loopSlice: loopSliceOf(result.extra),
+          pacingThread: pacingThreadOf(result.extra),
           statusCounts: numericMetrics(result.statusCounts),
           errors: (Array.isArray(result.errors) ? result.errors : []) as TErrorEntry[],
           stages: (result.stages && typeof result.stages === "object" ? result.stages : {}) as Record<
@@ -373,7 +374,7 @@ export async function generatorCapacity(db: Db, orgId: string, engine: string) {
  */
 function scheduleChoice(
   extra: unknown,
-  field: "scheduling" | "helperThreads" | "loopSlice",
+  field: "scheduling" | "helperThreads" | "loopSlice" | "pacingThread",
   asked: string,
   other = "normal",
 ): { got: boolean; note: string | null } | null {
@@ -400,6 +401,12 @@ function helperThreadsOf(extra: unknown): { idle: boolean; note: string | null }
 function loopSliceOf(extra: unknown): { short: boolean; note: string | null } | null {
   const choice = scheduleChoice(extra, "loopSlice", "short", "default");
   return choice && { short: choice.got, note: choice.note };
+}
+
+/** `extra.schedule.pacingThread` (and why the pacing thread kept its normal policy). */
+function pacingThreadOf(extra: unknown): { batch: boolean; note: string | null } | null {
+  const choice = scheduleChoice(extra, "pacingThread", "batch");
+  return choice && { batch: choice.got, note: choice.note };
 }
 
 /** `extra.targetLimits` as stored by the engines: a list of sentences, anything else ignored. */

@@ -174,4 +174,17 @@ describe("the generator's scheduling", () => {
     expect(await stored(623, { loopSlice: "normal" })).toBeNull();
     expect(await stored(624, { helperThreads: "idle" })).toBeNull();
   });
+
+  it("says whether the pacing thread ran at SCHED_BATCH, and why not", async () => {
+    const stored = async (number: number, schedule: object) => (await storedSchedule(number, schedule))?.pacingThread;
+    expect(await stored(631, { loopSlice: "short", pacingThread: "batch" })).toEqual({ batch: true, note: null });
+    expect(
+      await stored(632, { pacingThread: "normal", pacingThreadNote: "the pacing thread's id is unknown" }),
+    ).toEqual({
+      batch: false,
+      note: "the pacing thread's id is unknown",
+    });
+    expect(await stored(633, { pacingThread: "short" })).toBeNull();
+    expect(await stored(634, { loopSlice: "short" })).toBeNull();
+  });
 });

@@ -6,10 +6,12 @@ import { type CallDone, CallTimeoutError, createPool, type HttpCall } from "../h
 import { startOpenLoop } from "../open-loop";
 import { Pacer } from "../pacer";
 import {
+  batchPacingThread,
   guardRealtime,
   type HelperThreads,
   holdRealtime,
   idleHelperThreads,
+  LOOP_SLICE_NS,
   type LoopSlice,
   normalScheduling,
   pacingThreadId,
@@ -105,6 +107,14 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
       slice = pacer
         ? shortLoopSlice(peakRate, await pacingThreadId(pacer.threadId()))
         : { loopSlice: "default", note: "no pacing thread", release: () => undefined };
+    // With the slice (the same setting: the fair scheduler's treatment of the timing threads),
+    // the pacing thread stops preempting the loop; at real-time priority the two share one.
+    let pacing: ReturnType<typeof batchPacingThread> | null = null;
+    if (ctx.loopSlice && pacer && realtime?.scheduling !== "realtime")
+      pacing = batchPacingThread(
+        await pacingThreadId(pacer.threadId()),
+        slice?.loopSlice === "short" ? LOOP_SLICE_NS : 0,
+      );
     // One phase's state. The warm-up and the measurement run the same `fire` and `done` (built
     // by one function, so they share the compiled code and its type feedback): the warm-up
     // records into a recorder that is thrown away. Warming other functions than the measured
@@ -303,6 +313,9 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
             ? { helperThreads: helpers.helperThreads, ...(helpers.note ? { helperThreadsNote: helpers.note } : {}) }
             : {}),
           ...(slice ? { loopSlice: slice.loopSlice, ...(slice.note ? { loopSliceNote: slice.note } : {}) } : {}),
+          ...(pacing
+            ? { pacingThread: pacing.pacingThread, ...(pacing.note ? { pacingThreadNote: pacing.note } : {}) }
+            : {}),
         },
         generator: {
           ...eventLoopFigures,

@@ -28,6 +28,7 @@ export function GeneratorFigures({
   scheduling = null,
   helperThreads = null,
   loopSlice = null,
+  pacingThread = null,
 }: {
   metrics: Readonly<Record<string, number>>;
   /** Set when the worker asked for real-time scheduling (`BENCHBOARD_ENGINE_REALTIME`). */
@@ -36,6 +37,8 @@ export function GeneratorFigures({
   helperThreads?: { idle: boolean; note: string | null } | null;
   /** Set when the worker gave the event loop and pacing thread the shortest slice (`BENCHBOARD_ENGINE_LOOP_SLICE`). */
   loopSlice?: { short: boolean; note: string | null } | null;
+  /** Set when the worker put the run's pacing thread at SCHED_BATCH (the same setting). */
+  pacingThread?: { batch: boolean; note: string | null } | null;
 }) {
   const rows = ROWS.filter((r) => metrics[r.key] !== undefined);
   if (rows.length === 0) return null;
@@ -84,6 +87,16 @@ export function GeneratorFigures({
               gotHint="event loop and pacing thread win their wake-ups"
               askedHint="the shortest slice was asked for"
               values={["0.1 ms", "kernel default"]}
+            />
+          )}
+          {pacingThread && (
+            <ChoiceRow
+              label="Pacing thread"
+              got={pacingThread.batch}
+              note={pacingThread.note}
+              gotHint="wakes without preempting the event loop"
+              askedHint="batch scheduling was asked for"
+              values={["batch", "normal"]}
             />
           )}
         </tbody>

@@ -260,6 +260,7 @@ export function RunReport({
             scheduling={result.scheduling}
             helperThreads={result.helperThreads}
             loopSlice={result.loopSlice}
+            pacingThread={result.pacingThread}
           />
         </Card>
       )}
