@@ -450,7 +450,7 @@ export function shortLoopSlice(peakRate: number, pacerThreadId: number | null): 
  * was done. As a batch thread it runs when the loop waits for I/O, which on the engine's core is
  * at once. Measured on nginx, engine and target on a core each, normal scheduling, 8 s runs side
  * by side (bench/README.md): p99 lower in 6 of 7 pairs at 1,000 req/s (medians 1.20 → 0.70 ms
- * over 4 pairs), 6 of 7 at 5,000 (1.77 → 1.52 ms; CPU per request 153 → 142 µs) and 3 of 4 at
+ * over 4 pairs), 6 of 7 at 5,000 (1.77 → 1.52 ms; CPU per request 153 → 142 µs) and 6 of 8 at
  * 10,000, where send lag p99 fell too (0.79 → 0.48 ms); at 500, 1 of 3, within the spread. No
  * privilege is needed, and nothing to put back: the thread ends with its run.
  */
