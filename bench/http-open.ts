@@ -54,6 +54,14 @@ function summarise(runs: (Figures | string | null)[]): Figures | string | null {
   return { p50: median(ok.map((r) => r.p50)), p99: median(ok.map((r) => r.p99)) };
 }
 
+/** Each engine run's `<prefix>_p50` and `<prefix>_p99`. */
+function figuresOf(runs: EngineSummary[], prefix: "latency" | "latency_from_send"): Figures[] {
+  return runs.map((e) => ({
+    p50: e.metrics[`${prefix}_p50`] ?? Number.NaN,
+    p99: e.metrics[`${prefix}_p99`] ?? Number.NaN,
+  }));
+}
+
 function spread(runs: (Figures | string | null)[]): string {
   const p99s = runs.filter((r): r is Figures => r !== null && typeof r !== "string").map((r) => r.p99);
   return p99s.length ? `${fmt(Math.min(...p99s), 3)}–${fmt(Math.max(...p99s), 3)}` : "—";
@@ -204,10 +212,7 @@ async function main() {
         );
         const engine = byP99[(byP99.length - 1) >> 1]!;
         const m = engine.metrics;
-        const engineFigures = engineRuns.map((e) => ({
-          p50: e.metrics.latency_p50 ?? Number.NaN,
-          p99: e.metrics.latency_p99 ?? Number.NaN,
-        }));
+        const engineFigures = figuresOf(engineRuns, "latency");
         const ours = summarise(engineFigures) as Figures;
         const v = summarise(vegetaRuns);
         const o = summarise(ohaRuns);
@@ -254,12 +259,7 @@ async function main() {
         // Like for like: oha and vegeta start each request's clock when their pacer or worker gets
         // to it, so their own lateness is never in their figures; the engine's latency counts from
         // the due time. Its latency from the send leaves that out the same way.
-        const fromSend = summarise(
-          engineRuns.map((e) => ({
-            p50: e.metrics.latency_from_send_p50 ?? Number.NaN,
-            p99: e.metrics.latency_from_send_p99 ?? Number.NaN,
-          })),
-        ) as Figures;
+        const fromSend = summarise(figuresOf(engineRuns, "latency_from_send")) as Figures;
         console.log(
           `${"".padStart(7)} ${cell(fromSend)}  ← benchboard timed from the send, as oha and vegeta time it: Δp50 vs best ${fmt(fromSend.p50 - bestP50, 3)}, p99 ratio ${fmt(fromSend.p99 / bestP99, 2)}`,
         );

@@ -406,9 +406,14 @@ export function kernelHasCustomSlices(release = os.release()): boolean {
 
 /**
  * Give the event loop and the run's pacing thread `LOOP_SLICE_NS` for an open-model run (see
- * above); `release` when it ends.
+ * above); `release` when it ends. `pacerPolicy` is set on the pacing thread in the same call
+ * (`SCHED_BATCH`: see `batchPacingThread`).
  */
-export function shortLoopSlice(peakRate: number, pacerThreadId: number | null): LoopSlice {
+export function shortLoopSlice(
+  peakRate: number,
+  pacerThreadId: number | null,
+  pacerPolicy: 0 | typeof SCHED_BATCH = 0,
+): LoopSlice {
   const unchanged = (note: string): LoopSlice => ({ loopSlice: "default", note, release: () => undefined });
   const loop = currentThreadId();
   if (loop === null) return unchanged("not on Linux");
@@ -429,7 +434,7 @@ export function shortLoopSlice(peakRate: number, pacerThreadId: number | null): 
     if (threadPolicy(loop) === 0) setThreadSlice(loop, 0);
     else sliceResetOwed = true;
   });
-  const pacerFailed = setThreadSlice(pacerThreadId, LOOP_SLICE_NS);
+  const pacerFailed = setThreadSlice(pacerThreadId, LOOP_SLICE_NS, pacerPolicy);
   if (pacerFailed) {
     release();
     return unchanged(`the pacing thread: ${pacerFailed}`);

@@ -11,13 +11,13 @@ import {
   type HelperThreads,
   holdRealtime,
   idleHelperThreads,
-  LOOP_SLICE_NS,
   type LoopSlice,
   normalScheduling,
   pacingThreadId,
   REALTIME_LATE_MS,
   REALTIME_MAX_RATE,
   type RealtimeHold,
+  SCHED_BATCH,
   shortLoopSlice,
 } from "../realtime";
 import { checkpointer, Recorder, warmRecorderCode } from "../recorder";
@@ -103,18 +103,17 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
       realtime = holdRealtime(await pacingThreadId(pacer.threadId()));
     }
     // A real-time loop has no slice; one that leaves real-time mid-run gets the kernel's default.
-    if (ctx.loopSlice && realtime?.scheduling !== "realtime")
-      slice = pacer
-        ? shortLoopSlice(peakRate, await pacingThreadId(pacer.threadId()))
-        : { loopSlice: "default", note: "no pacing thread", release: () => undefined };
     // With the slice (the same setting: the fair scheduler's treatment of the timing threads),
     // the pacing thread stops preempting the loop; at real-time priority the two share one.
     let pacing: ReturnType<typeof batchPacingThread> | null = null;
-    if (ctx.loopSlice && pacer && realtime?.scheduling !== "realtime")
-      pacing = batchPacingThread(
-        await pacingThreadId(pacer.threadId()),
-        slice?.loopSlice === "short" ? LOOP_SLICE_NS : 0,
-      );
+    if (ctx.loopSlice && realtime?.scheduling !== "realtime") {
+      if (pacer) {
+        const pacerTid = await pacingThreadId(pacer.threadId());
+        // One call gives the pacing thread both its slice and SCHED_BATCH where the slice applies.
+        slice = shortLoopSlice(peakRate, pacerTid, SCHED_BATCH);
+        pacing = slice.loopSlice === "short" ? { pacingThread: "batch" } : batchPacingThread(pacerTid, 0);
+      } else slice = { loopSlice: "default", note: "no pacing thread", release: () => undefined };
+    }
     // One phase's state. The warm-up and the measurement run the same `fire` and `done` (built
     // by one function, so they share the compiled code and its type feedback): the warm-up
     // records into a recorder that is thrown away. Warming other functions than the measured
