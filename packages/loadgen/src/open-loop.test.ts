@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startOpenLoop } from "./open-loop";
 import { Pacer } from "./pacer";
 import { ArrivalSchedule } from "./schedule";
@@ -32,6 +32,20 @@ describe("open loop", () => {
       expect(f.dueAt).toBeCloseTo(start + f.n, 9);
       // Never early; the lateness is the caller's to record.
       expect(f.firedAt).toBeGreaterThanOrEqual(f.dueAt);
+    }
+  });
+
+  it("tells the pacing thread where the next request will be, so a steady rate needs no notifies", async () => {
+    const notify = vi.spyOn(Atomics, "notify");
+    try {
+      // 100 sends 5 ms apart, each on time: without the hint, every one would notify the thread.
+      const schedule = new ArrivalSchedule(200, 0.5);
+      const { fired, loop } = collect(schedule, performance.now() + 5);
+      await loop.done;
+      expect(fired.length).toBe(100);
+      expect(notify.mock.calls.length).toBeLessThan(20);
+    } finally {
+      notify.mockRestore();
     }
   });
 

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { writeSync } from "node:fs";
 import net from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { openWakeChannel, Pacer } from "./pacer";
 
 let pacer: Pacer | null = null;
@@ -72,6 +72,33 @@ describe.each(["socket", "atomics"] as const)("Pacer waking the loop through %s"
       expect(performance.now()).toBeGreaterThanOrEqual(due);
     }
     expect(lost).toBe(0);
+  });
+
+  it("sleeps towards the hint after a wake-up, so a request at or after it wakes no one", async () => {
+    pacer = await Pacer.start({ wake: path });
+    const notify = vi.spyOn(Atomics, "notify");
+    try {
+      let due = performance.now() + 5;
+      for (let i = 0; i < 40; i++) {
+        const next = due + 15;
+        expect(await within(pacer!.wakeAt(due, next), 1000)).toBe("woken");
+        expect(performance.now()).toBeGreaterThanOrEqual(due);
+        due = next;
+      }
+      // The first request wakes the idle thread; after that each is found by a thread already
+      // sleeping towards it (a test process held up past a hint would add one each time).
+      expect(notify.mock.calls.length).toBeLessThanOrEqual(4);
+    } finally {
+      notify.mockRestore();
+    }
+  });
+
+  it("still wakes the loop for a request earlier than the hint said", async () => {
+    pacer = await Pacer.start({ wake: path });
+    await pacer!.wakeAt(performance.now() + 2, performance.now() + 60_000);
+    const due = performance.now() + 10;
+    expect(await within(pacer!.wakeAt(due), 1000)).toBe("woken");
+    expect(performance.now()).toBeGreaterThanOrEqual(due);
   });
 
   it("releases a waiting loop when closed", async () => {

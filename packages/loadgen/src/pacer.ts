@@ -34,8 +34,13 @@ export class Pacer {
   private readonly due: Float64Array;
   private readonly worker: Worker;
   private readonly tid: Promise<number | null>;
-  /** The due time the thread will wake the loop at, or NaN when it is idle. */
+  /**
+   * The time the thread is sleeping towards: the due time it will wake the loop at, or after a
+   * wake-up the hint that came with it (see `wakeAt`); NaN when it is idle.
+   */
   private armed = Number.NaN;
+  /** The hint that came with the pending wake-up, which `armed` becomes once it is served. */
+  private pendingHint = Number.NaN;
   private closed = false;
   /** The loop's pending wake-up, when the thread wakes it through `channel`. */
   private waiter: { generation: number; resolve: () => void } | null = null;
@@ -46,8 +51,9 @@ export class Pacer {
   ) {
     const shared = new SharedArrayBuffer(32);
     this.words = new Int32Array(shared, 0, 4);
-    this.due = new Float64Array(shared, 16, 1);
+    this.due = new Float64Array(shared, 16, 2);
     this.due[0] = Number.NaN;
+    this.due[1] = Number.NaN;
     this.worker = new Worker(PACER_SOURCE, {
       eval: true,
       workerData: {
@@ -68,7 +74,7 @@ export class Pacer {
       const waiter = this.waiter;
       if (waiter && Atomics.load(this.words, GENERATION) !== waiter.generation) {
         this.waiter = null;
-        this.armed = Number.NaN;
+        this.armed = this.pendingHint;
         waiter.resolve();
       }
     });
@@ -106,12 +112,24 @@ export class Pacer {
     return this.channel ? "socket" : "atomics";
   }
 
-  /** Resolve at `duePerf` (or soon after it, if the event loop is busy then). */
-  wakeAt(duePerf: number): Promise<unknown> {
+  /**
+   * Resolve at `duePerf` (or soon after it, if the event loop is busy then).
+   *
+   * `nextAtLeast`, when the caller knows it, is the earliest time it can ask for after this one.
+   * Having woken the loop, the thread then sleeps towards that time instead of waiting to be
+   * told the next one, and a next request at or after it needs no notify: the thread finds it
+   * when it wakes. The notify was the larger part of each wake-up's cost: two futex calls on the
+   * event loop (V8's `Atomics.notify` signals a condition variable under a lock the woken thread
+   * then contends for) and a switch to the pacing thread only for it to read the due time and
+   * sleep again.
+   */
+  wakeAt(duePerf: number, nextAtLeast = Number.NaN): Promise<unknown> {
     const generation = Atomics.load(this.words, GENERATION);
     const earlier = !(duePerf >= this.armed);
     this.due[0] = duePerf;
+    this.due[1] = nextAtLeast;
     this.armed = duePerf;
+    this.pendingHint = nextAtLeast;
     Atomics.add(this.words, SEQUENCE, 1);
     // The thread sleeps until a due time, or without end once it has served the last request:
     // then even a later due time (or the same one asked again) must wake it.
@@ -125,7 +143,7 @@ export class Pacer {
     const wait = (Atomics as unknown as AtomicsWithWaitAsync).waitAsync(this.words, GENERATION, generation);
     const done = wait.async ? wait.value : Promise.resolve(wait.value);
     return done.then(() => {
-      this.armed = Number.NaN;
+      this.armed = this.pendingHint;
     });
   }
 
@@ -171,6 +189,8 @@ interface AtomicsWithWaitAsync {
 
 /** Microseconds the thread spins before a due time instead of sleeping (futex wake-up slack). */
 const DEFAULT_SPIN_US = 40;
+/** How far beyond the spin a due time may be and still be spun for rather than slept towards. */
+const SPIN_TOLERANCE_MS = 0.01;
 const GENERATION = 0;
 const SEQUENCE = 1;
 const STOP = 2;
@@ -184,7 +204,7 @@ let tid = null;
 try { tid = Number(require("node:fs").readlinkSync("/proc/thread-self").split("/").pop()) || null; } catch {}
 parentPort.postMessage(tid);
 const words = new Int32Array(workerData.shared, 0, 4);
-const due = new Float64Array(workerData.shared, 16, 1);
+const due = new Float64Array(workerData.shared, 16, 2);
 const offset = performance.timeOrigin - workerData.origin;
 const spinMs = workerData.spinMs;
 const now = () => performance.now() + offset;
@@ -198,21 +218,31 @@ const byte = new Uint8Array([1]);
 // Each request (a new or moved due time) bumps the sequence; the thread wakes the loop once per
 // request it sees through, so a due time asked for again after a wake-up is served again.
 let served = -1;
+// Once a wake-up is served, the thread sleeps towards the hint that came with it (the earliest
+// the loop can ask next), where it expects the next request, before it waits without end.
+let hint = Number.NaN;
 for (;;) {
   const seq = Atomics.load(words, ${SEQUENCE});
   if (Atomics.load(words, ${STOP}) === 1) break;
   const at = due[0];
   if (Number.isNaN(at) || seq === served) {
+    const until = hint - spinMs - now();
+    hint = Number.NaN;
+    if (until > 0) { Atomics.wait(words, ${SEQUENCE}, seq, until); continue; }
     Atomics.store(words, ${IDLE}, 1);
     if (Atomics.load(words, ${SEQUENCE}) === seq) Atomics.wait(words, ${SEQUENCE}, seq);
     Atomics.store(words, ${IDLE}, 0);
     continue;
   }
   const left = at - now();
-  if (left > spinMs) { Atomics.wait(words, ${SEQUENCE}, seq, left - spinMs); continue; }
+  // A due time a few microseconds beyond the spin is spun for too: a futex sleep that short
+  // would cost a switch and end late anyway.
+  if (left > spinMs + ${SPIN_TOLERANCE_MS}) { Atomics.wait(words, ${SEQUENCE}, seq, left - spinMs); continue; }
   while (now() < at) for (let i = 0; i < chunk; i++) Atomics.load(scratch, 0);
+  const next = due[1];
   if (Atomics.load(words, ${SEQUENCE}) !== seq) continue;
   served = seq;
+  hint = next;
   Atomics.add(words, ${GENERATION}, 1);
   if (fd < 0) Atomics.notify(words, ${GENERATION});
   // A full socket buffer (EAGAIN) means unread wake-ups are already waiting for the loop.
