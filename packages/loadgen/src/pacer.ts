@@ -35,12 +35,10 @@ export class Pacer {
   private readonly worker: Worker;
   private readonly tid: Promise<number | null>;
   /**
-   * The time the thread is sleeping towards: the due time it will wake the loop at, or after a
-   * wake-up the hint that came with it (see `wakeAt`); NaN when it is idle.
+   * The due time the thread will wake the loop at, or NaN when no wake-up is pending (the thread
+   * then sleeps towards the hint that came with the last one, `due[1]`: see `wakeAt`).
    */
   private armed = Number.NaN;
-  /** The hint that came with the pending wake-up, which `armed` becomes once it is served. */
-  private pendingHint = Number.NaN;
   private closed = false;
   /** The loop's pending wake-up, when the thread wakes it through `channel`. */
   private waiter: { generation: number; resolve: () => void } | null = null;
@@ -74,7 +72,7 @@ export class Pacer {
       const waiter = this.waiter;
       if (waiter && Atomics.load(this.words, GENERATION) !== waiter.generation) {
         this.waiter = null;
-        this.armed = this.pendingHint;
+        this.armed = Number.NaN;
         waiter.resolve();
       }
     });
@@ -125,11 +123,11 @@ export class Pacer {
    */
   wakeAt(duePerf: number, nextAtLeast = Number.NaN): Promise<unknown> {
     const generation = Atomics.load(this.words, GENERATION);
-    const earlier = !(duePerf >= this.armed);
+    // What the thread sleeps towards: the pending due time, else the last wake-up's hint.
+    const earlier = !(duePerf >= (Number.isNaN(this.armed) ? this.due[1]! : this.armed));
     this.due[0] = duePerf;
     this.due[1] = nextAtLeast;
     this.armed = duePerf;
-    this.pendingHint = nextAtLeast;
     Atomics.add(this.words, SEQUENCE, 1);
     // The thread sleeps until a due time, or without end once it has served the last request:
     // then even a later due time (or the same one asked again) must wake it.
@@ -143,7 +141,7 @@ export class Pacer {
     const wait = (Atomics as unknown as AtomicsWithWaitAsync).waitAsync(this.words, GENERATION, generation);
     const done = wait.async ? wait.value : Promise.resolve(wait.value);
     return done.then(() => {
-      this.armed = this.pendingHint;
+      this.armed = Number.NaN;
     });
   }
 
