@@ -241,6 +241,16 @@ export function channelBody(channel: NotificationChannelKind, event: Notificatio
   return webhookBody(event);
 }
 
+/**
+ * "2xx", "4xx", …: all of a receiver's answer a tenant is shown. The exact status and the size
+ * of the answer together fingerprint whatever answered, so only the install's own organization
+ * sees them.
+ */
+export function statusClass(status: number | null | undefined): string | null {
+  if (status === null || status === undefined || !Number.isInteger(status) || status < 100 || status > 599) return null;
+  return `${Math.floor(status / 100)}xx`;
+}
+
 /** Delay before attempt `attempt + 1` (attempt counts from 1): base, 2×, 4×, … capped. */
 export function retryDelayMs(attempt: number, baseMs: number, capMs = 60 * 60_000): number {
   return Math.min(capMs, baseMs * 2 ** Math.max(0, attempt - 1));

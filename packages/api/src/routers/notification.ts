@@ -12,17 +12,20 @@ import {
   listNotificationEndpoints,
   listNotificationRules,
   listOrgNotices,
+  notificationEndpointReceiver,
   organizationName,
   recordTestEvent,
   rotateNotificationSecret,
   setNotificationEndpointEnabled,
 } from "@benchboard/db";
 import { enqueueDeliveries, notificationsQueueBeside } from "@benchboard/jobs";
-import { notificationSafetyPolicy } from "@benchboard/loadgen/notify";
 import { assessUrl } from "@benchboard/loadgen/target-safety";
 import { z } from "zod";
-import { installSettingsFor } from "../launch-safety";
-import { type Context, memberProcedure, orgProcedure, ownerProcedure, router } from "../trpc";
+import { safetyPolicyFor } from "../launch-safety";
+import { type Context, enforceRateLimit, memberProcedure, orgProcedure, ownerProcedure, router } from "../trpc";
+
+/** "Send test" per organization and minute: each is a request the install sends for the tenant. */
+export const NOTIFICATION_TESTS_PER_MINUTE = 10;
 
 /** A row id: a cuid, never free text. */
 const ZRowId = z.string().min(1).max(64);
@@ -51,13 +54,13 @@ export const ZCreateRuleInput = z.object({
 });
 
 /**
- * Refuse a receiver the install's address rules refuse for this organization: the same decision
- * (`notificationSafetyPolicy`) every delivery asks again right before it sends.
+ * Refuse a receiver the organization's address rule refuses: the policy its targets get
+ * (`safetyPolicyFor`: the operator's whole allow-list for the install's own organization, only
+ * what was opened to tenants for any other). Every delivery asks it again before it sends. A
+ * stored endpoint is judged by its origin: host and port are all the rule looks at.
  */
 async function assertReceiverAllowed(ctx: Context & { orgId: string }, url: string) {
-  const settings = await installSettingsFor(ctx);
-  const installOrg = await isInstallOrganization(ctx.db, ctx.orgId);
-  const verdict = await assessUrl(url, notificationSafetyPolicy(settings, { installOrg }, ctx.network?.lookup));
+  const verdict = await assessUrl(url, await safetyPolicyFor(ctx));
   if (!verdict.allowed) throw new ConflictError("url", verdict.reason);
 }
 
@@ -65,9 +68,14 @@ export const notificationRouter = router({
   /** Endpoints without their URL path or secret (the URL is a credential for Slack and Teams). */
   endpoints: orgProcedure.query(({ ctx }) => listNotificationEndpoints(ctx.db, ctx.orgId)),
   rules: orgProcedure.query(({ ctx }) => listNotificationRules(ctx.db, ctx.orgId)),
+  /** The status class for everyone; the exact status and size only for the install's own organization. */
   deliveries: orgProcedure
     .input(z.object({ take: z.number().int().min(1).max(200).default(50) }).default({ take: 50 }))
-    .query(({ ctx, input }) => listNotificationDeliveries(ctx.db, ctx.orgId, input.take)),
+    .query(async ({ ctx, input }) =>
+      listNotificationDeliveries(ctx.db, ctx.orgId, input.take, {
+        detail: await isInstallOrganization(ctx.db, ctx.orgId),
+      }),
+    ),
   /** A webhook's signing secret is in the answer once, here, and never again. */
   createEndpoint: memberProcedure.input(ZCreateEndpointInput).mutation(async ({ ctx, input }) => {
     await assertReceiverAllowed(ctx, input.url);
@@ -76,7 +84,12 @@ export const notificationRouter = router({
   rotateSecret: memberProcedure
     .input(z.object({ id: ZRowId }))
     .mutation(({ ctx, input }) => rotateNotificationSecret(ctx.db, ctx.orgId, input.id, ctx.secretKey)),
+  /** Enabling asks the address rule again: an endpoint it disabled stays off until it points elsewhere. */
   setEnabled: memberProcedure.input(z.object({ id: ZRowId, enabled: z.boolean() })).mutation(async ({ ctx, input }) => {
+    if (input.enabled) {
+      const endpoint = await notificationEndpointReceiver(ctx.db, ctx.orgId, input.id);
+      await assertReceiverAllowed(ctx, endpoint.urlOrigin);
+    }
     await setNotificationEndpointEnabled(ctx.db, ctx.orgId, input.id, input.enabled);
     return { ok: true };
   }),
@@ -91,8 +104,22 @@ export const notificationRouter = router({
     await deleteNotificationRule(ctx.db, ctx.orgId, input.id);
     return { ok: true };
   }),
-  /** "Send test": one test event to one endpoint, delivered like any other (log included). */
+  /**
+   * "Send test": one test event to one enabled endpoint whose receiver the address rule allows
+   * now, delivered like any other (log included), a few per organization and minute.
+   */
   sendTest: memberProcedure.input(z.object({ id: ZRowId })).mutation(async ({ ctx, input }) => {
+    await enforceRateLimit(
+      ctx,
+      `notification-test:${ctx.orgId}`,
+      NOTIFICATION_TESTS_PER_MINUTE,
+      60,
+      "test notifications in this organization",
+    );
+    const endpoint = await notificationEndpointReceiver(ctx.db, ctx.orgId, input.id);
+    if (!endpoint.enabled)
+      throw new ConflictError("id", "this endpoint is disabled; enable it before sending a test to it");
+    await assertReceiverAllowed(ctx, endpoint.urlOrigin);
     const [deliveryId] = await recordTestEvent(ctx.db, ctx.orgId, input.id, {
       title: "Benchboard test notification",
       verdict: "test",

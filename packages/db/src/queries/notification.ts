@@ -4,6 +4,7 @@ import {
   type NotificationEnvelope,
   retryDelayMs,
   ruleMatches,
+  statusClass,
   type TNotificationData,
   ZNotificationData,
 } from "@benchboard/core";
@@ -126,6 +127,68 @@ export async function setNotificationEndpointEnabled(db: Db, orgId: string, id: 
   if (!count) throw new NotFoundError("id", "endpoint not found");
 }
 
+/**
+ * One endpoint's receiver origin (`scheme://host:port`, kept in clear beside the encrypted URL):
+ * all the address rule judges, so an endpoint is judged again without decrypting its URL.
+ */
+export async function notificationEndpointReceiver(db: Db, orgId: string, id: string) {
+  const row = await db.notificationEndpoint.findFirst({
+    where: { orgId, id },
+    select: { id: true, name: true, enabled: true, urlOrigin: true },
+  });
+  if (!row) throw new NotFoundError("id", "endpoint not found");
+  return row;
+}
+
+/**
+ * Enabled endpoints' receiver origins, a page at a time (by id; `lastId` is where the next page
+ * starts, null after the last), for the pass that judges stored endpoints again.
+ */
+export async function enabledNotificationReceivers(db: Db, options: { afterId?: string | null; take?: number } = {}) {
+  const take = options.take ?? 200;
+  const receivers = await db.notificationEndpoint.findMany({
+    where: { enabled: true, ...(options.afterId ? { id: { gt: options.afterId } } : {}) },
+    orderBy: { id: "asc" },
+    take,
+    select: { id: true, orgId: true, name: true, urlOrigin: true },
+  });
+  return { receivers, lastId: receivers.length === take ? receivers[receivers.length - 1]!.id : null };
+}
+
+/**
+ * Disable an endpoint the address rule refuses, and tell the organization's owners in the app.
+ * Only an enabled endpoint is changed, so judging it again says nothing twice. True when this
+ * call disabled it.
+ */
+export async function disableRefusedEndpoint(
+  db: Db,
+  orgId: string,
+  endpointId: string,
+  refusal: string,
+  now = new Date(),
+): Promise<boolean> {
+  const reason = `the install's address rule refuses its receiver: ${refusal.replace(/^refused: /, "")}`.slice(0, 500);
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.notificationEndpoint.updateMany({
+      where: { orgId, id: endpointId, enabled: true },
+      data: { enabled: false, disabledAt: now, disabledReason: reason },
+    });
+    if (!count) return false;
+    const endpoint = await tx.notificationEndpoint.findUniqueOrThrow({
+      where: { id: endpointId },
+      select: { name: true },
+    });
+    await tx.orgNotice.create({
+      data: {
+        orgId,
+        kind: "notification.endpoint_refused",
+        message: `Notification endpoint "${endpoint.name}" was disabled: ${reason}. Point it at a receiver this install allows (Settings → Notifications), then enable it again.`,
+      },
+    });
+    return true;
+  });
+}
+
 export async function deleteNotificationEndpoint(db: Db, orgId: string, id: string) {
   const { count } = await db.notificationEndpoint.deleteMany({ where: { orgId, id } });
   if (!count) throw new NotFoundError("id", "endpoint not found");
@@ -189,8 +252,13 @@ export async function listNotificationRules(db: Db, orgId: string) {
   return rows.map(({ endpoints, orgId: _o, ...r }) => ({ ...r, endpointIds: endpoints.map((e) => e.endpointId) }));
 }
 
-/** The delivery log: time, event, endpoint, status code, attempts. Never a receiver's body. */
-export async function listNotificationDeliveries(db: Db, orgId: string, take = 50) {
+/**
+ * The delivery log: time, event, endpoint, status class, attempts; never a receiver's body. The
+ * exact status and the error's detail (status and size of the answer) are the install's own
+ * organization's (`detail`); a tenant gets delivered / failed and the class ("4xx"), which is
+ * all it needs to fix its receiver and no fingerprint of what answered.
+ */
+export async function listNotificationDeliveries(db: Db, orgId: string, take = 50, options: { detail?: boolean } = {}) {
   const rows = await db.notificationDelivery.findMany({
     where: { orgId },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -212,8 +280,9 @@ export async function listNotificationDeliveries(db: Db, orgId: string, take = 5
     id: r.id,
     status: r.status,
     attempts: r.attempts,
-    lastStatus: r.lastStatus,
-    lastError: r.lastError,
+    statusClass: statusClass(r.lastStatus),
+    lastStatus: options.detail ? r.lastStatus : null,
+    lastError: options.detail ? r.lastError : tenantError(r),
     createdAt: r.createdAt,
     deliveredAt: r.deliveredAt,
     nextAttemptAt: r.status === "pending" ? r.nextAttemptAt : null,
@@ -222,6 +291,18 @@ export async function listNotificationDeliveries(db: Db, orgId: string, take = 5
     title: ZNotificationData.safeParse(r.event.payload).data?.title ?? r.event.kind,
     endpoint: r.endpoint,
   }));
+}
+
+/**
+ * A stored error as a tenant reads it. Attempts that got an answer are told by its class; the
+ * others were stored in words that carry no status or size (see the delivery processor), except
+ * rows written before that rule, whose sizes are dropped here.
+ */
+function tenantError(row: { lastStatus: number | null; lastError: string | null }): string | null {
+  const cls = statusClass(row.lastStatus);
+  if (cls) return `the receiver answered ${cls}`;
+  if (row.lastError && /\d+ bytes/.test(row.lastError)) return "the receiver's answer was not accepted";
+  return row.lastError;
 }
 
 // ---- events ---------------------------------------------------------------------------------
@@ -302,10 +383,15 @@ export async function recordNotificationEvent(
   });
 }
 
-/** A test event to one endpoint, from Settings ("send test"); even a disabled endpoint gets it. */
+/** A test event to one endpoint, from Settings ("send test"); a disabled endpoint gets nothing. */
 export async function recordTestEvent(db: Db, orgId: string, endpointId: string, data: TNotificationData) {
-  const endpoint = await db.notificationEndpoint.findFirst({ where: { orgId, id: endpointId }, select: { id: true } });
+  const endpoint = await db.notificationEndpoint.findFirst({
+    where: { orgId, id: endpointId },
+    select: { id: true, enabled: true },
+  });
   if (!endpoint) throw new NotFoundError("id", "endpoint not found");
+  if (!endpoint.enabled)
+    throw new ConflictError("id", "this endpoint is disabled; enable it before sending a test to it");
   return db.$transaction((tx) =>
     insertEvents(tx, orgId, [
       {
@@ -321,6 +407,7 @@ export async function recordTestEvent(db: Db, orgId: string, endpointId: string,
 export interface ClaimedDelivery {
   id: string;
   orgId: string;
+  endpointId: string;
   attempt: number;
   channel: NotificationChannelKind;
   url: string;
@@ -329,10 +416,15 @@ export interface ClaimedDelivery {
   event: NotificationEnvelope;
 }
 
+/** Why a delivery was not sent: its endpoint was disabled after the delivery was recorded. */
+export const SKIPPED_DISABLED = "not sent: the endpoint is disabled";
+
 /**
  * Take a delivery for one attempt: only a pending one that is due (or a `sending` one whose
  * worker vanished), counting the attempt. Null when it is done, not due, or another worker has
- * it — which is what makes a duplicated job harmless.
+ * it — which is what makes a duplicated job harmless. A delivery to an endpoint disabled since
+ * it was recorded (by a member, by failures, or by the address rule) is never sent: it ends
+ * `skipped`, with the reason in the log, and is not tried again.
  */
 export async function claimDelivery(
   db: Db,
@@ -341,17 +433,24 @@ export async function claimDelivery(
   now = new Date(),
 ): Promise<ClaimedDelivery | null> {
   const staleSending = new Date(now.getTime() - SENDING_STALE_MS);
+  const claimable = {
+    id,
+    OR: [
+      { status: "pending", nextAttemptAt: { lte: now } },
+      { status: "sending", updatedAt: { lt: staleSending } },
+    ],
+  };
   const { count } = await db.notificationDelivery.updateMany({
-    where: {
-      id,
-      OR: [
-        { status: "pending", nextAttemptAt: { lte: now } },
-        { status: "sending", updatedAt: { lt: staleSending } },
-      ],
-    },
+    where: { ...claimable, endpoint: { is: { enabled: true } } },
     data: { status: "sending", attempts: { increment: 1 } },
   });
-  if (!count) return null;
+  if (!count) {
+    await db.notificationDelivery.updateMany({
+      where: { ...claimable, endpoint: { is: { enabled: false } } },
+      data: { status: "skipped", lastStatus: null, lastError: SKIPPED_DISABLED, nextAttemptAt: now },
+    });
+    return null;
+  }
   const row = await db.notificationDelivery.findUniqueOrThrow({
     where: { id },
     include: { event: true, endpoint: true },
@@ -365,6 +464,7 @@ export async function claimDelivery(
   return {
     id,
     orgId: row.orgId,
+    endpointId: row.endpointId,
     attempt: row.attempts,
     channel: row.endpoint.channel,
     url: decryptSecret(secretKey, row.endpoint.urlEnc, ctx),

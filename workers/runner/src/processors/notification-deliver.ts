@@ -2,14 +2,15 @@ import type { InstallSettings } from "@benchboard/core";
 import {
   claimDelivery,
   type Db,
-  getInstallSettings,
+  disableRefusedEndpoint,
+  isInstallOrganization,
   markAttemptFailed,
   markDelivered,
-  orgLoadPolicy,
+  orgAllowList,
 } from "@benchboard/db";
 import type { TNotificationDeliverPayload } from "@benchboard/jobs";
-import { deliverNotification, notificationSafetyPolicy } from "@benchboard/loadgen/notify";
-import type { Resolve } from "@benchboard/loadgen/target-safety";
+import { deliverNotification, tenantDeliveryError } from "@benchboard/loadgen/notify";
+import type { Resolve, SafetyPolicy } from "@benchboard/loadgen/target-safety";
 
 export interface NotificationDeps {
   db: Db;
@@ -30,9 +31,23 @@ export class RetryDelivery extends Error {
 }
 
 /**
- * One delivery attempt. The row is claimed first (a duplicate job, or one for a delivery already
- * done, finds nothing to do), the address is checked again now, and the outcome — status code or
- * the reason, never the receiver's body — is recorded before the job ends.
+ * Where an organization's notifications may go: its own address rule, the one its targets,
+ * monitors and config hooks get (the operator's whole allow-list for the install's own
+ * organization, only what was opened to tenants for any other).
+ */
+export async function notificationPolicy(
+  deps: Pick<NotificationDeps, "db" | "install" | "lookup">,
+  orgId: string,
+): Promise<SafetyPolicy> {
+  return { allowList: await orgAllowList(deps.db, orgId, deps.install ?? undefined), resolve: deps.lookup };
+}
+
+/**
+ * One delivery attempt. The row is claimed first (a duplicate job, one for a delivery already
+ * done, or one whose endpoint was disabled meanwhile finds nothing to send), the address is
+ * checked again now, and the outcome — the reason, never the receiver's body — is recorded
+ * before the job ends. A tenant's record says what kind of failure and the status class, not the
+ * exact status or the answer's size; a receiver the address rule refuses disables its endpoint.
  */
 export async function handleNotificationDeliver(
   deps: NotificationDeps,
@@ -40,22 +55,27 @@ export async function handleNotificationDeliver(
 ): Promise<"delivered" | "retry" | "failed" | "skipped"> {
   const claimed = await claimDelivery(deps.db, payload.deliveryId, deps.secretKey);
   if (!claimed) return "skipped";
-  const { installOrg } = await orgLoadPolicy(deps.db, claimed.orgId);
-  const settings = await getInstallSettings(deps.db, deps.install ?? undefined);
-  const policy = notificationSafetyPolicy(settings, { installOrg }, deps.lookup);
+  const policy = await notificationPolicy(deps, claimed.orgId);
   const outcome = await deliverNotification(claimed, policy, { timeoutMs: deps.timeoutMs });
   if (outcome.ok) {
     await markDelivered(deps.db, claimed, outcome.status);
     return "delivered";
   }
-  const { retryInMs, disabled } = await markAttemptFailed(deps.db, claimed, outcome, {
-    baseDelayMs: deps.baseDelayMs,
-    maxAttempts: deps.maxAttempts,
-    disableAfter: deps.disableAfter,
-  });
-  deps.log(
-    `notification ${claimed.event.kind} (${claimed.event.id}) attempt ${claimed.attempt}: ${outcome.error}${retryInMs !== null ? `; again in ${retryInMs} ms` : "; given up"}${disabled ? "; endpoint disabled" : ""}`,
+  const installOrg = await isInstallOrganization(deps.db, claimed.orgId);
+  const error = installOrg ? outcome.error : tenantDeliveryError(outcome);
+  // Refused by the address rule: the endpoint goes off with that reason (before the failure is
+  // counted, so the owners hear the reason once, not "failed N times").
+  const refused =
+    outcome.kind === "refused" && (await disableRefusedEndpoint(deps.db, claimed.orgId, claimed.endpointId, error));
+  const { retryInMs, disabled } = await markAttemptFailed(
+    deps.db,
+    claimed,
+    { status: outcome.status, error, permanent: outcome.permanent },
+    { baseDelayMs: deps.baseDelayMs, maxAttempts: deps.maxAttempts, disableAfter: deps.disableAfter },
   );
-  if (retryInMs !== null) throw new RetryDelivery(outcome.error);
+  deps.log(
+    `notification ${claimed.event.kind} (${claimed.event.id}) attempt ${claimed.attempt}: ${outcome.error}${retryInMs !== null ? `; again in ${retryInMs} ms` : "; given up"}${disabled || refused ? "; endpoint disabled" : ""}`,
+  );
+  if (retryInMs !== null) throw new RetryDelivery(error);
   return "failed";
 }

@@ -165,13 +165,15 @@ export function NotificationEndpoints({ canManage }: { canManage: boolean }) {
                   <td className="space-x-2 whitespace-nowrap text-right text-xs">
                     {canManage && (
                       <>
-                        <button
-                          type="button"
-                          className="font-medium text-sky-700 hover:underline"
-                          onClick={() => test.mutate({ id: e.id })}
-                        >
-                          Send test
-                        </button>
+                        {e.enabled && (
+                          <button
+                            type="button"
+                            className="font-medium text-sky-700 hover:underline"
+                            onClick={() => test.mutate({ id: e.id })}
+                          >
+                            Send test
+                          </button>
+                        )}
                         {e.signed && (
                           <button
                             type="button"

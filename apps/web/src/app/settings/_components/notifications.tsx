@@ -262,9 +262,13 @@ const STATUS_STYLE: Record<string, string> = {
   failed: "text-rose-700",
   pending: "text-amber-700",
   sending: "text-sky-700",
+  skipped: "text-slate-500",
 };
 
-/** Time, event, endpoint, status code and attempts; never what the receiver answered. */
+/**
+ * Time, event, endpoint, status and attempts; never what the receiver answered. The HTTP column
+ * is the exact status for the install's own organization and the class ("4xx") for any other.
+ */
 function DeliveryLog() {
   const trpc = useTRPC();
   const log = useQuery({ ...trpc.notification.deliveries.queryOptions({ take: 50 }), refetchInterval: 5_000 });
@@ -312,7 +316,7 @@ function DeliveryLog() {
                       <span className="block font-normal text-slate-500">{d.lastError}</span>
                     )}
                   </td>
-                  <td className="text-right font-mono text-xs">{d.lastStatus ?? "—"}</td>
+                  <td className="text-right font-mono text-xs">{d.lastStatus ?? d.statusClass ?? "—"}</td>
                   <td className="text-right text-xs">{d.attempts}</td>
                 </tr>
               ))}
