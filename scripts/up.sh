@@ -13,6 +13,9 @@ PORT="${PORT:-3000}"
 # BENCHBOARD_TENANT_TARGETS lists it.
 export BENCHBOARD_ALLOWED_TARGETS="${BENCHBOARD_ALLOWED_TARGETS-127.0.0.1:${BENCHBOARD_GATEWAY_PORT:-4100},127.0.0.1:${BENCHBOARD_CHAT_PORT:-4200},127.0.0.1:${BENCHBOARD_EXAMPLES_PORT:-4300},127.0.0.1:15672}"
 export BENCHBOARD_TENANT_TARGETS="${BENCHBOARD_TENANT_TARGETS-}"
+# Without a mail server, account mail (sign-up confirmations, reset links) goes to this file,
+# readable by this user only.
+export BENCHBOARD_MAIL_LOG="${BENCHBOARD_MAIL_LOG:-$ROOT/.data/mail.log}"
 
 ensure_node
 ensure_pnpm
@@ -76,4 +79,5 @@ if [ -f .data/pids/targets.pid ]; then
   printf 'Reference targets: gateway :%s, chat :%s, examples :%s. ' \
     "${BENCHBOARD_GATEWAY_PORT:-4100}" "${BENCHBOARD_CHAT_PORT:-4200}" "${BENCHBOARD_EXAMPLES_PORT:-4300}"
 fi
+[ -z "${BENCHBOARD_SMTP_URL:-}" ] && printf 'No mail server set: account mail (sign-up and reset links) is in %s.\n' "$BENCHBOARD_MAIL_LOG"
 printf 'Logs: .data/logs/   Stop: scripts/down.sh\n'

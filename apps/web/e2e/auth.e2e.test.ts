@@ -69,12 +69,78 @@ describe("accounts", () => {
     await page.getByLabel("Email").fill(stack.user.email);
     await page.getByLabel("Password").fill("long enough password");
     await page.getByRole("button", { name: "Create account" }).click();
-    // A registered email is answered like a new one, without a session: the page moves on and,
-    // signed out, lands on sign-in. Nothing says the email is taken.
-    await page.waitForURL(/\/sign-in/);
-    await expect(page.getByText("already exists").count()).resolves.toBe(0);
+    // A registered email is answered like a new one: check your inbox, no session. Nothing on the
+    // page says the email is taken (only its owner's inbox does).
+    const answer = page.getByRole("status", { name: "Check your inbox" });
+    await answer.waitFor();
+    await expect(page.getByText(/already (exists|has)/).count()).resolves.toBe(0);
+    expect((await context.cookies()).find((c) => c.name === "bb_session")).toBeUndefined();
     expect(await stack.db.db.user.count()).toBe(before);
     await context.close();
+  });
+
+  it("signs a new account up through the mailed link, answered as a registered email is", async () => {
+    const answers: string[] = [];
+    for (const email of [stack.user.email, "newcomer@example.com"]) {
+      const { context, page } = await freshPage();
+      await page.goto(`${stack.baseUrl}/sign-up`);
+      await page.getByLabel("Email").fill(email);
+      await page.getByLabel("Password").fill("long enough password");
+      await page.getByRole("button", { name: "Create account" }).click();
+      const answer = page.getByRole("status", { name: "Check your inbox" });
+      await answer.waitFor();
+      answers.push(((await answer.textContent()) ?? "").replace(email, "<email>"));
+      expect((await context.cookies()).find((c) => c.name === "bb_session")).toBeUndefined();
+      await context.close();
+    }
+    expect(answers[1]).toBe(answers[0]);
+    expect(await stack.db.db.user.count({ where: { email: "newcomer@example.com" } })).toBe(0);
+
+    const token = await stack.mailedToken("newcomer@example.com", "/confirm-sign-up/");
+    const { context, page } = await freshPage();
+    await page.goto(`${stack.baseUrl}/confirm-sign-up/${token}`);
+    await page.screenshot({ path: path.join(screenshotsDir, "confirm-sign-up.png") });
+    await page.getByRole("button", { name: "Create my account" }).click();
+    await page.waitForURL((url) => url.pathname === "/");
+    await page.getByRole("heading", { name: "Projects" }).waitFor();
+    expect(await stack.db.db.user.count({ where: { email: "newcomer@example.com" } })).toBe(1);
+    // The link works once.
+    await page.goto(`${stack.baseUrl}/confirm-sign-up/${token}`);
+    await page.getByRole("button", { name: "Create my account" }).click();
+    await page.getByText("this confirmation link was already used; sign in").waitFor();
+    await context.close();
+  });
+
+  it("sends every page whose session ended to sign-in, coming back to it after", async () => {
+    const { createSession, deleteSession, createProject } = await import("@benchboard/db");
+    const local = await stack.db.db.organization.findUniqueOrThrow({ where: { slug: "local" } });
+    const project = await createProject(stack.db.db, local.id, { name: "Ended session" });
+    const pages = ["/", "/runs", `/projects/${project.id}`, "/trends", "/settings", "/workers", "/launch"];
+    for (const pathname of pages) {
+      const { token } = await createSession(stack.db.db, stack.user.id);
+      const { context, page } = await freshPage();
+      await context.addCookies([
+        { name: "bb_session", value: token, url: stack.baseUrl, httpOnly: true, sameSite: "Lax" },
+      ]);
+      await page.goto(`${stack.baseUrl}${pathname}`);
+      await page.getByRole("button", { name: "Sign out" }).waitFor();
+      // Signed out elsewhere (or expired): the cookie is still here, the session is not.
+      await deleteSession(stack.db.db, token);
+      await page.reload();
+      const expected = pathname === "/" ? "/sign-in" : `/sign-in?next=${encodeURIComponent(pathname)}`;
+      await page.waitForURL((url) => url.pathname + url.search === expected, { timeout: 15_000 });
+      await page.getByRole("button", { name: "Sign in" }).waitFor();
+      await expect(page.getByText("Something went wrong").count()).resolves.toBe(0);
+      if (pathname === "/runs") await page.screenshot({ path: path.join(screenshotsDir, "session-ended.png") });
+      // Signing in again comes back to the page.
+      if (pathname === "/trends") {
+        await page.getByLabel("Email").fill(stack.user.email);
+        await page.getByLabel("Password").fill(stack.user.password);
+        await page.getByRole("button", { name: "Sign in" }).click();
+        await page.waitForURL((url) => url.pathname === "/trends");
+      }
+      await context.close();
+    }
   });
 
   it("invites a viewer who can read but not change anything", async () => {

@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createSession, signUp } from "@benchboard/db";
@@ -49,6 +50,15 @@ export interface Stack {
   browser: Browser;
   page: Page;
   logs: string[];
+  /** The file the web app writes account mail to (no mail server in tests). */
+  mailLog: string;
+  /**
+   * The token of the newest link to `linkPath` (e.g. "/reset-password/") mailed to `email` after
+   * the file held `fromChars` characters; waits for the mail, which is sent after answering.
+   */
+  mailedToken(email: string, linkPath: string, fromChars?: number): Promise<string>;
+  /** What the mail file holds now (to read mail sent from here on, pass its length to mailedToken). */
+  readMail(): Promise<string>;
   /** Kill the web app (SIGKILL) and start it again on the same port; resolves once it answers. */
   restartWeb(options?: { downMs?: number }): Promise<void>;
   close(): Promise<void>;
@@ -105,6 +115,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const prefix = `bbe2e-${randomBytes(4).toString("hex")}`;
   const port = await freePort();
   const logs: string[] = [];
+  const mailDir = await mkdtemp(path.join(os.tmpdir(), "bbe2e-mail-"));
+  const mailLog = path.join(mailDir, "mail.log");
+  const readMail = () => readFile(mailLog, "utf8").catch(() => "");
   // The proxy answers 502 until the app is up; the app answers for both addresses, as an operator
   // lists the proxy's public address in BENCHBOARD_PUBLIC_URL (any other Host gets 421).
   const proxy = options.proxy ? await startProxy(port) : null;
@@ -119,6 +132,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // it to tenants too (accounts signed up in a test still verify an origin before load).
     BENCHBOARD_ALLOWED_TARGETS: "127.0.0.1",
     BENCHBOARD_TENANT_TARGETS: "127.0.0.1",
+    BENCHBOARD_MAIL_LOG: mailLog,
     ...(proxy ? { BENCHBOARD_PUBLIC_URL: `http://127.0.0.1:${proxy.port},http://127.0.0.1:${port}` } : {}),
   };
   const children: ChildProcess[] = [];
@@ -173,6 +187,21 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     browser,
     page,
     logs,
+    mailLog,
+    readMail,
+    async mailedToken(email, linkPath, fromChars = 0) {
+      const quote = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+      const pattern = new RegExp(
+        `\\[mail\\] \\S+ to ${quote(email)}:[^\\n]*\\n(?:(?!\\[mail\\] )[\\s\\S])*?${quote(linkPath)}([A-Za-z0-9_-]{43})`,
+        "g",
+      );
+      for (let i = 0; i < 100; i++) {
+        const found = [...(await readMail()).slice(fromChars).matchAll(pattern)].pop()?.[1];
+        if (found) return found;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`no mail to ${email} with a ${linkPath} link in ${mailLog}`);
+    },
     async restartWeb({ downMs = 0 } = {}) {
       const old = web;
       const exited = old.exitCode === null && old.signalCode === null ? new Promise((r) => old.once("exit", r)) : null;
@@ -189,6 +218,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       for (const c of children) c.kill("SIGTERM");
       await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once("exit", r)) : null)));
       await db.drop();
+      await rm(mailDir, { recursive: true, force: true });
     },
   };
 }

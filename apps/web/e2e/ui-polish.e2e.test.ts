@@ -236,6 +236,11 @@ describe("first visit", () => {
     await page.getByLabel("Email").fill("nora@example.com");
     await page.getByLabel("Password").fill("correct horse battery");
     await page.getByRole("button", { name: "Create account" }).click();
+    // The account is made from the mailed link.
+    await page.getByRole("status", { name: "Check your inbox" }).waitFor();
+    const token = await stack.mailedToken("nora@example.com", "/confirm-sign-up/");
+    await page.goto(`${stack.baseUrl}/confirm-sign-up/${token}`);
+    await page.getByRole("button", { name: "Create my account" }).click();
     const steps = page.getByRole("list", { name: "Getting started" });
     await steps.waitFor();
     await expect(steps.getByRole("link").first().textContent()).resolves.toBe(

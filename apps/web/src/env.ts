@@ -9,7 +9,10 @@ const ZEnv = z.object({
   BENCHBOARD_QUEUE_PREFIX: z.string().default("bull"),
   /** A running run whose worker wrote no heartbeat for this long is ended as failed (as in the worker). */
   BENCHBOARD_RUN_STALE_AFTER_MS: z.coerce.number().int().min(3_000).max(3_600_000).default(20_000),
-  /** A run the job queue (Redis) could not take for this long ends failed; until then it stays queued. */
+  /**
+   * A run the job queue (Redis) could not take for this long ends failed; until then it stays
+   * queued. So does an agent run no agent took for this long after it was put on its label's queue.
+   */
   BENCHBOARD_QUEUE_GIVE_UP_S: z.coerce
     .number()
     .int()
@@ -69,7 +72,7 @@ const ZEnv = z.object({
   PORT: z.string().optional(),
   /**
    * The operator's mail server for account mail (password reset links), e.g.
-   * `smtp://user:pass@mail.example.com:587`. Unset: messages go to the server log.
+   * `smtp://user:pass@mail.example.com:587`. Unset: messages go to BENCHBOARD_MAIL_LOG.
    */
   BENCHBOARD_SMTP_URL: z
     .string()
@@ -81,6 +84,11 @@ const ZEnv = z.object({
     ),
   /** The sender of account mail, e.g. `Benchboard <bench@example.com>`; needed with BENCHBOARD_SMTP_URL. */
   BENCHBOARD_MAIL_FROM: z.string().trim().max(320).default(""),
+  /**
+   * Without BENCHBOARD_SMTP_URL, account mail (its links open accounts) is appended to this file,
+   * readable by the server's user only (mode 0600). Relative paths start at the working directory.
+   */
+  BENCHBOARD_MAIL_LOG: z.string().trim().min(1).max(1000).default(".data/mail.log"),
   /** Minutes a password reset link works. */
   BENCHBOARD_PASSWORD_RESET_TTL_MIN: z.preprocess(
     (v) => (v === "" ? undefined : v),

@@ -10,6 +10,7 @@ const PUBLIC_PREFIXES = [
   "/sign-up",
   "/forgot-password",
   "/reset-password/",
+  "/confirm-sign-up/",
   "/invite/",
   "/share/",
   "/api/",

@@ -25,6 +25,7 @@ import type { Context, ProcedureMeta, Role } from "./trpc";
 /** Procedures anyone may call without signing in; each says why. */
 const PUBLIC: Record<string, string> = {
   "auth.signUp": "creating an account",
+  "auth.confirmSignUp": "finishing a sign-up with the mailed link",
   "auth.signIn": "signing in",
   "auth.signOut": "ends whatever session the request carries",
   "auth.me": "answers null when signed out",

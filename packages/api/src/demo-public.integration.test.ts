@@ -6,6 +6,7 @@ import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "./root";
+import { createMailbox, signUpThroughMail } from "./testing/mailbox";
 import { sessionContext } from "./testing/org-fixture";
 
 // The demo organization's published benchmarks are public data for every signed-in account: read
@@ -13,6 +14,7 @@ import { sessionContext } from "./testing/org-fixture";
 let t: TestDatabase;
 let queue: Queue;
 let demoId: string;
+const mailbox = createMailbox();
 
 function anonymous(jar: { token: string | null }) {
   return createCaller({
@@ -22,6 +24,7 @@ function anonymous(jar: { token: string | null }) {
     userId: null,
     role: null,
     install: DEFAULT_INSTALL_SETTINGS,
+    mailer: mailbox,
     clientIp: `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
     session: {
       token: null,
@@ -35,7 +38,7 @@ function anonymous(jar: { token: string | null }) {
 
 async function signUp(email: string) {
   const jar: { token: string | null } = { token: null };
-  await anonymous(jar).auth.signUp({ email, password: `${email} password` });
+  await signUpThroughMail(anonymous(jar), mailbox, { email, password: `${email} password` });
   if (!jar.token) throw new Error("sign-up set no session");
   return jar.token;
 }

@@ -1,3 +1,5 @@
+import { mkdir, open } from "node:fs/promises";
+import path from "node:path";
 import nodemailer from "nodemailer";
 
 export interface MailMessage {
@@ -7,20 +9,52 @@ export interface MailMessage {
 }
 
 export interface Mailer {
-  /** "console" prints messages to the server log; "smtp" hands them to the operator's mail server. */
-  readonly kind: "console" | "smtp";
+  /**
+   * "console" prints messages to the server log (tests), "file" appends them to a file only the
+   * server's user can read, "smtp" hands them to the operator's mail server.
+   */
+  readonly kind: "console" | "file" | "smtp";
   send(message: MailMessage): Promise<void>;
 }
 
 /**
- * Development mail: the message goes to the server log. This is the only place a reset link's
- * token is ever written out, and only because no mail server is configured to carry it.
+ * Mail printed to a log line (tests, and a server with neither a mail server nor a mail file):
+ * a link's token is written out only because nothing else is configured to carry it.
  */
 export function createConsoleMailer(log: (line: string) => void = (line) => console.log(line)): Mailer {
   return {
     kind: "console",
     async send(message) {
       log(`[mail] to ${message.to}: ${message.subject}\n${message.text}`);
+    },
+  };
+}
+
+/**
+ * Development mail without a mail server: each message is appended to a file that only the
+ * server's user may read or write (mode 0600, also enforced on a file that was already there),
+ * since its links (password resets, sign-up confirmations) open accounts.
+ */
+export function createFileMailer(file: string): Mailer {
+  let queue: Promise<void> = Promise.resolve();
+  const append = async (entry: string) => {
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    const handle = await open(file, "a", 0o600);
+    try {
+      await handle.chmod(0o600);
+      await handle.appendFile(entry);
+    } finally {
+      await handle.close();
+    }
+  };
+  return {
+    kind: "file",
+    send(message) {
+      const entry = `[mail] ${new Date().toISOString()} to ${message.to}: ${message.subject}\n${message.text}\n\n`;
+      // One message after the other, so two never interleave in the file.
+      const done = queue.then(() => append(entry));
+      queue = done.catch(() => {});
+      return done;
     },
   };
 }
@@ -66,11 +100,19 @@ export function createSmtpMailer(options: SmtpOptions): Mailer {
   };
 }
 
-/** SMTP when the operator configured it (BENCHBOARD_SMTP_URL and BENCHBOARD_MAIL_FROM), else the log. */
-export function mailerFromSettings(settings: { smtpUrl?: string | null; mailFrom?: string | null }): Mailer {
+/**
+ * SMTP when the operator configured it (BENCHBOARD_SMTP_URL and BENCHBOARD_MAIL_FROM), else the
+ * mail file (BENCHBOARD_MAIL_LOG), else the server log.
+ */
+export function mailerFromSettings(settings: {
+  smtpUrl?: string | null;
+  mailFrom?: string | null;
+  mailLog?: string | null;
+}): Mailer {
   if (settings.smtpUrl && settings.mailFrom) {
     return createSmtpMailer({ url: settings.smtpUrl, from: settings.mailFrom });
   }
+  if (settings.mailLog) return createFileMailer(settings.mailLog);
   return createConsoleMailer();
 }
 

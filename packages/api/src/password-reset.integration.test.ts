@@ -1,11 +1,14 @@
 import { createHash, randomBytes } from "node:crypto";
+import { chmod, mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { createSession, getSessionUser, hashToken, signUp } from "@benchboard/db";
 import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConsoleMailer, createSmtpMailer, type Mailer } from "./mail";
+import { createConsoleMailer, createSmtpMailer, type Mailer, mailerFromSettings } from "./mail";
 import { createFallbackRateLimiter, createRedisRateLimiter, type RateLimiter } from "./rate-limit";
 import { createCaller } from "./root";
 import { PASSWORD_RESET_SENT } from "./routers/auth";
@@ -110,18 +113,18 @@ describe("asking for a reset link", () => {
     expect(await t.db.passwordReset.count()).toBe(before);
   });
 
-  it("limits requests per email (any address) and per address (any email) in Redis", async () => {
+  it("limits requests per email from one address and per address (any email) in Redis", async () => {
     const user = await account();
     const caller = (ip: string) => createCaller(anonymous({ ip }));
-    for (let i = 0; i < 3; i++) await caller(`10.20.0.${i}`).auth.requestPasswordReset({ email: user.email });
-    await expect(caller("10.20.0.99").auth.requestPasswordReset({ email: user.email })).rejects.toMatchObject({
+    for (let i = 0; i < 3; i++) await caller("10.20.0.1").auth.requestPasswordReset({ email: user.email });
+    await expect(caller("10.20.0.1").auth.requestPasswordReset({ email: user.email })).rejects.toMatchObject({
       code: "TOO_MANY_REQUESTS",
-      message: expect.stringContaining("password reset requests for this email"),
+      message: expect.stringContaining("password reset requests for this email from this address"),
     });
     // An unknown email is limited exactly alike: the limit tells nothing about the account.
     const stranger = `nobody-${unique()}@example.test`;
-    for (let i = 0; i < 3; i++) await caller(`10.21.0.${i}`).auth.requestPasswordReset({ email: stranger });
-    await expect(caller("10.21.0.99").auth.requestPasswordReset({ email: stranger })).rejects.toMatchObject({
+    for (let i = 0; i < 3; i++) await caller("10.21.0.1").auth.requestPasswordReset({ email: stranger });
+    await expect(caller("10.21.0.1").auth.requestPasswordReset({ email: stranger })).rejects.toMatchObject({
       code: "TOO_MANY_REQUESTS",
     });
     const one = caller("10.22.0.1");
@@ -131,6 +134,31 @@ describe("asking for a reset link", () => {
       message: expect.stringContaining("password reset requests from this address"),
     });
     expect(await redis.keys(`${prefix}:reset:email:*`)).not.toEqual([]);
+  });
+
+  it("never lets someone else's requests block an owner's reset: the owner's newest link works", async () => {
+    const user = await account();
+    // Someone who knows the address uses up its limit from their own address.
+    const attacker = createCaller(anonymous({ ip: "203.0.113.50" }));
+    for (let i = 0; i < 3; i++) await attacker.auth.requestPasswordReset({ email: user.email });
+    await expect(attacker.auth.requestPasswordReset({ email: user.email })).rejects.toMatchObject({
+      code: "TOO_MANY_REQUESTS",
+    });
+    // The owner, from their address, still gets a link, and it is the one that works.
+    const from = mailLog.length;
+    const cookies: string[] = [];
+    await createCaller(anonymous({ ip: "198.51.100.7" })).auth.requestPasswordReset({ email: user.email });
+    const token = await linkFor(user.email, from);
+    await createCaller(anonymous({ ip: "198.51.100.7", cookies })).auth.resetPassword({
+      token,
+      password: "the owner's new password",
+    });
+    expect(cookies).toHaveLength(1);
+    const signedIn = await createCaller(anonymous()).auth.signIn({
+      email: user.email,
+      password: "the owner's new password",
+    });
+    expect(signedIn.id).toBe(user.id);
   });
 
   it("still limits, counting in the process, while Redis cannot be reached", async () => {
@@ -305,6 +333,36 @@ describe("mail over SMTP", () => {
       expect(refusing.messages).toEqual([]);
     } finally {
       await refusing.close();
+    }
+  });
+});
+
+describe("mail without a mail server", () => {
+  it("goes to a file only the server's user can read, also when the file was already there", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "bbmail-"));
+    try {
+      const file = path.join(dir, "logs", "mail.log");
+      const mailer = mailerFromSettings({ smtpUrl: "", mailFrom: "", mailLog: file });
+      expect(mailer.kind).toBe("file");
+      const user = await account();
+      await createCaller(anonymous({ mailer })).auth.requestPasswordReset({ email: user.email });
+      let text = "";
+      for (let i = 0; i < 50 && !LINK.test(text); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        text = await readFile(file, "utf8").catch(() => "");
+      }
+      const token = LINK.exec(text)?.[1];
+      expect(token, text).toBeDefined();
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      // A file made earlier by someone else's umask (world-readable) is closed on the next message.
+      await chmod(file, 0o644);
+      await mailer.send({ to: user.email, subject: "second", text: "second message" });
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      expect(await readFile(file, "utf8")).toContain("second message");
+      // The link from the file works.
+      await createCaller(anonymous()).auth.resetPassword({ token: token!, password: "password from the file" });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

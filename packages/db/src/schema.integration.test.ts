@@ -71,6 +71,19 @@ describe("migrated database matches the Prisma schema", () => {
       data: { tokenHash: "r1", userId: user.id, expiresAt: at, usedAt: at, supersededAt: at },
     });
     await roundTrip("PasswordReset", reset, () => db.passwordReset.findUnique({ where: { id: reset.id } }));
+    const pendingSignUp = await db.signUpConfirmation.create({
+      data: {
+        tokenHash: "c1",
+        email: "new@example.test",
+        name: "N",
+        passwordHash: "scrypt$x",
+        expiresAt: at,
+        usedAt: at,
+      },
+    });
+    await roundTrip("SignUpConfirmation", pendingSignUp, () =>
+      db.signUpConfirmation.findUnique({ where: { id: pendingSignUp.id } }),
+    );
     const project = await db.project.create({
       data: {
         orgId: org.id,
@@ -408,6 +421,21 @@ describe("migrated database matches the Prisma schema", () => {
     await expect(
       db.notificationDelivery.create({ data: { orgId: org.id, eventId: event.id, endpointId: endpoint.id } }),
     ).rejects.toThrow();
+    const attempt = await db.notificationDeliveryAttempt.create({
+      data: {
+        orgId: org.id,
+        deliveryId: delivery.id,
+        attempt: 1,
+        outcome: "retry",
+        status: 503,
+        error: "HTTP 503, 12 bytes",
+        durationMs: 41,
+        createdAt: at,
+      },
+    });
+    await roundTrip("NotificationDeliveryAttempt", attempt, () =>
+      db.notificationDeliveryAttempt.findUnique({ where: { id: attempt.id } }),
+    );
     const notice = await db.orgNotice.create({
       data: { orgId: org.id, kind: "notification.endpoint_disabled", message: "m", createdAt: at, readAt: at },
     });

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type http from "node:http";
 import { type Context, createCaller } from "@benchboard/api";
 import { DEFAULT_INSTALL_SETTINGS } from "@benchboard/core";
-import { getVerificationToken } from "@benchboard/db";
+import { getVerificationToken, signUp } from "@benchboard/db";
 import type { TestDatabase } from "@benchboard/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DnsRecords } from "../test/dns-server";
@@ -414,8 +414,7 @@ describe("verification binds the server, for a while", () => {
 describe("the demo organization is public data, not a membership", () => {
   it("does not list its accounts to a sign-up that reads it", async () => {
     const demo = await t.db.organization.create({ data: { name: "Demo", slug: `demo-${prefix}`, demo: true } });
-    const anonymous = createCaller({ ...base, orgId: null, userId: null, role: null });
-    await anonymous.auth.signUp({ email: "reader@example.test", password: "reader password 12" });
+    await signUp(t.db, { email: "reader@example.test", password: "reader password 12" });
     const reader = await t.db.user.findUniqueOrThrow({ where: { email: "reader@example.test" } });
     // The reader is no member of the demo; it reads it as a viewer through its session.
     expect(await t.db.membership.count({ where: { orgId: demo.id } })).toBe(0);
@@ -451,8 +450,7 @@ describe("worker ids", () => {
 
 describe("the last owner", () => {
   it("stays when two owners demote each other at once", async () => {
-    const anonymous = createCaller({ ...base, orgId: null, userId: null, role: null });
-    await anonymous.auth.signUp({ email: "second@example.test", password: "second password 12" });
+    await signUp(t.db, { email: "second@example.test", password: "second password 12" });
     const second = await t.db.user.findUniqueOrThrow({ where: { email: "second@example.test" } });
     const first = await t.db.membership.findFirstOrThrow({ where: { orgId: strangerOrg, role: "owner" } });
     const added = await t.db.membership.create({ data: { orgId: strangerOrg, userId: second.id, role: "owner" } });

@@ -3,6 +3,7 @@ import { promises as dns } from "node:dns";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Context, createCaller } from "@benchboard/api";
+import { createMailbox, signUpThroughMail } from "@benchboard/api/testing/mailbox";
 import { DEFAULT_INSTALL_SETTINGS } from "@benchboard/core";
 import { ensureLocalOrganization, signUp } from "@benchboard/db";
 import { createTestDatabase } from "@benchboard/db/testing";
@@ -81,7 +82,8 @@ export async function tenantInstall(options: TenantInstallOptions) {
     network,
     install: DEFAULT_INSTALL_SETTINGS,
   };
-  const anonymous = createCaller({ ...base, orgId: null, userId: null, role: null });
+  const mailbox = createMailbox();
+  const anonymous = createCaller({ ...base, orgId: null, userId: null, role: null, mailer: mailbox });
 
   const op = await signUp(t.db, { email: "operator@example.test", password: "operator password 1" });
   const local = await ensureLocalOrganization(t.db);
@@ -89,7 +91,8 @@ export async function tenantInstall(options: TenantInstallOptions) {
   const operator = createCaller(operatorCtx);
   await operator.install.update({ allowedTargets: options.allowedTargets, tenantTargets: options.tenantTargets });
 
-  await anonymous.auth.signUp({ email: "stranger@example.test", password: "stranger password 1" });
+  // An ordinary sign-up, finished with the mailed confirmation link.
+  await signUpThroughMail(anonymous, mailbox, { email: "stranger@example.test", password: "stranger password 1" });
   const user = await t.db.user.findUniqueOrThrow({
     where: { email: "stranger@example.test" },
     include: { memberships: true },

@@ -63,11 +63,12 @@ export function getRateLimiter(): RateLimiter {
   return globals.benchboardRateLimiter;
 }
 
-/** Account mail: the operator's SMTP server when configured, else the server log. */
+/** Account mail: the operator's SMTP server when configured, else a file only the server's user reads. */
 export function getMailer(): Mailer {
   globals.benchboardMailer ??= mailerFromSettings({
     smtpUrl: env.BENCHBOARD_SMTP_URL,
     mailFrom: env.BENCHBOARD_MAIL_FROM,
+    mailLog: env.BENCHBOARD_MAIL_LOG,
   });
   return globals.benchboardMailer;
 }

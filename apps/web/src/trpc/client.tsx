@@ -7,15 +7,25 @@ import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { type ReactNode, useState } from "react";
 import superjson from "superjson";
 import { reportForbidden } from "~/app/_components/forbidden-notice";
+import { isUnauthorized, signInAgain } from "./session-ended";
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
+function onError(error: unknown) {
+  // A refusal for the role is shown wherever it happens, even by forms with no error line.
+  reportForbidden(error);
+  // A session that ended (signed out elsewhere, expired, a password reset) goes to sign-in.
+  signInAgain(error);
+}
+
 function makeQueryClient() {
   return new QueryClient({
-    defaultOptions: { queries: { staleTime: 5_000, retry: 1 } },
-    // A refusal for the role is shown wherever it happens, even by forms with no error line.
-    mutationCache: new MutationCache({ onError: reportForbidden }),
-    queryCache: new QueryCache({ onError: reportForbidden }),
+    defaultOptions: {
+      // Asking again without a session cannot succeed: no retry, straight to sign-in.
+      queries: { staleTime: 5_000, retry: (failures, error) => !isUnauthorized(error) && failures < 1 },
+    },
+    mutationCache: new MutationCache({ onError }),
+    queryCache: new QueryCache({ onError }),
   });
 }
 

@@ -3,17 +3,19 @@ import {
   ConflictError,
   checkCredentials,
   checkPasswordReset,
+  confirmSignUp,
   createSession,
-  decoySignUp,
   deleteSession,
-  emailRegistered,
   getInvitation,
   getSessionUser,
   installHasOwner,
   normalizeEmail,
   PASSWORD_RESET_TTL_MS,
   requestPasswordReset,
+  requestSignUp,
   resetPassword,
+  SIGN_UP_CLOSED,
+  SIGN_UP_CONFIRMATION_TTL_MS,
   signUp,
 } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
@@ -36,9 +38,22 @@ export const ZSignUpInput = z.object({
   setupToken: z.string().max(200).optional(),
 });
 export const ZSignInInput = z.object({ email: z.string().max(254), password: z.string().max(200) });
+export const ZConfirmSignUpInput = z.object({
+  token: z.string().min(1, "the confirmation link has no token").max(200, "this confirmation link is not valid"),
+});
 export const ZRequestPasswordResetInput = z.object({ email: ZEmail });
 const ZResetToken = z.string().min(1, "the reset link has no token").max(200, "this reset link is not valid");
 export const ZResetPasswordInput = z.object({ token: ZResetToken, password: ZPassword });
+
+/** The one answer to an ordinary sign-up, whether or not the email has an account. */
+export const SIGN_UP_CHECK_INBOX =
+  "Check your inbox: we sent a link to this email. Open it to finish creating your account.";
+/**
+ * An ordinary sign-up is answered this long after its work began (or when the work ends, if
+ * later). Both paths already do the same work (a password hash and a row); the floor takes out
+ * what is left of a difference, as for reset requests.
+ */
+export const SIGN_UP_ANSWER_MS = 400;
 
 /** The one answer to a reset request, whether or not the email has an account. */
 export const PASSWORD_RESET_SENT =
@@ -67,24 +82,87 @@ function resetMessage(to: string, link: string, ttlMs: number) {
   };
 }
 
+function confirmMessage(to: string, link: string) {
+  return {
+    to,
+    subject: "Confirm your Benchboard account",
+    text: [
+      "Someone (hopefully you) created a Benchboard account with this email.",
+      "",
+      `Open this link within ${Math.round(SIGN_UP_CONFIRMATION_TTL_MS / 3_600_000)} hours to confirm it and sign in:`,
+      link,
+      "",
+      "If it was not you, ignore this message: no account is made.",
+    ].join("\n"),
+  };
+}
+
+function alreadyRegisteredMessage(to: string, base: string) {
+  return {
+    to,
+    subject: "Your Benchboard account",
+    text: [
+      "Someone (hopefully you) tried to create a Benchboard account with this email, which already has one.",
+      "",
+      `Sign in: ${base}/sign-in`,
+      `Forgot the password? Ask for a new one: ${base}/forgot-password`,
+      "",
+      "If it was not you, ignore this message: nothing changed.",
+    ].join("\n"),
+  };
+}
+
+const linkBase = (ctx: { publicUrl?: string | null }) => (ctx.publicUrl ?? "").replace(/\/+$/, "");
+
 export const authRouter = router({
+  /**
+   * Create an account. The install's first account (with the setup token) and an account made
+   * from an invitation link are signed in at once: the token or link is their proof. Any other
+   * sign-up is confirmed by a mailed link, and its answer is the same (words, shape, no cookie,
+   * timing) whether or not the email already has an account: who is registered is never said.
+   */
   signUp: publicProcedure.input(ZSignUpInput).mutation(async ({ ctx, input }) => {
-    await enforceRateLimit(ctx, `signup:${ctx.clientIp ?? "?"}`, 10, 3600, "sign-ups from this address");
     const install = await installSettingsFor(ctx);
-    // An email that already has an account gets the answer a new one would (without a session):
-    // sign-up does not tell who is registered. Closed sign-up refuses both alike.
-    if (await emailRegistered(ctx.db, input.email)) {
-      if (!install.signupOpen) {
-        throw new ConflictError("email", "sign-up is closed on this install; ask an owner for an invitation");
-      }
-      return { ...(await decoySignUp(input)), orgSlug: null };
+    const email = normalizeEmail(input.email);
+    const ip = ctx.clientIp ?? "?";
+    // An invitee's sign-up is not held up by others' sign-ups from their address (an office, a
+    // NAT): a valid invitation for this very email is the permission. Anything else counts.
+    const invitation = input.invitation ? await getInvitation(ctx.db, input.invitation) : null;
+    if (!invitation || invitation.email !== email) {
+      await enforceRateLimit(ctx, `signup:${ip}`, 10, 3600, "sign-ups from this address");
     }
-    const { invitation, ...account } = input;
-    const user = await signUp(ctx.db, { ...account, invitationToken: invitation }, install);
+    if (input.invitation || !(await installHasOwner(ctx.db))) {
+      const { invitation: invitationToken, ...account } = input;
+      const user = await signUp(ctx.db, { ...account, invitationToken }, install);
+      const session = await createSession(ctx.db, user.id, ctx.userAgent);
+      ctx.session?.set(session.token, session.expiresAt);
+      // The slug of the organization the invitation joined: the client opens it.
+      return { signedIn: true as const, email: user.email, orgSlug: user.joinedOrg?.slug ?? null, message: null };
+    }
+    // Closed: only invitation links make accounts (a pending invitation without its link does not).
+    if (!install.signupOpen) throw new ConflictError("email", SIGN_UP_CLOSED);
+    // Mails to one inbox from one address are bounded, as for reset requests.
+    await enforceRateLimit(ctx, `signup:email:${ip}:${email}`, 3, 3600, "sign-ups for this email from this address");
+    const started = performance.now();
+    const pending = await requestSignUp(ctx.db, { email, password: input.password, name: input.name });
+    const base = linkBase(ctx);
+    sendInBackground(
+      ctx.mailer ?? logMailer,
+      pending.registered
+        ? alreadyRegisteredMessage(pending.email, base)
+        : confirmMessage(pending.email, `${base}/confirm-sign-up/${encodeURIComponent(pending.token)}`),
+    );
+    const wait = SIGN_UP_ANSWER_MS - (performance.now() - started);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    return { signedIn: false as const, email: pending.email, orgSlug: null, message: SIGN_UP_CHECK_INBOX };
+  }),
+  /** Finish a sign-up with its mailed link: the account is made and this browser signed in. */
+  confirmSignUp: publicProcedure.input(ZConfirmSignUpInput).mutation(async ({ ctx, input }) => {
+    await enforceRateLimit(ctx, `signup:confirm:${ctx.clientIp ?? "?"}`, 20, 900, "confirmations from this address");
+    const user = await confirmSignUp(ctx.db, input.token, await installSettingsFor(ctx));
     const session = await createSession(ctx.db, user.id, ctx.userAgent);
     ctx.session?.set(session.token, session.expiresAt);
-    // The slug of the organization the invitation joined: the client opens it.
-    return { id: user.id, email: user.email, orgSlug: user.joinedOrg?.slug ?? null };
+    return { email: user.email };
   }),
   signIn: publicProcedure.input(ZSignInInput).mutation(async ({ ctx, input }) => {
     const email = normalizeEmail(input.email);
@@ -132,12 +210,20 @@ export const authRouter = router({
       3600,
       "password reset requests from this address",
     );
-    await enforceRateLimit(ctx, `reset:email:${email}`, 3, 3600, "password reset requests for this email");
+    // Per email from this address, not per email alone: others' requests for an account never
+    // stop its owner from asking for a link (and the newest link is the one that works).
+    await enforceRateLimit(
+      ctx,
+      `reset:email:${ctx.clientIp ?? "?"}:${email}`,
+      3,
+      3600,
+      "password reset requests for this email from this address",
+    );
     const ttlMs = ctx.passwordResetTtlMs ?? PASSWORD_RESET_TTL_MS;
     const started = performance.now();
     const reset = await requestPasswordReset(ctx.db, email, { ttlMs });
     if (reset) {
-      const link = `${(ctx.publicUrl ?? "").replace(/\/+$/, "")}/reset-password/${encodeURIComponent(reset.token)}`;
+      const link = `${linkBase(ctx)}/reset-password/${encodeURIComponent(reset.token)}`;
       sendInBackground(ctx.mailer ?? logMailer, resetMessage(reset.email, link, ttlMs));
     }
     // A registered email's request writes a row (a commit that waits for the WAL flush), an

@@ -8,6 +8,7 @@ import {
   NotFoundError,
   newToken,
   requestPasswordReset,
+  requestSignUp,
 } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
@@ -69,6 +70,10 @@ async function resetTokenForNewAccount(db: Db) {
  */
 export const INPUTS: Record<string, Build | "none"> = {
   "auth.signUp": () => ({ email: `new-${unique()}@example.test`, password: "a long password 2" }),
+  "auth.confirmSignUp": async (_f, { db }) => ({
+    token: (await requestSignUp(db, { email: `confirm-${unique()}@example.test`, password: "a long password 3" }))
+      .token,
+  }),
   "auth.signIn": () => SIGN_IN,
   "auth.signOut": "none",
   "auth.me": "none",

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import { DEFAULT_INSTALL_SETTINGS, type InstallSettings } from "@benchboard/core";
 import { decoyHash, hashPassword, verifyPassword } from "../auth/password";
 import { hashToken, newToken } from "../auth/tokens";
@@ -26,15 +26,19 @@ export function normalizeEmail(email: string): string {
  */
 export async function signUp(
   db: Db,
-  input: { email: string; password: string; name?: string; invitationToken?: string; setupToken?: string },
+  input: {
+    email: string;
+    name?: string;
+    invitationToken?: string;
+    setupToken?: string;
+  } & ({ password: string } | { passwordHash: string }),
   install: Pick<InstallSettings, "signupOpen" | "defaultCaps"> & {
     setupToken?: string | null;
   } = DEFAULT_INSTALL_SETTINGS,
 ) {
   const email = normalizeEmail(input.email);
-  if (await db.user.findUnique({ where: { email } })) {
-    throw new ConflictError("email", "an account with this email already exists");
-  }
+  // The invitation is judged first: whether the email has an account is said only to the holder
+  // of a valid invitation for that very email.
   const invitation = input.invitationToken ? await getInvitation(db, input.invitationToken) : null;
   if (input.invitationToken && !invitation) {
     throw new NotFoundError("invitation", "this invitation is invalid, used or expired");
@@ -42,18 +46,25 @@ export async function signUp(
   if (invitation && invitation.email !== email) {
     throw new ConflictError("email", `this invitation is for ${invitation.email}`);
   }
+  if (await db.user.findUnique({ where: { email } })) {
+    throw new ConflictError(
+      "email",
+      invitation
+        ? "an account with this email already exists: sign in to accept the invitation"
+        : "an account with this email already exists",
+    );
+  }
   const local = await ensureLocalOrganization(db);
-  if (!install.signupOpen) {
-    // Closed: the install's first account (the operator) and people invited by email only.
-    const [localHasOwner, invited] = await Promise.all([
-      db.membership.count({ where: { orgId: local.id, role: "owner" } }),
-      db.invitation.count({ where: { email, acceptedAt: null, expiresAt: { gt: new Date() } } }),
-    ]);
-    if (localHasOwner && !invited) {
-      throw new ConflictError("email", "sign-up is closed on this install; ask an owner for an invitation");
+  if (!install.signupOpen && !invitation) {
+    // Closed: the install's first account (the operator), and people holding an invitation link.
+    // A pending invitation for the email is not enough: without its link anyone could take the
+    // invitee's address (and the invitee could no longer join).
+    const localHasOwner = await db.membership.count({ where: { orgId: local.id, role: "owner" } });
+    if (localHasOwner) {
+      throw new ConflictError("email", SIGN_UP_CLOSED);
     }
   }
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = "passwordHash" in input ? input.passwordHash : await hashPassword(input.password);
   return db.$transaction(async (tx) => {
     // Two first sign-ups at once: the lock makes the second see the first's ownership.
     await tx.$queryRaw`SELECT id FROM "Organization" WHERE id = ${local.id} FOR UPDATE`;
@@ -94,20 +105,8 @@ export async function signUp(
   });
 }
 
-/** Whether an account exists for this email (sign-up answers alike either way; see below). */
-export async function emailRegistered(db: Db, emailInput: string): Promise<boolean> {
-  return (await db.user.count({ where: { email: normalizeEmail(emailInput) } })) > 0;
-}
-
-/**
- * Sign-up's answer for an email that already has an account: the same work (a password hash) and
- * the same shape as a new account's, but no account and no session, so the answer does not tell
- * whether the email is registered.
- */
-export async function decoySignUp(input: { email: string; password: string }) {
-  await hashPassword(input.password);
-  return { id: `c${randomBytes(12).toString("hex")}`, email: normalizeEmail(input.email) };
-}
+/** What closed sign-up answers anyone without an invitation link, whether or not they have an account. */
+export const SIGN_UP_CLOSED = "sign-up is closed on this install; ask an owner for an invitation";
 
 /** Returns the user for valid credentials, else null (same timing for unknown emails). */
 export async function checkCredentials(db: Db, emailInput: string, password: string) {

@@ -11,7 +11,15 @@ import { OrgSwitcher } from "./org-switcher";
 import { useCanEdit } from "./use-can-edit";
 
 /** Pages outside the signed-in app: no navigation, no organization. */
-const BARE = ["/sign-in", "/sign-up", "/forgot-password", "/reset-password/", "/invite/", "/share/"];
+const BARE = [
+  "/sign-in",
+  "/sign-up",
+  "/forgot-password",
+  "/reset-password/",
+  "/confirm-sign-up/",
+  "/invite/",
+  "/share/",
+];
 
 export function AppShell({ children }: { children: ReactNode }) {
   const pathname = usePathname();

@@ -46,6 +46,8 @@ export function CredentialsForm({
   const signUp = useMutation(
     trpc.auth.signUp.mutationOptions({
       onSuccess: (account) => {
+        // An ordinary sign-up is finished from the mailed link: this page says so and stays.
+        if (!account.signedIn) return;
         if (account.orgSlug) {
           openOrganization(account.orgSlug);
           queryClient.clear();
@@ -59,6 +61,18 @@ export function CredentialsForm({
   );
   const m = mode === "sign-in" ? signIn : signUp;
   const errors = fieldErrors(m.error);
+  if (mode === "sign-up" && signUp.data && !signUp.data.signedIn) {
+    return (
+      <div role="status" aria-label="Check your inbox" className="space-y-3 text-sm text-slate-700">
+        <p className="font-medium text-slate-900">Check your inbox</p>
+        <p>{signUp.data.message}</p>
+        <p>
+          We wrote to <span className="font-medium">{signUp.data.email}</span>. The link works for 24 hours; nothing
+          arrived? Look in the spam folder, or sign up again.
+        </p>
+      </div>
+    );
+  }
   return (
     <form
       className="space-y-4"
