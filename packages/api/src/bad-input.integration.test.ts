@@ -362,3 +362,34 @@ describe("bad input", () => {
     expect(failures).toEqual([]);
   });
 });
+
+describe("bad input inside an uploaded result", () => {
+  // The upload's content is one string to the matrix above; inside it, every record of the
+  // result gets 10,000 entries (extra: 2 MB of JSON). Each is refused naming its field and the
+  // limit, before anything is stored.
+  const many = (n: number, entry: (i: number) => unknown) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, entry(i)]));
+  const RECORDS: [string, Record<string, unknown>][] = [
+    ["result.metrics", { metrics: many(10_000, (i) => i) }],
+    ["result.statusCounts", { statusCounts: many(10_000, () => 1) }],
+    ["result.stages", { stages: many(10_000, () => ({ meanMs: 1 })) }],
+    ["result.series", { series: many(10_000, () => ({ start: 0, values: [1] })) }],
+    ["result.histograms", { histograms: many(10_000, () => "x") }],
+    ["result.errors", { errors: Array.from({ length: 10_000 }, () => ({ kind: "timeout", count: 1 })) }],
+    ["result.extra", { extra: many(10_000, () => "x".repeat(200)) }],
+  ];
+
+  it.each(RECORDS)("upload.run refuses 10,000 entries in %s, naming it and the limit", async (field, parts) => {
+    const f: OrgFixture = await createOrgFixture(t.db);
+    const ctx = await sessionContext({ db: t.db, queue, secretKey }, f.users.owner.sessionToken, f.org.slug);
+    const content = JSON.stringify({ schemaVersion: 1, result: { metrics: { rps: 1 }, ...parts } });
+    const before = JSON.stringify(await snapshotOrg(t.db, f.org.id));
+    const outcome = await callProcedure(ctx, "upload.run", { project: f.project.id, format: "native", content });
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    expect(outcome.code).toBe("BAD_REQUEST");
+    expect(outcome.fields).toContain(field);
+    expect(outcome.message).toMatch(/at most [\d,]+$/);
+    expect(JSON.stringify(await snapshotOrg(t.db, f.org.id))).toBe(before);
+  });
+});

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createApiToken, createProject } from "@benchboard/db";
 import { createTestDatabase, rerunMigration, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
@@ -53,6 +54,24 @@ const upload = (body: string) =>
     { db: t.db, queue, rateLimit: noRateLimit },
   );
 
+const send = (query: string, type: string, body: string) =>
+  uploadRunHandler(
+    new Request(`http://bench.test/api/v1/runs${query}${query ? "&" : "?"}project=${project.slug}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": type },
+      body,
+    }),
+    { db: t.db, queue, rateLimit: noRateLimit },
+  );
+
+const k6Summary = readFileSync(
+  new URL("../../core/src/importers/fixtures/k6/summary-export.json", import.meta.url),
+  "utf8",
+);
+
+/** The migration that renames reserved keys at every depth of stored JSON. */
+const REPAIR_NESTED = "20261129012600_reserved_keys_nested";
+
 describe("reserved record keys", () => {
   it.each([
     ['{"__proto__":1,"constructor":2}', "result.metrics.__proto__"],
@@ -94,6 +113,81 @@ describe("reserved record keys", () => {
         },
       }),
     ).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("reserved") });
+  });
+
+  it.each([
+    [
+      "a k6 summary sent as text/plain with a metric named constructor",
+      "?format=k6",
+      "text/plain",
+      () => {
+        const doc = JSON.parse(k6Summary) as { metrics: Record<string, unknown> };
+        doc.metrics = { ...doc.metrics, constructor: { count: 1, rate: 1 } };
+        return JSON.stringify(doc);
+      },
+      "metrics.constructor",
+    ],
+    [
+      "a native run sent as text/plain, constructor in extra",
+      "?format=native",
+      "text/plain",
+      () => '{"schemaVersion":1,"result":{"metrics":{"rps":1},"extra":{"a":{"constructor":1}}}}',
+      "result.extra.a.constructor",
+    ],
+    [
+      "a native run detected from text, prototype deep in the scenario's settings",
+      "",
+      "text/plain",
+      () => '{"schemaVersion":1,"scenario":{"name":"s","spec":{"x":[{"prototype":1}]}},"result":{"metrics":{"rps":1}}}',
+      "scenario.spec.x.0.prototype",
+    ],
+    [
+      "a JSON envelope whose run has constructor in extra",
+      "",
+      "application/json",
+      () => '{"run":{"schemaVersion":1,"result":{"metrics":{"rps":1},"extra":{"a":{"b":{"constructor":1}}}}}}',
+      "run.result.extra.a.b.constructor",
+    ],
+  ])("nested at any depth are refused in %s, naming the field, and nothing is stored", async (_, query, type, body, field) => {
+    const before = await t.db.run.count();
+    const res = await send(query, type, body());
+    expect(res.status).toBe(400);
+    expect((res.body as { error: { field?: string } }).error.field).toBe(field);
+    expect(JSON.stringify(res.body)).toContain("reserved");
+    expect(await t.db.run.count()).toBe(before);
+  });
+
+  it("nested are refused in an upload through the UI as well", async () => {
+    await expect(
+      caller.upload.run({
+        project: project.id,
+        format: "native",
+        content: '{"schemaVersion":1,"result":{"metrics":{"rps":1},"extra":{"a":{"constructor":1}}}}',
+      }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("result.extra.a.constructor") });
+  });
+
+  it("stored nested before, are repaired by the migration: the run's page answers again, values kept", async () => {
+    const ok = await upload('{"schemaVersion":1,"result":{"metrics":{"rps":6}}}');
+    expect(ok.status).toBe(201);
+    const runId = (ok.body as { run: { id: string } }).run.id;
+    // Rows as imports stored them before every depth was checked.
+    await t.db.runResult.update({
+      where: { runId },
+      data: { extra: { k6Metrics: { constructor: { count: 1 } }, a: [{ prototype: 2 }] } },
+    });
+    await t.db.run.update({
+      where: { id: runId },
+      data: { scenarioSnapshot: { spec: { headers: { constructor: "x" } } } },
+    });
+    await expect(caller.run.byId({ id: runId }).then((run) => superjson.stringify(run))).rejects.toThrow();
+    await rerunMigration(t, REPAIR_NESTED);
+    const result = await t.db.runResult.findUniqueOrThrow({ where: { runId } });
+    expect(result.extra).toEqual({ k6Metrics: { constructor_: { count: 1 } }, a: [{ prototype_: 2 }] });
+    const run = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
+    expect(run.scenarioSnapshot).toEqual({ spec: { headers: { constructor_: "x" } } });
+    expect(superjson.stringify(await caller.run.byId({ id: runId }))).toContain("constructor_");
+    expect(superjson.stringify(await caller.run.view({ id: runId }))).toContain("constructor_");
   });
 
   it("stored before, are repaired by the migration: the run list serializes again and the values are kept", async () => {

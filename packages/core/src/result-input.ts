@@ -5,14 +5,14 @@
  */
 import { canonicalHistogram, HistogramInputError, type InflateBudget } from "./histogram-input";
 import { ImportError } from "./importers/import-error";
-import type { TRunResultData } from "./run-result";
+import { RESULT_LIMITS, type TRunResultData } from "./run-result";
 
 /** Shortest interval a series may have. */
 export const MIN_SERIES_INTERVAL_MS = 1;
 /** Most points in one series (a day at one a second). */
 export const MAX_SERIES_POINTS = 86_400;
-/** Most series in one result. */
-export const MAX_SERIES = 100;
+/** Most series in one result (the schema's bound; see `RESULT_LIMITS` for the others). */
+export const MAX_SERIES = RESULT_LIMITS.series;
 /** Most bytes all histograms of one upload may inflate to together. */
 export const MAX_UPLOAD_INFLATED_BYTES = 32_000_000;
 /** How far before the run's start a series may begin (clocks of two machines differ). */

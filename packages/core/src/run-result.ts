@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ZRecordKey } from "./record-keys";
+import { findReservedKey, ZRecordKey } from "./record-keys";
 
 /**
  * The normalized result of a run: what engines produce, importers return and uploads accept.
@@ -47,22 +47,115 @@ export const ZToolThresholdVerdict = z.object({
 });
 export type TToolThresholdVerdict = z.infer<typeof ZToolThresholdVerdict>;
 
+/**
+ * The most entries each part of one result may hold. A result is written as one row per metric
+ * and read whole by every view of the run, so a client that sends 200,000 keys must be refused
+ * before anything is stored. Real runs stay far below: engines report a few dozen metrics, at
+ * most 200 error kinds and 64 stages; importers a few dozen metrics and their tool's own report
+ * in `extra` (a k6 summary with its tagged sub-metrics is tens of kB).
+ */
+export const RESULT_LIMITS = {
+  metrics: 5_000,
+  statusCounts: 1_000,
+  errors: 1_000,
+  stages: 200,
+  series: 100,
+  histograms: 300,
+  toolThresholds: 1_000,
+  invalidReasons: 100,
+  /** `extra` as JSON text, in characters. */
+  extraChars: 1_000_000,
+} as const;
+
+const count = (n: number) => n.toLocaleString("en-US");
+
+/**
+ * A map of at most `max` entries. The size is checked before any entry is validated, so an
+ * oversized map costs one pass over its keys, not a validation of each.
+ */
+function boundedRecord<V extends z.ZodType>(value: V, max: number, what: string) {
+  return z
+    .preprocess(
+      (input, ctx) => {
+        if (input !== null && typeof input === "object" && !Array.isArray(input)) {
+          const size = Object.keys(input).length;
+          if (size > max)
+            ctx.addIssue({ code: "custom", message: `has ${count(size)} ${what}; at most ${count(max)}` });
+        }
+        return input;
+      },
+      z.record(ZRecordKey, value),
+    )
+    .meta({ maxProperties: max });
+}
+
+/** A list of at most `max` entries, checked before the entries are. */
+function boundedArray<V extends z.ZodType>(element: V, max: number, what: string) {
+  return z
+    .preprocess((input, ctx) => {
+      if (Array.isArray(input) && input.length > max) {
+        ctx.addIssue({ code: "custom", message: `has ${count(input.length)} ${what}; at most ${count(max)}` });
+      }
+      return input;
+    }, z.array(element))
+    .meta({ maxItems: max });
+}
+
+/**
+ * Free-form JSON kept as it was (a foreign tool's report, a tool's load settings): at most
+ * `maxChars` as JSON text, and no reserved key at any depth (the views' serializer refuses one
+ * anywhere, so one nested `constructor` would break the run's page).
+ */
+export function freeFormRecord(maxChars: number) {
+  return z
+    .preprocess(
+      (input, ctx) => {
+        if (input === null || typeof input !== "object" || Array.isArray(input)) return input;
+        const reserved = findReservedKey(input);
+        if (reserved) {
+          ctx.addIssue({ code: "custom", message: `${String(reserved.at(-1))} is a reserved name`, path: reserved });
+          return input;
+        }
+        let chars = Number.POSITIVE_INFINITY;
+        try {
+          chars = JSON.stringify(input).length;
+        } catch {
+          // not JSON (a cycle): refused below as too large
+        }
+        if (chars > maxChars) {
+          const size = Number.isFinite(chars) ? `${count(chars)} characters` : "no JSON form";
+          ctx.addIssue({ code: "custom", message: `has ${size} as JSON; at most ${count(maxChars)}` });
+        }
+        return input;
+      },
+      z.record(ZRecordKey, z.unknown()),
+    )
+    .meta({
+      description: `At most ${count(maxChars)} characters as JSON; no key named __proto__, constructor or prototype at any depth.`,
+    });
+}
+
 export const ZRunResultData = z.object({
-  metrics: z.record(ZRecordKey, z.number().finite()),
+  metrics: boundedRecord(z.number().finite(), RESULT_LIMITS.metrics, "metrics"),
   /** Compressed base64 HDR histogram of latency in microseconds. */
   histogram: z.string().optional(),
-  statusCounts: z.record(ZRecordKey, z.number().int().nonnegative()).default({}),
-  errors: z.array(ZErrorEntry).default([]),
-  stages: z.record(ZRecordKey, ZStageStat).default({}),
+  statusCounts: boundedRecord(z.number().int().nonnegative(), RESULT_LIMITS.statusCounts, "status codes").default({}),
+  errors: boundedArray(ZErrorEntry, RESULT_LIMITS.errors, "error entries").default([]),
+  stages: boundedRecord(ZStageStat, RESULT_LIMITS.stages, "stages").default({}),
   valid: z.boolean().default(true),
-  invalidReasons: z.array(z.string()).default([]),
+  invalidReasons: boundedArray(z.string(), RESULT_LIMITS.invalidReasons, "reasons").default([]),
+  /**
+   * The target's own reasons for being the limit (its queue grew, requests waited for its
+   * connections, its stage slowed). With `valid` the run is saturated: a measurement, not a fault.
+   */
+  saturationReasons: boundedArray(z.string(), RESULT_LIMITS.invalidReasons, "reasons").default([]),
   /** Series keyed by metric: `rps`, `latency_p50`, `latency_p99`, `errors`, `mem_bytes`, `queue_depth`, … */
-  series: z.record(ZRecordKey, ZSeries).default({}),
+  series: boundedRecord(ZSeries, RESULT_LIMITS.series, "series").default({}),
   /**
    * Further encoded HDR histograms (µs) keyed by metric prefix: `ttft`, `itl`, `stage.<name>`.
    * Kept so shard results merge exactly.
    */
-  histograms: z.record(ZRecordKey, z.string()).optional(),
+  histograms: boundedRecord(z.string(), RESULT_LIMITS.histograms, "histograms").optional(),
   /**
    * Per-interval latency histograms (encoded, µs; null for an interval without samples) aligned
    * with `series`, so per-second percentiles of merged shards are re-read, never averaged.
@@ -75,9 +168,9 @@ export const ZRunResultData = z.object({
     })
     .optional(),
   /** Threshold verdicts of the tool that ran the load (not Benchboard's own thresholds). */
-  toolThresholds: z.array(ZToolThresholdVerdict).optional(),
+  toolThresholds: boundedArray(ZToolThresholdVerdict, RESULT_LIMITS.toolThresholds, "verdicts").optional(),
   /** Fields from a foreign format that have no place in the vocabulary, kept as they were. */
-  extra: z.record(ZRecordKey, z.unknown()).optional(),
+  extra: freeFormRecord(RESULT_LIMITS.extraChars).optional(),
 });
 export type TRunResultData = z.infer<typeof ZRunResultData>;
 export type TRunResultDataInput = z.input<typeof ZRunResultData>;

@@ -5,6 +5,7 @@
  * the previous run applied.
  */
 
+import { findReservedKey } from "@benchboard/core/record-keys";
 import { describeStatus, OutboundError, type OutboundResponse, outboundRequest } from "./outbound";
 import type { SafetyPolicy } from "./target-safety";
 
@@ -82,6 +83,9 @@ export async function readServerConfig(url: string, policy: SafetyPolicy): Promi
   if (!body || typeof body !== "object" || Array.isArray(body)) {
     return { unreadable: "the config hook's answer is not a JSON object" };
   }
+  // Stored as it came, the run's page would fail: its serializer refuses such a key anywhere.
+  const reserved = findReservedKey(body);
+  if (reserved) return { unreadable: `the config hook's answer has a reserved key at ${reserved.join(".")}` };
   return body as Knobs;
 }
 

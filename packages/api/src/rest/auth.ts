@@ -35,6 +35,8 @@ export interface RestDeps {
   install?: InstallSettings | null;
   network?: NetworkDeps | null;
   limits?: Partial<RestLimits>;
+  /** The install's public URL (the first of BENCHBOARD_PUBLIC_URL): links in responses point there. */
+  publicUrl?: string | null;
 }
 
 export function restLimits(deps: RestDeps): RestLimits {

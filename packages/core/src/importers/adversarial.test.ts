@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { RESULT_LIMITS } from "../run-result";
 import { ImportError } from "./import-error";
-import { detectFormat, importRun } from "./index";
+import { detectFormat, type ImportFormat, importRun } from "./index";
+import { readUploadContent, splitUploadBody } from "./read-upload";
+import { fixture, importErrorOf } from "./test-support";
 import { MAX_LINE_CHARS } from "./text";
 
 const TEXT_FORMATS = ["wrk", "hey", "ab", "drill"] as const;
@@ -53,5 +56,106 @@ describe("text importers on hostile input", () => {
       expect((err as ImportError).format).toBe(format);
       expect((err as ImportError).message).toMatch(/line 3: the line is longer than 8,192 characters/);
     }
+  });
+});
+
+/** A JSON fixture with `set` applied to its parsed document. */
+function edited(path: string, set: (doc: Record<string, Record<string, unknown>>) => void): string {
+  const doc = JSON.parse(fixture(path)) as Record<string, Record<string, unknown>>;
+  set(doc);
+  return JSON.stringify(doc);
+}
+
+describe("reserved keys at any depth, in every format", () => {
+  // Each would otherwise reach the stored run (extra, settings) and break every view of it.
+  const CASES: [ImportFormat | "native", string, string][] = [
+    [
+      "k6",
+      "metrics.constructor",
+      edited("k6/summary-export.json", (d) => {
+        d.metrics = { ...d.metrics, constructor: { count: 1 } };
+      }),
+    ],
+    [
+      "k6",
+      "options.a.prototype",
+      edited("k6/handle-summary.json", (d) => {
+        d.options = { ...d.options, a: { prototype: 1 } };
+      }),
+    ],
+    ["vegeta", "x.0.constructor", edited("vegeta/mixed.json", (d) => Object.assign(d, { x: [{ constructor: 1 }] }))],
+    [
+      "bifrost",
+      "meta.constructor",
+      edited("bifrost/results.json", (d) => Object.assign(d, { meta: { constructor: 1 } })),
+    ],
+    [
+      "native",
+      "result.extra.a.constructor",
+      '{"schemaVersion":1,"result":{"metrics":{"rps":1},"extra":{"a":{"constructor":1}}}}',
+    ],
+    [
+      "native",
+      "result.extra.a.0.__proto__",
+      '{"schemaVersion":1,"result":{"metrics":{"rps":1},"extra":{"a":[{"__proto__":{"x":1}}]}}}',
+    ],
+  ];
+
+  it.each(CASES)("%s: refused while read, naming %s", (format, field, content) => {
+    const err = importErrorOf(() => readUploadContent({ format, content }));
+    expect(err.field).toBe(field);
+    expect(err.message).toMatch(/is a reserved name/);
+  });
+
+  it("refused in a JSON upload body, naming the path within it", () => {
+    const err = importErrorOf(() =>
+      splitUploadBody('{"project":"p","run":{"result":{"extra":{"a":{"constructor":1}}}}}'),
+    );
+    expect(err.field).toBe("run.result.extra.a.constructor");
+    expect(err.message).toBe("run.result.extra.a.constructor: constructor is a reserved name");
+  });
+});
+
+describe("bounds on what an upload may hold", () => {
+  const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+
+  it("refuses a native run of 200,000 metrics by count, naming the field and the limit", () => {
+    const content = JSON.stringify({ schemaVersion: 1, result: { metrics: keys(200_000) } });
+    const err = importErrorOf(() => readUploadContent({ format: "native", content }));
+    expect(err.field).toBe("result.metrics");
+    expect(err.message).toMatch(/has 200,000 metrics; at most 5,000$/);
+  });
+
+  it("keeps a foreign tool's report only up to the limit of extra", () => {
+    const content = edited("k6/summary-export.json", (d) => {
+      const metrics = { ...d.metrics };
+      for (let i = 0; i < 20_000; i++) metrics[`custom_${i}`] = { avg: 1, min: 1, med: 1, max: 1, "p(90)": 1 };
+      d.metrics = metrics;
+    });
+    const err = importErrorOf(() => importRun("k6", content));
+    expect(err.field).toBe("result.extra");
+    expect(err.message).toMatch(new RegExp(`at most ${RESULT_LIMITS.extraChars.toLocaleString("en-US")}$`));
+  });
+
+  it("folds a tool's error list beyond the limit, keeping the most frequent and every count", () => {
+    const doc = JSON.parse(fixture("oha/mixed.json")) as { errorDistribution: Record<string, number> };
+    for (let i = 0; i < 3_000; i++) doc.errorDistribution[`connection reset (local port ${20_000 + i})`] = 1 + (i % 3);
+    const run = importRun("oha", JSON.stringify(doc));
+    const { errors, metrics } = run.result;
+    expect(errors.length).toBeLessThanOrEqual(RESULT_LIMITS.errors);
+    expect(errors.some((e) => e.message === "(other messages)")).toBe(true);
+    const total = errors.reduce((sum, e) => sum + e.count, 0);
+    expect(total).toBe(metrics.failed);
+  });
+
+  it("splits a JSON body into the envelope's fields and the run as text, or says it is no envelope", () => {
+    expect(splitUploadBody('{"project":"p","run":{"schemaVersion":1}}')).toEqual({
+      envelope: { project: "p" },
+      run: '{"schemaVersion":1}',
+    });
+    expect(splitUploadBody('{"project":"p","content":"x"}')).toEqual({ envelope: { project: "p", content: "x" } });
+    expect(splitUploadBody('{"project":"p","run":null}')).toEqual({ envelope: { project: "p", run: null } });
+    expect(splitUploadBody('{"schemaVersion":1,"result":{}}')).toEqual({ envelope: null });
+    expect(importErrorOf(() => splitUploadBody('{"project": "x",\n oops}')).line).toBe(2);
   });
 });

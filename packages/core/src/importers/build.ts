@@ -1,4 +1,4 @@
-import type { TErrorEntry, TToolThresholdVerdict } from "../run-result";
+import { RESULT_LIMITS, type TErrorEntry, type TToolThresholdVerdict } from "../run-result";
 import { ImportError } from "./import-error";
 import { NORMALIZED_RUN_SCHEMA_VERSION, type TNormalizedRun, ZNormalizedRun } from "./normalized-run";
 import { roundTo } from "./units";
@@ -50,7 +50,7 @@ export function buildRun(format: string, draft: RunDraft): TNormalizedRun {
       metrics,
       histogram: draft.histogram,
       statusCounts: draft.statusCounts ?? {},
-      errors: draft.errors ?? [],
+      errors: foldErrors(draft.errors ?? []),
       toolThresholds: draft.toolThresholds && draft.toolThresholds.length > 0 ? draft.toolThresholds : undefined,
       extra: Object.keys(extra).length > 0 ? extra : undefined,
     },
@@ -63,6 +63,30 @@ export function buildRun(format: string, draft: RunDraft): TNormalizedRun {
     });
   }
   return parsed.data;
+}
+
+/** Kinds of error an importer names; folding keeps one entry per kind for the rest. */
+const FOLD_ROOM = 16;
+
+/**
+ * A tool's error list within the limit of a result: beyond it, the most frequent entries are
+ * kept and the rest counted together, one entry per kind ("(other messages)"), so every failure
+ * is still counted. A long run's distinct messages (each naming another port or request) are the
+ * tool's real output, not bad input.
+ */
+export function foldErrors(errors: TErrorEntry[]): TErrorEntry[] {
+  if (errors.length <= RESULT_LIMITS.errors) return errors;
+  const byCount = [...errors].sort((a, b) => b.count - a.count);
+  const kept = byCount.slice(0, RESULT_LIMITS.errors - FOLD_ROOM);
+  const others = new Map<string, TErrorEntry>();
+  for (const e of byCount.slice(kept.length)) {
+    // Past FOLD_ROOM kinds (only a made-up file has that many), the rest share one entry.
+    const kind = others.has(e.kind) || others.size < FOLD_ROOM - 1 ? e.kind : "other";
+    const other = others.get(kind);
+    if (other) other.count += e.count;
+    else others.set(kind, { kind, message: "(other messages)", count: e.count });
+  }
+  return [...kept, ...others.values()];
 }
 
 /** Drops undefined members recursively so the JSON shows only what the tool reported. */

@@ -1,3 +1,4 @@
+import { findReservedKey } from "../record-keys";
 import { ImportError } from "./import-error";
 
 /** Deepest nesting of arrays and objects accepted in uploaded JSON. */
@@ -39,8 +40,9 @@ export function parseJsonDocument(format: string, text: string): unknown {
     const shown = firstLine.length > 40 ? `${firstLine.slice(0, 40)}…` : firstLine;
     throw new ImportError(format, `not JSON: expected "{", got "${shown}"`, { line });
   }
+  let doc: unknown;
   try {
-    return JSON.parse(source);
+    doc = JSON.parse(source);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const position = /at position (\d+)/.exec(message);
@@ -60,6 +62,13 @@ export function parseJsonDocument(format: string, text: string): unknown {
     }
     throw new ImportError(format, `not valid JSON: ${message}`);
   }
+  // A reserved key anywhere would reach an object's prototype while read, or break every view
+  // of the run once stored (the views' serializer refuses one at any depth).
+  const reserved = findReservedKey(doc);
+  if (reserved) {
+    throw new ImportError(format, `${String(reserved.at(-1))} is a reserved name`, { field: reserved.join(".") });
+  }
+  return doc;
 }
 
 function lineAndColumn(text: string, position: number): { line: number; column: number } {

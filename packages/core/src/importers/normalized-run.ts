@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { ZRecordKey } from "../record-keys";
-import { ZRunResultData } from "../run-result";
+import { freeFormRecord, ZRunResultData } from "../run-result";
+
+/** Most characters of a run's load settings (`scenario.spec`) as JSON. */
+export const MAX_SCENARIO_SPEC_CHARS = 100_000;
 
 /**
  * The normalized run: what a CI job uploads, what `benchboard parse` prints and what every
@@ -26,7 +29,7 @@ export const ZNormalizedRunScenario = z.object({
   /** A Benchboard engine (`http-open`, `http-closed`, `llm`, `ws-chat`) or the tool's own model. */
   engine: z.string().min(1).max(64).optional(),
   /** Load settings: a Benchboard scenario spec, or the settings a foreign tool reported. */
-  spec: z.record(ZRecordKey, z.unknown()).optional(),
+  spec: freeFormRecord(MAX_SCENARIO_SPEC_CHARS).optional(),
 });
 
 export const ZNormalizedRunTarget = z.object({

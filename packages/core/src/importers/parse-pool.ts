@@ -12,7 +12,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { ImportError } from "./import-error";
-import type { ReadUpload, UploadContent } from "./read-upload";
+import type { ReadUpload, UploadBody, UploadContent } from "./read-upload";
 
 export interface ParsePoolOptions {
   /** Threads reading uploads at once. */
@@ -46,12 +46,16 @@ export class ParsePoolBusyError extends Error {
 /** Uploads read without an owner share this one. */
 const NO_OWNER = "";
 
+/** `read`: an upload's content into a run; `split`: a JSON upload body into its parts. */
+type TaskKind = "read" | "split";
+
 interface Task {
   id: number;
+  kind: TaskKind;
   owner: string;
   bytes: number;
   input: UploadContent;
-  resolve: (value: ReadUpload) => void;
+  resolve: (value: never) => void;
   reject: (err: Error) => void;
 }
 
@@ -62,7 +66,7 @@ interface Slot {
 }
 
 type Reply =
-  | { id: number; ok: true; value: ReadUpload }
+  | { id: number; ok: true; value: unknown }
   | {
       id: number;
       ok: false;
@@ -118,6 +122,18 @@ export class ParsePool {
    * rejects with the ImportError the reading gave, or ParsePoolBusyError when a bound is reached.
    */
   read(input: UploadContent, owner: string = NO_OWNER): Promise<ReadUpload> {
+    return this.submit<ReadUpload>("read", input, owner);
+  }
+
+  /**
+   * Splits a JSON upload body into an envelope's fields and the run it carries (see
+   * `splitUploadBody`), in `owner`'s share of the pool like `read`.
+   */
+  splitBody(text: string, owner: string = NO_OWNER): Promise<UploadBody> {
+    return this.submit<UploadBody>("split", { format: "native", content: text }, owner);
+  }
+
+  private submit<T>(kind: TaskKind, input: UploadContent, owner: string): Promise<T> {
     if (this.closed) return Promise.reject(new Error("the parse pool is closed"));
     const bytes = input.content.length;
     const held = this.bytes.get(owner) ?? 0;
@@ -136,8 +152,16 @@ export class ParsePool {
         new ParsePoolBusyError("too many uploads are being read; try again shortly", this.retryAfter(owner)),
       );
     }
-    return new Promise((resolve, reject) => {
-      const task: Task = { id: this.nextId++, owner, bytes, input, resolve, reject };
+    return new Promise<T>((resolve, reject) => {
+      const task: Task = {
+        id: this.nextId++,
+        kind,
+        owner,
+        bytes,
+        input,
+        resolve: resolve as (value: never) => void,
+        reject,
+      };
       const queue = this.queues.get(owner);
       if (queue) queue.push(task);
       else this.queues.set(owner, [task]);
@@ -213,7 +237,7 @@ export class ParsePool {
       slot.task = task;
       slot.worker.ref();
       slot.timer = setTimeout(() => this.fail(slot as Slot, this.timedOut()), this.timeoutMs);
-      slot.worker.postMessage({ id: task.id, input: task.input });
+      slot.worker.postMessage({ id: task.id, kind: task.kind, input: task.input });
     }
   }
 
@@ -239,7 +263,7 @@ export class ParsePool {
     const task = slot.task;
     if (!task || task.id !== reply.id) return;
     this.release(slot);
-    if (reply.ok) task.resolve(reply.value);
+    if (reply.ok) task.resolve(reply.value as never);
     else if (reply.error.importError) task.reject(restoreImportError(reply.error));
     else task.reject(new Error(reply.error.message));
     this.dispatch();
@@ -294,4 +318,9 @@ export function parsePool(): ParsePool {
 /** Reads an upload on the process's pool, in the share of `owner` (the organization's id). */
 export function readUploadOffThread(input: UploadContent, owner?: string): Promise<ReadUpload> {
   return parsePool().read(input, owner);
+}
+
+/** Splits a JSON upload body on the process's pool, in the share of `owner`. */
+export function splitUploadBodyOffThread(text: string, owner?: string): Promise<UploadBody> {
+  return parsePool().splitBody(text, owner);
 }

@@ -1,11 +1,15 @@
-/** A parse-pool thread: reads uploads with `readUploadContent` and posts the result back. */
+/**
+ * A parse-pool thread: reads uploads with `readUploadContent` (or splits a JSON upload body with
+ * `splitUploadBody`) and posts the result back.
+ */
 import { parentPort } from "node:worker_threads";
 import { ImportError } from "./import-error";
-import { readUploadContent, type UploadContent } from "./read-upload";
+import { readUploadContent, splitUploadBody, type UploadContent } from "./read-upload";
 
-parentPort?.on("message", (task: { id: number; input: UploadContent }) => {
+parentPort?.on("message", (task: { id: number; kind?: "read" | "split"; input: UploadContent }) => {
   try {
-    parentPort?.postMessage({ id: task.id, ok: true, value: readUploadContent(task.input) });
+    const value = task.kind === "split" ? splitUploadBody(task.input.content) : readUploadContent(task.input);
+    parentPort?.postMessage({ id: task.id, ok: true, value });
   } catch (err) {
     const error =
       err instanceof ImportError

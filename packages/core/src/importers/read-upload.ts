@@ -4,9 +4,11 @@
  * (`parse-pool.ts`). Every format in `IMPORT_FORMATS` is read through `importRun`, so a format
  * added to the importers index is read here without further wiring.
  */
+import { findReservedKey } from "../record-keys";
 import { canonicalUploadResult } from "../result-input";
-import { ImportError } from "./import-error";
+import { ImportError, type ImportErrorLocation } from "./import-error";
 import { detectFormat, IMPORT_FORMATS, type ImportFormat, importRun, resolveImportFormat } from "./index";
+import { jsonTooDeep, MAX_JSON_DEPTH } from "./json";
 import { looksLikeNativeRun, parseNativeRun } from "./native";
 import type { TNormalizedRun } from "./normalized-run";
 
@@ -26,6 +28,11 @@ export interface ReadUpload {
 /** The run in the content, in its format; histograms and series checked and made canonical. */
 export function readUploadContent(input: UploadContent): ReadUpload {
   const read = readFormat(input);
+  // Whatever the format, nothing stored may hold a reserved key at any depth.
+  const reserved = findReservedKey(read.run);
+  if (reserved) {
+    throw new ImportError(read.format, `${String(reserved.at(-1))} is a reserved name`, { field: reserved.join(".") });
+  }
   const result = canonicalUploadResult(read.format, read.run.result, runTimes(read.run));
   return { format: read.format, run: { ...read.run, result } };
 }
@@ -68,4 +75,51 @@ export function runTimes(run: TNormalizedRun): { startedAt: Date | null; endedAt
   if (startedAt && !endedAt && ms !== null) endedAt = new Date(startedAt.getTime() + ms);
   if (endedAt && !startedAt && ms !== null) startedAt = new Date(endedAt.getTime() - ms);
   return { startedAt, endedAt };
+}
+
+/**
+ * A JSON upload body split into its parts: an envelope's fields (with `content`, the tool's
+ * output as text, as sent) and the native run it carries as JSON text, or, for a body that is a
+ * native run itself, no envelope. Parsing a large body is CPU work, so it runs on the parse pool
+ * like the reading of the run; the caller checks the envelope's small fields.
+ */
+export interface UploadBody {
+  envelope: Record<string, unknown> | null;
+  /** The envelope's `run` (an object), as JSON text; a `run` of another type stays in `envelope`. */
+  run?: string;
+}
+
+/** An error about the request body, its message as the client sees it. */
+function bodyError(message: string, location: ImportErrorLocation = {}): ImportError {
+  const err = new ImportError("request body", message, location);
+  err.message = message;
+  return err;
+}
+
+export function splitUploadBody(text: string): UploadBody {
+  if (text.trim() === "") throw bodyError("the request body is empty");
+  const deep = jsonTooDeep(text);
+  if (deep) throw bodyError(`the request body nests deeper than ${MAX_JSON_DEPTH} levels (line ${deep.line})`, deep);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const position = /at position (\d+)/.exec(message);
+    const line = position ? text.slice(0, Number(position[1])).split("\n").length : undefined;
+    throw bodyError(`the request body is not valid JSON${line ? ` (line ${line})` : ""}: ${message}`, { line });
+  }
+  // A body that is the run itself is read (and checked) again as the upload's content.
+  if (body === null || typeof body !== "object" || !("content" in body || "run" in body)) return { envelope: null };
+  // Schemas drop a `__proto__` key silently; a reserved key is refused by name instead.
+  const reserved = findReservedKey(body);
+  if (reserved) {
+    const field = reserved.join(".");
+    throw bodyError(`${field}: ${String(reserved.at(-1))} is a reserved name`, { field });
+  }
+  const { run, ...envelope } = body as Record<string, unknown>;
+  if (run === undefined) return { envelope };
+  // Anything but an object stays in the envelope, where the caller refuses it by name.
+  if (run === null || typeof run !== "object" || Array.isArray(run)) return { envelope: { ...envelope, run } };
+  return { envelope, run: JSON.stringify(run) };
 }

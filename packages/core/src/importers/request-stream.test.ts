@@ -160,3 +160,19 @@ describe("line splitting and aggregation", () => {
     expect(run.result.series.latency_p50?.values[2]).toBeNull();
   });
 });
+
+describe("RequestAggregator bounds distinct error messages", () => {
+  it("keeps 200 messages per kind and counts the rest together, so a long run's result stays storable", () => {
+    const aggregator = new RequestAggregator("vegeta", 0);
+    // Each message names another local port, as a connection reset does.
+    for (let i = 0; i < 5_000; i++) {
+      aggregator.add({ atMs: i, latencyMs: 1, status: 0, error: `read tcp 127.0.0.1:${10_000 + i}: connection reset` });
+    }
+    const run = aggregator.result();
+    const { errors } = run.result;
+    expect(errors.length).toBe(201);
+    expect(errors.reduce((sum, e) => sum + e.count, 0)).toBe(5_000);
+    expect(errors.at(-1)).toMatchObject({ message: "(other messages)", count: 4_800 });
+    expect(run.result.metrics.failed).toBe(5_000);
+  });
+});

@@ -116,6 +116,19 @@ function parseLine(format: string, line: number, text: string): Record<string, u
   return value as Record<string, unknown>;
 }
 
+/**
+ * Distinct error messages kept per kind; the rest are counted together. A message often names
+ * something that varies per request (a local port, a request id), and a result holds at most
+ * `RESULT_LIMITS.errors` entries.
+ */
+const MAX_ERROR_MESSAGES = 200;
+const OTHER_MESSAGES = "(other messages)";
+
+function countMessage(counts: Map<string, number>, message: string): void {
+  const key = counts.has(message) || counts.size < MAX_ERROR_MESSAGES ? message : OTHER_MESSAGES;
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
 function fail(format: string, line: number, detail: string): never {
   throw new ImportError(format, detail, { line });
 }
@@ -238,8 +251,7 @@ export class RequestAggregator {
     recordMicros(this.window, micros);
     this.windowCount++;
     if (sample.status === 0) {
-      const message = sample.error ?? "no response";
-      this.transportErrors.set(message, (this.transportErrors.get(message) ?? 0) + 1);
+      countMessage(this.transportErrors, sample.error ?? "no response");
       this.failed++;
     } else {
       const key = String(sample.status);
@@ -247,7 +259,7 @@ export class RequestAggregator {
       if (isFailureStatus(sample.status)) this.failed++;
       else if (sample.error) {
         this.failed++;
-        this.judgedErrors.set(sample.error, (this.judgedErrors.get(sample.error) ?? 0) + 1);
+        countMessage(this.judgedErrors, sample.error);
       }
     }
     this.bytesIn += sample.bytesIn ?? 0;

@@ -4,6 +4,7 @@ import { getDb } from "@benchboard/db";
 import { type AgentJobTaker, createAgentJobTaker } from "@benchboard/jobs";
 import { env, installSettings, secretKey } from "~/env";
 import { getQueue, getQueueFor, getRateLimiter } from "~/server/context";
+import { linkBaseUrl } from "~/server/request-origin";
 
 // The same process-wide queues and rate limiter the tRPC handler uses, so the app holds one Redis
 // connection of each kind whichever route is hit first, and every launch dispatches alike.
@@ -15,6 +16,8 @@ export function restDeps(): RestDeps {
     rateLimit: getRateLimiter(),
     secretKey,
     install: installSettings,
+    // Links in responses (a run's url, Location) point at the configured public URL, like mail.
+    publicUrl: linkBaseUrl,
   };
 }
 
