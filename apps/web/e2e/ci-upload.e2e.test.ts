@@ -158,7 +158,7 @@ describe("CI uploads through the benchboard command", () => {
     expect(await stack.db.db.run.count()).toBe(1);
   });
 
-  it("compare exits 1 on a regression beyond the tolerance and 0 otherwise, with a Markdown summary", async () => {
+  it("compare exits 3 when it cannot judge, 1 on a regression and 0 otherwise, with a Markdown summary", async () => {
     const upload = async (file: string, branch: string) => {
       const result = await benchboard([
         "upload",
@@ -179,28 +179,48 @@ describe("CI uploads through the benchboard command", () => {
       "feature/pool",
     );
 
-    // Head is the run just uploaded from this checkout.
-    const regressed = await benchboard(["compare", "--baseline", "main"]);
+    // Head is the run just uploaded from this checkout. One run of main shows nothing of its
+    // noise: the default gate (tolerance and noise, against main's last 5 runs) cannot judge.
+    const unjudged = await benchboard(["compare", "--baseline", "main"]);
+    expect(unjudged.code).toBe(3);
+    expect(unjudged.stdout.split("\n")[0]).toBe("## ⚠️ Benchboard: inconclusive, 1 of 5 baseline runs");
+    expect(unjudged.stdout).not.toContain("✅");
+
+    // Judged by the tolerance alone against the latest run, when asked.
+    const byTolerance = ["--gate", "tolerance", "--history", "1"];
+    const regressed = await benchboard(["compare", "--baseline", "main", ...byTolerance]);
     expect(regressed.code).toBe(1);
     expect(regressed.stdout.split("\n")[0]).toBe("## ❌ Benchboard: 1 regression");
-    expect(regressed.stdout).toContain("| Achieved rate | 1,000 req/s | 800 req/s | −20.0% | ❌ regressed |");
-    expect(regressed.stdout).toContain("- Achieved rate regressed −20.0% (tolerance 5%)");
+    expect(regressed.stdout).toContain("| Achieved rate | 1,000 req/s | 800 req/s | −20.0% | — | ❌ regressed |");
+    expect(regressed.stdout).toContain(
+      "- Achieved rate regressed −20.0% against the last 1 run of main (1,000 req/s → 800 req/s): beyond the 5% tolerance",
+    );
     expect(regressed.stderr).toBe("benchboard: the comparison failed the gate (see the summary above)\n");
     expect(readFileSync(stepSummary, "utf8")).toContain(regressed.stdout);
     expectNoSecret(regressed);
 
-    const tolerated = await benchboard(["compare", "--baseline", "main", "--head", slower, "--tolerance", "25"]);
+    const tolerated = await benchboard([
+      "compare",
+      "--baseline",
+      "main",
+      "--head",
+      slower,
+      "--tolerance",
+      "25",
+      ...byTolerance,
+    ]);
     expect(tolerated.code).toBe(0);
-    expect(tolerated.stdout.split("\n")[0]).toBe("## ✅ Benchboard: no regression beyond ±25%");
+    expect(tolerated.stdout.split("\n")[0]).toBe("## ✅ Benchboard: no regression beyond ±25% (1 run of main)");
 
     await upload(nativeFile("same.json", { rps: 985, latency_p50: 3.9, latency_p99: 10.2 }), "feature/pool");
-    const same = await benchboard(["compare", "--baseline", "main"]);
+    const same = await benchboard(["compare", "--baseline", "main", ...byTolerance]);
     expect(same.code).toBe(0);
-    expect(same.stdout).toContain("| Achieved rate | 1,000 req/s | 985 req/s | −1.5% | unchanged |");
+    expect(same.stdout).toContain("| Achieved rate | 1,000 req/s | 985 req/s | −1.5% | — | unchanged |");
 
     const noBaseline = await benchboard(["compare", "--baseline", "release"]);
-    expect(noBaseline.code).toBe(2);
-    expect(noBaseline.stderr).toContain('no succeeded run of branch "release" for scenario "checkout"');
+    expect(noBaseline.code).toBe(3);
+    expect(noBaseline.stdout.split("\n")[0]).toBe("## ⚠️ Benchboard: inconclusive, no baseline to compare with");
+    expect(noBaseline.stdout).toContain('no succeeded, valid run of branch "release" for scenario "checkout"');
     const thresholdsOnly = await benchboard(["compare", "--baseline", "release", "--allow-no-baseline"]);
     expect(thresholdsOnly.code).toBe(0);
     expect(thresholdsOnly.stdout).toContain("No baseline yet");
@@ -237,7 +257,7 @@ describe("CI uploads through the benchboard command", () => {
       "0.5",
     ]);
     expect(ok.code).toBe(0);
-    expect(ok.stderr).toMatch(/^Queued run #\d+ \(smoke\): http/);
+    expect(ok.stderr).toMatch(/^Queued Run #\d+ · .+ \(scenario smoke\): http/);
     // Not a terminal: one line per status change or tenth done, with the counts so far.
     expect(ok.stderr).toMatch(/\nrun #\d+ running \[#+-*\] \d+% [\d,]+ req 0 err [\d,]+ req\/s\n/);
     expect(ok.stderr).toMatch(/\nrun #\d+ succeeded \[/);
@@ -260,7 +280,7 @@ describe("CI uploads through the benchboard command", () => {
     const second = await benchboard(again);
     expect([first.code, second.code]).toEqual([0, 0]);
     expect(second.stdout).toBe(first.stdout);
-    expect(first.stdout).toMatch(/^Queued run #\d+ \(smoke\): http/);
+    expect(first.stdout).toMatch(/^Queued Run #\d+ · .+ \(scenario smoke\): http/);
     expect(await db.run.count({ where: { projectId: project.id } })).toBe(before + 1);
   });
 

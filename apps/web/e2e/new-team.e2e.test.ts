@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { formatDeltaPct, formatMetric, mean, sampleVariance, welchDeltaInterval, welchTTest } from "@benchboard/core";
+import { formatDeltaPct, formatMetric, mean, ratioDeltaInterval, sampleVariance, welchTTest } from "@benchboard/core";
 import { importRun } from "@benchboard/core/importers";
 import {
   createApiToken,
@@ -167,7 +167,8 @@ describe("invitations and links between organizations", () => {
     await page.getByRole("heading", { name: "This run belongs to Side team" }).waitFor();
     await shot("run-other-organization.png");
     await page.getByRole("button", { name: "Switch to Side team" }).click();
-    await page.getByText(`Run #${run.number} · side run`).waitFor();
+    await page.getByText(`Run #${run.number} ·`).waitFor();
+    await page.getByText("scenario “side run”").waitFor();
     expect(new URL(page.url()).pathname).toBe(`/runs/${run.id}`);
     // A run nobody here can see says so without a field name.
     await page.goto(`${baseUrl}/runs/does-not-exist`);
@@ -381,9 +382,9 @@ describe("runs that look alike", () => {
     const { page, baseUrl } = stack;
     await page.goto(`${baseUrl}/trends?projectId=${trendProject.id}&scenario=5k&metric=rps`);
     const changes = page.getByRole("list", { name: "Change points" });
-    await changes.getByText("the config changed here (t3.medium → t3.xlarge)").waitFor();
+    await changes.getByText("the config changed here (gw t3.medium → gw t3.xlarge)").waitFor();
     await shot("trend-config-switch.png");
-    await page.getByLabel("Config", { exact: true }).selectOption("t3.xlarge");
+    await page.getByLabel("Config", { exact: true }).selectOption("gw t3.xlarge");
     await page.getByText("No change point in this history.").waitFor();
     await page.getByText("8 runs over time").waitFor();
     expect(await page.getByLabel("Load", { exact: true }).locator("option").allTextContents()).toEqual([
@@ -510,7 +511,8 @@ describe("repetition groups in compare", () => {
     // …and the delta beside them is of those means, inside the interval computed from the groups.
     const delta = (mean(b) - mean(a)) / mean(a);
     const test = welchTTest(a, b)!;
-    const ci = welchDeltaInterval(a, b)!;
+    // On the log scale: a change of the geometric means, never below −100 %.
+    const ci = ratioDeltaInterval(a, b)!;
     expect(ci.low).toBeLessThan(delta);
     expect(ci.high).toBeGreaterThan(delta);
     expect(await headCell.locator("[data-verdict]").textContent()).toBe(

@@ -222,17 +222,17 @@ describe("trends and targets", () => {
       await t.db.runResult.create({ data: { runId: run.id, metrics: { rps: r.rps } } });
     }
     const all = await owner().trend.view({ projectId: project.id, scenarioName: "5k", metric: "rps" });
-    expect(all.configs).toEqual(["t3.medium", "t3.xlarge"]);
+    expect(all.configs).toEqual(["gw t3.medium", "gw t3.xlarge"]);
     expect(all.loads).toEqual(["5,000 req/s · 60 s", "500 req/s · 15 s"]);
     const atSwitch = all.changePoints.find((c) => c.number === 9);
-    expect(atSwitch?.configChange).toEqual({ from: "t3.medium", to: "t3.xlarge" });
+    expect(atSwitch?.configChange).toEqual({ from: "gw t3.medium", to: "gw t3.xlarge" });
     expect(atSwitch?.loadChange).toBeNull();
 
     const xlarge = await owner().trend.view({
       projectId: project.id,
       scenarioName: "5k",
       metric: "rps",
-      config: "t3.xlarge",
+      config: "gw t3.xlarge",
       load: "5,000 req/s · 60 s",
     });
     expect(xlarge.points.map((p) => p.number)).toEqual([9, 10, 11, 12, 13, 14, 15, 16]);
@@ -376,7 +376,10 @@ describe("share links", () => {
     const redacted = await anonymous().share.view({ token: (await owner().share.create({ runId: runs[0]! })).token });
     const text = JSON.stringify(redacted);
     for (const secret of ["10.20.30.40", "/internal/admin", "ci.internal.example"]) expect(text).not.toContain(secret);
-    expect(redacted.kind === "run" && redacted.run.target).toMatchObject({ name: "payments", baseUrl: null });
+    expect(redacted.kind === "run" && redacted.run.target).toMatchObject({
+      name: "payments",
+      baseUrl: "[address hidden]",
+    });
     const full = await anonymous().share.view({
       token: (await owner().share.create({ runId: runs[0]!, includeTarget: true })).token,
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { configLabel, loadLabel, runLabel, sweepValueLabel } from "./run-label";
+import { configLabel, loadLabel, runLabel, runTitle, sweepValueLabel } from "./run-label";
 
 describe("runLabel", () => {
   it("labels a run by the load it really ran, not by its scenario's name", () => {
@@ -52,5 +52,47 @@ describe("runLabel", () => {
     expect(sweepValueLabel("scenario.rate", 250)).toBe("rate = 250");
     expect(sweepValueLabel(null, "t3.xlarge")).toBe("t3.xlarge");
     expect(sweepValueLabel("knobs.buffer_size", null)).toBeUndefined();
+  });
+});
+
+describe("runTitle", () => {
+  // Scenario "checkout 200 rps, 20 s" swept over rate 100, 200, 400, 800, each value twice.
+  const sweep = { parameter: "scenario.rate", values: [100, 200, 400, 800], repetitions: 2 };
+  const scenario = (rate: number) => ({
+    name: "checkout 200 rps, 20 s",
+    spec: { engine: "http-open", rate, durationS: 20 },
+  });
+
+  it("names the load a sweep value ran, with its place among the values and its repetition", () => {
+    const title = runTitle({
+      number: 24,
+      scenarioName: "checkout 200 rps, 20 s",
+      scenarioSnapshot: scenario(400),
+      configSnapshot: { name: "gateway", instanceType: "t3.xlarge" },
+      sweep,
+      sweepValue: 400,
+      groupIndex: 5,
+    });
+    expect(title).toBe("Run #24 · 400 req/s · 20 s · t3.xlarge · rate = 400 (value 3 of 4) · repetition 2 of 2");
+    expect(title).not.toContain("200");
+  });
+
+  it("says which load fields were set at launch, and the repetition of a repeated run", () => {
+    expect(
+      runTitle({
+        number: 7,
+        scenarioSnapshot: { ...scenario(500), overrides: { rate: 500 } },
+        configSnapshot: null,
+        groupIndex: 0,
+        groupSize: 3,
+      }),
+    ).toBe("Run #7 · 500 req/s · 20 s · rate set at launch · repetition 1 of 3");
+  });
+
+  it("falls back to the scenario's name for a run that recorded no load", () => {
+    expect(
+      runTitle({ number: 3, scenarioName: "k6 import", scenarioSnapshot: { name: "k6 import" }, configSnapshot: null }),
+    ).toBe("Run #3 · k6 import");
+    expect(runTitle({ number: 3, scenarioSnapshot: null, configSnapshot: null })).toBe("Run #3");
   });
 });

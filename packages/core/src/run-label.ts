@@ -106,3 +106,87 @@ export function sweepValueLabel(parameter: string | null | undefined, value: unk
   const name = parameter.split(".").pop() ?? parameter;
   return typeof value === "object" ? shown : `${name} = ${shown}`;
 }
+
+/** Where a run stands among the runs launched with it: its sweep value, its repetition. */
+export interface RunPositionInput {
+  /** The sweep it belongs to, with the values it swept and how often each was repeated. */
+  sweep?: { parameter: string; values: unknown; repetitions: number } | null;
+  sweepValue?: unknown;
+  /** Its place in its launch group (0-based), and the group's size when there is no sweep. */
+  groupIndex?: number | null;
+  groupSize?: number | null;
+}
+
+export interface RunPosition {
+  /** 1-based value of the sweep, and how many values it swept. */
+  value?: { index: number; count: number; label: string };
+  /** 1-based repetition of its value, and how many there were. */
+  repetition?: { index: number; count: number };
+}
+
+export function runPosition(input: RunPositionInput): RunPosition {
+  const out: RunPosition = {};
+  const groupIndex = typeof input.groupIndex === "number" ? input.groupIndex : null;
+  const label = sweepValueLabel(input.sweep?.parameter, input.sweepValue);
+  if (input.sweep && label) {
+    const values = Array.isArray(input.sweep.values) ? input.sweep.values : [];
+    const repetitions = Math.max(1, input.sweep.repetitions);
+    // Runs of a sweep are numbered value by value, each value's repetitions back to back.
+    const byValue = values.findIndex((v) => JSON.stringify(v) === JSON.stringify(input.sweepValue));
+    const index = groupIndex !== null ? Math.floor(groupIndex / repetitions) : byValue;
+    if (index >= 0 && values.length > 0) out.value = { index: index + 1, count: values.length, label };
+    if (repetitions > 1 && groupIndex !== null)
+      out.repetition = { index: (groupIndex % repetitions) + 1, count: repetitions };
+  } else if (groupIndex !== null && typeof input.groupSize === "number" && input.groupSize > 1) {
+    out.repetition = { index: groupIndex + 1, count: input.groupSize };
+  }
+  return out;
+}
+
+/** Which launch fields a run's overrides changed, in words ("rate", "duration"). */
+function overriddenFields(scenarioSnapshot: unknown): string[] {
+  const overrides = (scenarioSnapshot as { overrides?: unknown } | null)?.overrides;
+  if (!overrides || typeof overrides !== "object") return [];
+  return Object.entries(overrides)
+    .filter(([, v]) => typeof v === "number")
+    .map(([k]) => (k === "durationS" ? "duration" : k));
+}
+
+/**
+ * What a run did, in one line: the load as it ran (its overrides and sweep value are in its
+ * snapshot), the config, the sweep value with its place, the repetition. "400 req/s · 20 s ·
+ * t3.xlarge · rate = 400 (value 3 of 4) · repetition 2 of 3". The scenario's own name can
+ * describe other load ("checkout 200 rps"), so it is not part of it.
+ */
+export function runIdentity(run: RunLabelInput & RunPositionInput): string | undefined {
+  const position = runPosition(run);
+  const overridden = overriddenFields(run.scenarioSnapshot);
+  const parts = [
+    runLabel(run),
+    overridden.length ? `${overridden.join(", ")} set at launch` : undefined,
+    position.value ? `${position.value.label} (value ${position.value.index} of ${position.value.count})` : undefined,
+    position.repetition ? `repetition ${position.repetition.index} of ${position.repetition.count}` : undefined,
+  ].filter((p): p is string => !!p);
+  return parts.length > 0 ? parts.join(" · ") : undefined;
+}
+
+/** A run's title everywhere it is named: "Run #24 · 400 req/s · 20 s · rate = 400 (value 3 of 4)". */
+export function runTitle(
+  run: RunLabelInput & RunPositionInput & { number: number; scenarioName?: string | null },
+): string {
+  const identity = runIdentity(run) ?? (run.scenarioName?.trim() || undefined);
+  return identity ? `Run #${run.number} · ${identity}` : `Run #${run.number}`;
+}
+
+/**
+ * An instance config as a filter names it: its name, which tells two configs on one instance type
+ * apart, with what it ran on when the name doesn't already say it ("gateway-large (t3.xlarge 2
+ * CPU)"). A snapshot without a name falls back to its instance type.
+ */
+export function instanceConfigLabel(config: unknown): string | undefined {
+  if (!config || typeof config !== "object") return undefined;
+  const name = text((config as Record<string, unknown>).name);
+  const machine = configLabel({ ...(config as Record<string, unknown>), name: undefined });
+  if (!name) return machine;
+  return machine && !name.includes(machine) ? `${name} (${machine})` : name;
+}

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { configLabel, snapshotLoadLabel } from "@benchboard/core";
+import { instanceConfigLabel, snapshotLoadLabel } from "@benchboard/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_DATABASE_URL } from "../client";
@@ -267,6 +267,7 @@ describe("metric sorts and filters read RunMetric and agree with the JSON query"
       stages: {},
       valid: true,
       invalidReasons: [],
+      saturationReasons: [],
       series: {},
     });
     await finishRun(t.db, run.id, { status: "succeeded", result: result({ rps: 10, latency_p99: 5 }) });
@@ -346,7 +347,7 @@ describe("trends read RunMetric", () => {
     const trend = await getTrend(t.db, orgId, { projectId: projectIds[1]!, scenarioName: "labels", metric: "rps" });
     expect(trend.points.map((p) => p.runId)).toEqual(ids);
     const labels = ids.map((_, i) => ({
-      config: configLabel(configs[i % configs.length]) ?? null,
+      config: instanceConfigLabel(configs[i % configs.length]) ?? null,
       load: snapshotLoadLabel(scenarios[i % scenarios.length]) ?? null,
     }));
     expect(trend.points.map((p) => ({ config: p.config, load: p.load }))).toEqual(labels);

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import {
-  configLabel,
   DERIVED_KEYS,
   derivedContext,
   detectChangePoints,
+  instanceConfigLabel,
   isKnownMetric,
   metricOrder,
   snapshotLoadLabel,
@@ -131,7 +131,8 @@ function trendRows(text: string): TrendRow[] {
     boolean,
     number,
   ][];
-  const config = labeller(configLabel, NO_CONFIG);
+  // Instance configs by name: two configs on one instance type are two lines, not one.
+  const config = labeller(instanceConfigLabel, NO_CONFIG);
   const load = labeller(snapshotLoadLabel, NO_LOAD);
   return tuples.map(
     ([

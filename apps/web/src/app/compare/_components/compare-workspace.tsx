@@ -64,7 +64,7 @@ export function CompareWorkspace() {
     update(next);
   };
   const labels = new Map(
-    (view.data?.runs ?? []).map((r) => [r.id, `${r.label} · ${r.project.name} · ${r.scenarioName}`]),
+    (view.data?.runs ?? []).map((r) => [r.id, `${r.title} · ${r.project.name} · ${r.scenarioName}`]),
   );
 
   return (

@@ -80,15 +80,13 @@ export function RunPicker({
                 const added = chosen.includes(r.id);
                 return (
                   <tr key={r.id} className="border-t border-slate-100 first:border-0">
-                    <td className="px-2 py-1.5 font-medium">#{r.number}</td>
                     <td className="px-2 py-1.5 text-slate-700">
-                      {r.project.name} · {r.scenarioName}
-                      {r.tags.length > 0 && <span className="text-xs text-slate-500"> · {r.tags.join(", ")}</span>}
-                      {(r.label || r.instanceConfig) && (
-                        <div className="text-xs text-slate-500">
-                          {[r.sweepLabel, r.label ?? r.instanceConfig?.name].filter(Boolean).join(" · ")}
-                        </div>
-                      )}
+                      <div className="font-medium text-slate-900">{r.title}</div>
+                      <div className="text-xs text-slate-500">
+                        {r.project.name} · scenario “{r.scenarioName}”
+                        {r.instanceConfig && !r.label && ` · ${r.instanceConfig.name}`}
+                        {r.tags.length > 0 && ` · ${r.tags.join(", ")}`}
+                      </div>
                     </td>
                     <td className="px-2 py-1.5">
                       <StatusBadge status={r.status} />

@@ -75,7 +75,7 @@ export function SavedComparison({ id }: { id: string }) {
           >
             {view.runs.map((r) => (
               <option key={r.id} value={r.id}>
-                {r.label} · {r.configName ?? r.scenarioName}
+                {r.title}
               </option>
             ))}
           </select>

@@ -54,12 +54,13 @@ export function SharedRun({
       expiresAt={expiresAt}
       title={
         <span className="flex items-center gap-3">
-          Run #{run.number} · {run.scenarioName || "run"} <StatusBadge status={run.status} />
+          {run.title} <StatusBadge status={run.status} />
         </span>
       }
       subtitle={
         <>
           {run.project.name}
+          {run.scenarioName && ` · scenario “${run.scenarioName}”`}
           {view.target && ` · ${view.target.name}`}
           {run.source !== "launched" && ` · ${run.source}`}
           {run.branch && ` · ${run.branch}`}

@@ -74,12 +74,7 @@ export function RunView({ runId }: { runId: string }) {
       <PageHeader
         title={
           <span className="flex items-center gap-3">
-            Run #{r.number} · {r.scenarioName || "run"} <StatusBadge status={r.status} />
-            {r.groupSize > 1 && r.groupIndex !== null && (
-              <span className="text-sm font-normal text-slate-500">
-                {r.sweepId ? "value" : "repetition"} {r.groupIndex + 1} of {r.groupSize}
-              </span>
-            )}
+            {r.title} <StatusBadge status={r.status} />
           </span>
         }
         subtitle={
@@ -87,6 +82,7 @@ export function RunView({ runId }: { runId: string }) {
             <Link href={`/projects/${r.project.id}`} className="text-sky-700 hover:underline">
               {r.project.name}
             </Link>
+            {r.scenarioName && ` · scenario “${r.scenarioName}”`}
             {view.data?.target &&
               ` · ${view.data.target.name}${view.data.target.baseUrl ? ` (${view.data.target.baseUrl})` : ""}`}
             {r.source !== "launched" && ` · ${r.source}`}
@@ -155,7 +151,15 @@ export function RunView({ runId }: { runId: string }) {
         </div>
       )}
 
-      {live && <LivePanel status={r.status} progress={progress} connected={stream.connected} opened={stream.opened} />}
+      {live && (
+        <LivePanel
+          status={r.status}
+          progress={progress}
+          connected={stream.connected}
+          opened={stream.opened}
+          waitingFor={r.waitingFor}
+        />
+      )}
 
       {ended && view.isPending && <Skeleton className="h-64" label="Loading results" />}
       {view.isError && (
