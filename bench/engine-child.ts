@@ -39,10 +39,6 @@ const threadsBefore = process.env.BENCH_SCHEDSTAT ? schedstat() : null;
 const result = await runScenario(spec as Parameters<typeof runScenario>[0], {
   baseUrl,
   realtime: process.env.BENCH_REALTIME === "1",
-  // As a worker does by default (BENCHBOARD_ENGINE_IDLE_HELPERS); BENCH_IDLE_HELPERS=0 leaves them.
-  idleHelpers: process.env.BENCH_IDLE_HELPERS !== "0",
-  // As a worker does by default (BENCHBOARD_ENGINE_LOOP_SLICE); BENCH_LOOP_SLICE=0 leaves the kernel's default.
-  loopSlice: process.env.BENCH_LOOP_SLICE !== "0",
 });
 const cpu = process.cpuUsage(before);
 if (threadsBefore) {

@@ -5,22 +5,20 @@
 // request's due time; oha (`--latency-correction`) starts the clock when its pacer wakes and
 // vegeta when a worker begins the hit, so their own lateness is left out of their figures. The
 // engine's latency from the send, printed under its row, is the like-for-like figure.
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { LOOP_SLICE_MAX_RATE } from "../packages/loadgen/src/realtime";
 import {
   BENCH_DIR,
   CLIENT_CORE,
   type EngineSummary,
   envNumber,
+  findTool,
   fmt,
   freePort,
   loadAverage,
   median,
-  ROOT,
   runEngine,
-  runPinned,
+  runOha,
+  runVegeta,
   SERVER_CORE,
   startNginx,
   startPinned,
@@ -67,16 +65,6 @@ function spread(runs: (Figures | string | null)[]): string {
   return p99s.length ? `${fmt(Math.min(...p99s), 3)}–${fmt(Math.max(...p99s), 3)}` : "—";
 }
 
-/** A tool's binary: on PATH, in the state directory (vegeta), or where cargo installs (oha). */
-function findTool(name: string): string | null {
-  const candidates = [
-    path.join(ROOT, ".data/tools", name),
-    path.join(os.homedir(), ".cargo/bin", name),
-    ...(process.env.PATH ?? "").split(":").map((dir) => path.join(dir, name)),
-  ];
-  return candidates.find((p) => existsSync(p)) ?? null;
-}
-
 /**
  * The connection budget every tool gets alike: what the rate holds open at the target's latency
  * with twice the room, and at least `BENCH_CONNECTIONS`, so that no tool queues for a connection.
@@ -85,41 +73,12 @@ function connectionsFor(rate: number, latencyMs: number): number {
   return Math.max(MIN_CONNECTIONS, Math.ceil((rate * Math.max(latencyMs, 1)) / 1000) * 2);
 }
 
-async function vegeta(bin: string, url: string, rate: number, latencyMs: number): Promise<Figures | string> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "benchboard-vegeta-"));
-  try {
-    const out = path.join(dir, "results.bin");
-    const attack = await runPinned(CLIENT_CORE, "bash", [
-      "-c",
-      `echo "GET ${url}" | "$0" attack -rate=${rate}/1s -duration=${DURATION_S}s -workers=${connectionsFor(rate, latencyMs)} -output=${out}`,
-      bin,
-    ]);
-    if (attack.code !== 0) return `vegeta failed: ${attack.stderr.slice(0, 200)}`;
-    const report = await runPinned(CLIENT_CORE, bin, ["report", "-type=json", out]);
-    const r = JSON.parse(report.stdout) as { latencies: Record<string, number>; success: number };
-    return { p50: r.latencies["50th"]! / 1e6, p99: r.latencies["99th"]! / 1e6 };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+function vegeta(bin: string, url: string, rate: number, latencyMs: number): Promise<Figures | string> {
+  return runVegeta(CLIENT_CORE, bin, url, rate, connectionsFor(rate, latencyMs), DURATION_S);
 }
 
-async function oha(bin: string, url: string, rate: number, latencyMs: number): Promise<Figures | string> {
-  const r = await runPinned(CLIENT_CORE, bin, [
-    "-z",
-    `${DURATION_S}s`,
-    "-q",
-    String(rate),
-    "--latency-correction",
-    "-c",
-    String(connectionsFor(rate, latencyMs)),
-    "--no-tui",
-    "--output-format",
-    "json",
-    url,
-  ]);
-  if (r.code !== 0) return `oha failed: ${r.stderr.slice(0, 200)}`;
-  const j = JSON.parse(r.stdout) as { latencyPercentiles: Record<string, number> };
-  return { p50: j.latencyPercentiles.p50! * 1000, p99: j.latencyPercentiles.p99! * 1000 };
+function oha(bin: string, url: string, rate: number, latencyMs: number): Promise<Figures | string> {
+  return runOha(CLIENT_CORE, bin, url, rate, connectionsFor(rate, latencyMs), DURATION_S);
 }
 
 function cell(f: Figures | string | null): string {
@@ -138,12 +97,6 @@ async function main() {
   console.log(`${ROUNDS} round(s) per rate, medians shown`);
   console.log(
     `engine scheduling: ${REALTIME ? "real-time asked for (BENCH_REALTIME=1; the notes say which runs kept normal scheduling, and why)" : "normal"}`,
-  );
-  console.log(
-    `engine helper threads: ${process.env.BENCH_IDLE_HELPERS === "0" ? "normal priority (BENCH_IDLE_HELPERS=0)" : "idle priority up to 5,000 req/s, as a worker's default (BENCH_IDLE_HELPERS=0 leaves them)"}`,
-  );
-  console.log(
-    `engine event loop and pacing thread slice: ${process.env.BENCH_LOOP_SLICE === "0" ? "the kernel's default (BENCH_LOOP_SLICE=0)" : `0.1 ms up to ${LOOP_SLICE_MAX_RATE.toLocaleString("en-US")} req/s, and the pacing thread at SCHED_BATCH, as a worker's default (BENCH_LOOP_SLICE=0 leaves the kernel's)`}`,
   );
   const notes: string[] = [];
   const warmupCpuMs: number[] = [];
@@ -224,23 +177,6 @@ async function main() {
         if (REALTIME && schedule.scheduling !== "realtime")
           notes.push(
             `${target} ${rate}: the engine ran at normal scheduling: ${schedule.schedulingNote ?? "not asked"}`,
-          );
-        if (
-          process.env.BENCH_LOOP_SLICE !== "0" &&
-          rate <= LOOP_SLICE_MAX_RATE &&
-          schedule.loopSlice !== "short" &&
-          schedule.scheduling !== "realtime"
-        )
-          notes.push(
-            `${target} ${rate}: the event loop and pacing thread kept the kernel's default slice: ${schedule.loopSliceNote ?? "not asked"}`,
-          );
-        if (
-          process.env.BENCH_LOOP_SLICE !== "0" &&
-          schedule.pacingThread !== "batch" &&
-          schedule.scheduling !== "realtime"
-        )
-          notes.push(
-            `${target} ${rate}: the pacing thread kept its normal policy: ${schedule.pacingThreadNote ?? "not asked"}`,
           );
         const lag = [
           m.send_lag_p50 ?? (schedule.sendLagP50Ms as number | null),

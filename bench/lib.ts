@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -190,13 +190,19 @@ http {
 }
 
 /** Run one scenario in a child process pinned to `core`; returns the engine's result summary. */
-export async function runEngine(core: string, spec: unknown, baseUrl: string): Promise<EngineSummary> {
+export async function runEngine(
+  core: string,
+  spec: unknown,
+  baseUrl: string,
+  /** Another checkout's root, to run its engine instead of this one's (`BENCH_BASELINE_DIR`). */
+  root = ROOT,
+): Promise<EngineSummary> {
   const { code, stdout, stderr } = await runPinned(core, process.execPath, [
     // e.g. BENCH_ENGINE_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the engine
     ...(process.env.BENCH_ENGINE_NODE_FLAGS ?? "").split(" ").filter(Boolean),
     "--import",
     "tsx",
-    path.join(BENCH_DIR, "engine-child.ts"),
+    path.join(root, "bench/engine-child.ts"),
     JSON.stringify(spec),
     baseUrl,
   ]);
@@ -246,4 +252,74 @@ export function median(values: number[]): number {
   if (sorted.length === 0) return Number.NaN;
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** p50 and p99 of one run, in ms. */
+export interface ToolFigures {
+  p50: number;
+  p99: number;
+}
+
+/** A tool's binary: in the state directory (vegeta), where cargo installs (oha), or on PATH. */
+export function findTool(name: string): string | null {
+  const candidates = [
+    path.join(ROOT, ".data/tools", name),
+    path.join(os.homedir(), ".cargo/bin", name),
+    path.join(os.homedir(), "go/bin", name),
+    ...(process.env.PATH ?? "").split(":").map((dir) => path.join(dir, name)),
+  ];
+  return candidates.find((p) => existsSync(p)) ?? null;
+}
+
+/** vegeta at a fixed rate, pinned to `core`; its p50/p99, or why it failed. */
+export async function runVegeta(
+  core: string,
+  bin: string,
+  url: string,
+  rate: number,
+  connections: number,
+  durationS: number,
+): Promise<ToolFigures | string> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "benchboard-vegeta-"));
+  try {
+    const out = path.join(dir, "results.bin");
+    const attack = await runPinned(core, "bash", [
+      "-c",
+      `echo "GET ${url}" | "$0" attack -rate=${rate}/1s -duration=${durationS}s -workers=${connections} -output=${out}`,
+      bin,
+    ]);
+    if (attack.code !== 0) return `vegeta failed: ${attack.stderr.slice(0, 200)}`;
+    const report = await runPinned(core, bin, ["report", "-type=json", out]);
+    const r = JSON.parse(report.stdout) as { latencies: Record<string, number> };
+    return { p50: r.latencies["50th"]! / 1e6, p99: r.latencies["99th"]! / 1e6 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** oha at a fixed rate (`--latency-correction`), pinned to `core`; its p50/p99, or why it failed. */
+export async function runOha(
+  core: string,
+  bin: string,
+  url: string,
+  rate: number,
+  connections: number,
+  durationS: number,
+): Promise<ToolFigures | string> {
+  const r = await runPinned(core, bin, [
+    "-z",
+    `${durationS}s`,
+    "-q",
+    String(rate),
+    "--latency-correction",
+    "-c",
+    String(connections),
+    "--no-tui",
+    "--output-format",
+    "json",
+    url,
+  ]);
+  if (r.code !== 0) return `oha failed: ${r.stderr.slice(0, 200)}`;
+  const j = JSON.parse(r.stdout) as { latencyPercentiles: Record<string, number> };
+  return { p50: j.latencyPercentiles.p50! * 1000, p99: j.latencyPercentiles.p99! * 1000 };
 }

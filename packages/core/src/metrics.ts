@@ -73,6 +73,8 @@ export const METRICS: readonly MetricDef[] = [
   def("send_lag_p50", "Send lag p50 (generator)", "ms", "lower"),
   def("send_lag_p99", "Send lag p99 (generator)", "ms", "lower"),
   def("send_lag_max", "Send lag max (generator)", "ms", "lower"),
+  // Sends the generator dropped after it stalled (frozen, or its host too busy), not sent late.
+  def("stall_dropped", "Dropped after stalls (generator)", "count", "lower"),
   def("connection_wait_p99", "Wait for a connection p99", "ms", "lower"),
   // Latency from when the engine fired each request, not its due time: as oha and vegeta time it.
   def("latency_from_send_p50", "Latency from the send p50", "ms", "lower"),

@@ -14,12 +14,14 @@ export { runWsChat } from "./engines/ws-chat";
 export { mergeResults } from "./merge";
 export { mergeShardResults } from "./merge-shards";
 export * from "./monitors/index";
+export type { Stall } from "./open-loop";
 export { type DrillImport, DrillImportError, importDrillPlan, importDrillPlanDetailed } from "./plan/drill";
 export * from "./protocols/chat";
 export { deriveMetrics, Recorder } from "./recorder";
 export { ArrivalSchedule } from "./schedule";
 export * from "./server-config";
 export { parseServerTiming, type ServerTimingEntry } from "./server-timing";
+export { askUntilAnswered } from "./stall-confirm";
 export * from "./types";
 export { resolveTargetUrl } from "./url";
 

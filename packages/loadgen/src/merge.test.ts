@@ -121,7 +121,44 @@ describe("mergeResults", () => {
     expect(merged.canceled).toBe(true);
   });
 
+  it("reads the whole run saturated, still valid, when a shard's target was the limit", () => {
+    const a = finish(new Recorder(), performance.now());
+    const b = finish(new Recorder(), performance.now());
+    b.saturationReasons = ["the target did not keep up"];
+    const merged = mergeResults([a, b]);
+    expect(merged.valid).toBe(true);
+    expect(merged.saturationReasons).toEqual(["shard 2: the target did not keep up"]);
+    // A shard stored before saturation was recorded has none, and merges all the same.
+    const older = { ...a, saturationReasons: undefined as unknown as string[] };
+    expect(mergeResults([older, b]).saturationReasons).toEqual(["shard 2: the target did not keep up"]);
+  });
+
   it("refuses an empty list", () => {
     expect(() => mergeResults([])).toThrow();
+  });
+});
+
+describe("mergeResults of shards that stalled", () => {
+  it("adds what each shard's stalls dropped and lists the stalls with their shard", () => {
+    const start = performance.now();
+    const stalled = (dropped: number | null, atS: number) => {
+      const rec = new Recorder(["rps", "errors"], start);
+      record(rec, start, samples(100, 7));
+      const result = finish(rec, start + 5_000);
+      if (dropped === null) return result;
+      result.metrics.stall_dropped = dropped;
+      result.extra = { ...result.extra, schedule: { stalls: [{ atS, gapMs: 400, dropped, confirmMs: 3 }] } };
+      return result;
+    };
+    const merged = mergeResults([stalled(40, 1.5), stalled(null, 0), stalled(25, 2)]);
+    expect(merged.metrics.stall_dropped).toBe(65);
+    expect((merged.extra as { schedule: { stalls: unknown[] } }).schedule.stalls).toEqual([
+      { atS: 1.5, gapMs: 400, dropped: 40, confirmMs: 3, shard: 0 },
+      { atS: 2, gapMs: 400, dropped: 25, confirmMs: 3, shard: 2 },
+    ]);
+    // Shards that never stalled say nothing of it.
+    const calm = mergeResults([stalled(null, 0), stalled(null, 0)]);
+    expect(calm.metrics.stall_dropped).toBeUndefined();
+    expect((calm.extra as { schedule?: unknown }).schedule).toBeUndefined();
   });
 });

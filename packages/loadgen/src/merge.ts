@@ -6,6 +6,7 @@ import {
   type TErrorEntry,
   type TSeries,
 } from "@benchboard/core";
+import { MAX_STALL_RECORDS } from "./engines/open-model";
 import { type RoomStats, roomThroughputMedian } from "./engines/ws-chat";
 import { type Counters, deriveMetrics, SERIES_INTERVAL_MS, stepSummaries } from "./recorder";
 import type { EngineResult } from "./types";
@@ -41,6 +42,15 @@ export function mergeResults(results: EngineResult[]): EngineResult {
     const values = results.map((r) => r.metrics[key]).filter((v): v is number => v !== undefined);
     if (values.length > 0) metrics[key] = Math.max(...values);
   }
+  // What each shard's stalls dropped adds up; the stalls themselves are listed with their shard.
+  const stallDropped = results.map((r) => r.metrics.stall_dropped).filter((v): v is number => v !== undefined);
+  if (stallDropped.length > 0) metrics.stall_dropped = stallDropped.reduce((a, b) => a + b, 0);
+  const stalls = results
+    .flatMap((r, shard) => {
+      const list = (r.extra as { schedule?: { stalls?: unknown } } | undefined)?.schedule?.stalls;
+      return Array.isArray(list) ? list.map((s) => ({ ...(s as object), shard })) : [];
+    })
+    .slice(0, MAX_STALL_RECORDS);
   // Chat shards hold disjoint rooms: the run's rooms are all of theirs, and the median is re-read.
   const roomLists = results.map((r) => (r.extra as { rooms?: RoomStats[] } | undefined)?.rooms);
   const rooms = roomLists.every((list) => Array.isArray(list)) ? roomLists.flatMap((list) => list ?? []) : null;
@@ -62,9 +72,13 @@ export function mergeResults(results: EngineResult[]): EngineResult {
   }
 
   const { series, intervalHistograms } = mergeSeries(results);
-  const invalidReasons = results.flatMap((r, i) =>
-    r.invalidReasons.map((reason) => (results.length > 1 ? `shard ${i + 1}: ${reason}` : reason)),
-  );
+  const byShard = (reasons: (r: EngineResult) => readonly string[] | undefined) =>
+    results.flatMap((r, i) =>
+      (reasons(r) ?? []).map((reason) => (results.length > 1 ? `shard ${i + 1}: ${reason}` : reason)),
+    );
+  const invalidReasons = byShard((r) => r.invalidReasons);
+  // A shard whose target was the limit makes the whole run saturated (still valid).
+  const saturationReasons = byShard((r) => r.saturationReasons);
   const histograms: Record<string, string> = {};
   for (const [key, h] of extraHistograms) if (h.totalCount > 0) histograms[key] = encodeHistogram(h);
 
@@ -81,12 +95,14 @@ export function mergeResults(results: EngineResult[]): EngineResult {
     stages,
     valid: results.every((r) => r.valid) && invalidReasons.length === 0,
     invalidReasons,
+    saturationReasons,
     series,
     extra: {
       shards: results.length,
       ...stepSummaries(counters, extraHistograms),
       counters,
       ...(rooms ? { rooms } : {}),
+      ...(stalls.length ? { schedule: { stalls } } : {}),
     },
   };
 }

@@ -33,6 +33,32 @@ const SPIN_BUDGET = 0.1;
  * wake-ups pending, which the pacer's protocol does not expect, and measured worse.)
  */
 const LOST_WAKEUP_MS = 100;
+/**
+ * A send this overdue means the loop stalled (the process frozen, the host too busy to run it,
+ * a laptop asleep): it and everything else overdue is dropped and counted, never fired at once.
+ * 100 ms is where a send stops being an open model's (the run already counts it late, see
+ * `LATE_SEND_MS`); at rates below 20/s two intervals, so a timer-paced loop's ordinary lateness
+ * never loses a request and what goes out together is at most the schedule's two next sends;
+ * at most 2 s, so a slow schedule (or a ramp's first, far-apart sends) still notices a stall.
+ * k6's arrival-rate executors count an iteration that cannot start at its time as dropped
+ * (`dropped_iterations`, when no VU is free); here the measure is time, since a frozen process
+ * has every sender free when it resumes.
+ */
+export const STALL_MIN_MS = 100;
+export const STALL_INTERVALS = 2;
+export const STALL_MAX_MS = 2_000;
+
+/** One stall the loop came back from: its overdue sends were dropped, not fired. */
+export interface Stall {
+  /** When the first dropped send was due, in ms after the schedule's zero. */
+  atMs: number;
+  /** How overdue that send was when the loop ran again: the stall's length, at least. */
+  gapMs: number;
+  /** Sends dropped (those overdue at the stall, and those falling due while it was confirmed). */
+  dropped: number;
+  /** How long the caller took to confirm that sending may go on (0 without one, or when told to stop). */
+  confirmMs: number;
+}
 
 export interface OpenLoop {
   /** Resolves when every request has been fired, or the signal aborted. */
@@ -45,6 +71,8 @@ export interface OpenLoop {
   poke: (nowPerf: number) => void;
   /** Pacer wake-ups taken as lost (overdue by more than `LOST_WAKEUP_MS`), so far. */
   lostWakeups: () => number;
+  /** Stalls so far, and the sends each dropped. */
+  stalls: () => readonly Stall[];
 }
 
 /**
@@ -54,6 +82,12 @@ export interface OpenLoop {
  * schedule. `fire` gets the due time and the time it actually fired: engines measure latency
  * from the due time, so the generator's own lateness is never hidden, and record the difference
  * as send lag. Without threads, timers pace it (with their ~1 ms of lateness).
+ *
+ * A stall is not a late wake-up: once a send is overdue by more than the stall bound
+ * (`stallBoundMs`), every overdue send is dropped (`skip` is told of each) and recorded as a
+ * `Stall`, so what leaves never exceeds the schedule's rate. With `confirm`, nothing is sent
+ * until it answers whether the run may go on (the run may have ended meanwhile); the sends that
+ * fall due while it is asked are dropped too, and `false` (or a failure) stops the loop early.
  */
 export function startOpenLoop(opts: {
   schedule: ArrivalSchedule;
@@ -63,8 +97,12 @@ export function startOpenLoop(opts: {
   signal?: AbortSignal;
   /** The pacing thread (the caller's, shared by its loops), or null to pace with timers. */
   pacer: Pacer | null;
+  /** Told of each send dropped after a stall (it is not fired). */
+  skip?: (index: number, dueAt: number) => void;
+  /** After a stall: may sending go on? Nothing is sent until it answers. */
+  confirm?: (stall: Stall) => Promise<boolean>;
 }): OpenLoop {
-  const { schedule, startPerf, fire, signal, pacer } = opts;
+  const { schedule, startPerf, fire, signal, pacer, skip, confirm } = opts;
   const total = schedule.total;
   let n = 0;
   let lead = INITIAL_LEAD_MS;
@@ -80,6 +118,10 @@ export function startOpenLoop(opts: {
   let nextDue = startPerf + schedule.timeOfMs(0);
   let finished = false;
   let firing = false;
+  /** Set while a stall's confirmation is awaited: nothing is fired. */
+  let paused = false;
+  const stalls: Stall[] = [];
+  let droppedTotal = 0;
   let timer: NodeJS.Timeout | undefined;
   let resolve!: (r: { fired: number; stoppedEarly: boolean }) => void;
   const done = new Promise<{ fired: number; stoppedEarly: boolean }>((r) => {
@@ -92,15 +134,62 @@ export function startOpenLoop(opts: {
     clearTimeout(timer);
     clearInterval(watchdog);
     signal?.removeEventListener("abort", onAbort);
-    resolve({ fired: n, stoppedEarly });
+    resolve({ fired: n - droppedTotal, stoppedEarly });
   };
   const onAbort = () => finish(true);
 
+  /** Drop every send due by `now` (a stall's), telling `skip`; returns how many. */
+  const dropOverdue = (now: number): number => {
+    const from = n;
+    // The first send due after `now`, from the schedule's closed form, then checked exactly.
+    let next = Math.min(total, Math.max(n, Math.floor(schedule.countAt(Math.max(0, now - startPerf) / 1000)) - 1));
+    while (next < total && startPerf + schedule.timeOfMs(next) <= now) next++;
+    while (next > n && startPerf + schedule.timeOfMs(next - 1) > now) next--;
+    if (skip) for (let i = from; i < next; i++) skip(i, startPerf + schedule.timeOfMs(i));
+    n = next;
+    nextDue = startPerf + schedule.timeOfMs(n);
+    droppedTotal += next - from;
+    return next - from;
+  };
+
+  /** A stall: drop what is overdue, and with `confirm`, send nothing until it answers. */
+  const onStall = (now: number) => {
+    const stall: Stall = { atMs: nextDue - startPerf, gapMs: now - nextDue, dropped: 0, confirmMs: 0 };
+    stalls.push(stall);
+    stall.dropped += dropOverdue(now);
+    if (!confirm || n >= total) return;
+    paused = true;
+    const askedAt = performance.now();
+    const answer = (mayGoOn: boolean) => {
+      paused = false;
+      if (finished) return;
+      if (!mayGoOn) return finish(true);
+      stall.confirmMs = performance.now() - askedAt;
+      // What fell due while the answer was on its way belongs to the stall too.
+      stall.dropped += dropOverdue(performance.now());
+      clearTimeout(timer);
+      // A pacer wake-up still on its way was asked for before the stall, so it is due already
+      // (or the watchdog ticks for it): it resumes the loop, as a second one would not be expected.
+      if (Number.isNaN(wakeFor)) tick();
+    };
+    confirm(stall).then(answer, () => answer(false));
+  };
+
+  /** How overdue a send may be before the loop counts itself stalled (see `STALL_MIN_MS`). */
+  const stallBoundMs = (index: number): number => {
+    const gap = index + 1 < total ? schedule.timeOfMs(index + 1) - schedule.timeOfMs(index) : 0;
+    return Math.min(STALL_MAX_MS, Math.max(STALL_MIN_MS, STALL_INTERVALS * gap));
+  };
+
   /** Fire everything due by `now`; returns false once the schedule is exhausted. */
   const fireDue = (now: number): boolean => {
-    if (firing) return n < total; // a send's own callbacks re-entered us
+    if (firing || paused) return n < total; // a send's own callbacks re-entered us, or a stall is being confirmed
     firing = true;
     try {
+      if (n < total && now - nextDue > stallBoundMs(n)) {
+        onStall(now);
+        if (paused) return n < total;
+      }
       while (n < total && nextDue <= now) {
         fire(n, nextDue, now);
         lastDue = nextDue;
@@ -128,6 +217,8 @@ export function startOpenLoop(opts: {
       }
     }
     if (!fireDue(now)) return finish(false);
+    // A stall is being confirmed: its answer ticks the loop again.
+    if (paused) return;
     const wait = nextDue - performance.now();
     if (pacer && wait <= COARSE_WAIT_MS) {
       const second = Math.floor(now / 1000);
@@ -161,9 +252,9 @@ export function startOpenLoop(opts: {
   };
 
   const poke = (now: number) => {
-    if (finished || now < nextDue) return;
+    if (finished || paused || now < nextDue) return;
     if (!fireDue(now)) return finish(false);
-    if (!Number.isNaN(wakeFor) && nextDue - earlyBy > wakeFor) {
+    if (!paused && !Number.isNaN(wakeFor) && nextDue - earlyBy > wakeFor) {
       wakeFor = nextDue - earlyBy;
       pacer?.postpone(wakeFor);
     }
@@ -183,7 +274,7 @@ export function startOpenLoop(opts: {
     signal?.addEventListener("abort", onAbort, { once: true });
     tick();
   }
-  return { done, poke, lostWakeups: () => lost };
+  return { done, poke, lostWakeups: () => lost, stalls: () => stalls };
 }
 
 /** `startOpenLoop` for callers that only wait for it. */

@@ -24,6 +24,15 @@ describe.each(["socket", "atomics"] as const)("Pacer waking the loop through %s"
     expect(pacer?.wake).toBe(path);
   });
 
+  it("is ready when started: its thread already runs", async () => {
+    pacer = await Pacer.start({ wake: path });
+    // The thread reports its id as it starts running; a pacer handed out before that would leave
+    // the first wake-ups to a thread still starting up.
+    const settled = await Promise.race([pacer!.threadId().then(() => true), Promise.resolve().then(() => false)]);
+    expect(settled).toBe(true);
+    expect(await pacer!.threadId()).toBeGreaterThan(0);
+  });
+
   it("wakes the loop at or after the time asked for", async () => {
     pacer = await Pacer.start({ wake: path });
     expect(pacer).not.toBeNull();

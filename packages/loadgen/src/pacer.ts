@@ -3,7 +3,6 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import { forgetPacingThread, keepPacingThread } from "./realtime";
 
 /**
  * Wakes the event loop at a given `performance.now()` time, within tens of microseconds.
@@ -81,9 +80,6 @@ export class Pacer {
       this.worker.once("message", (id: unknown) => resolve(typeof id === "number" ? id : null));
       this.worker.once("exit", () => resolve(null));
     });
-    // Another run's sweep of helper threads must leave this one alone (realtime.ts).
-    keepPacingThread(this, this.tid);
-    this.worker.once("exit", () => forgetPacingThread(this));
   }
 
   /** The thread's kernel id (to give it a scheduling class), or null off Linux. */
@@ -97,12 +93,23 @@ export class Pacer {
    */
   static async start(options: { spinUs?: number; wake?: "socket" | "atomics" } = {}): Promise<Pacer | null> {
     const channel = options.wake === "atomics" ? null : await openWakeChannel();
+    let pacer: Pacer;
     try {
-      return new Pacer(options.spinUs ?? DEFAULT_SPIN_US, channel);
+      pacer = new Pacer(options.spinUs ?? DEFAULT_SPIN_US, channel);
     } catch {
       channel?.close();
       return null;
     }
+    // Ready only once the thread runs: a thread still starting (tens of milliseconds of CPU, far
+    // longer on a core another process keeps busy) serves the first wake-ups late (129 ms beside
+    // a busy loop on the engine's core, measured).
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, PACER_START_WAIT_MS);
+    });
+    await Promise.race([pacer.tid, gaveUp]);
+    clearTimeout(timer);
+    return pacer;
   }
 
   /** How the thread wakes the loop: "socket", or "atomics" where no socket could be had. */
@@ -185,6 +192,8 @@ interface AtomicsWithWaitAsync {
   ): { async: false; value: "not-equal" | "timed-out" } | { async: true; value: Promise<"ok" | "timed-out"> };
 }
 
+/** How long `start` waits for the thread to run (it is used anyway after that, once it does). */
+const PACER_START_WAIT_MS = 2_000;
 /** Microseconds the thread spins before a due time instead of sleeping (futex wake-up slack). */
 const DEFAULT_SPIN_US = 40;
 /** How far beyond the spin a due time may be and still be spun for rather than slept towards. */

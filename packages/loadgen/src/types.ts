@@ -1,4 +1,5 @@
 import type { EngineProgress, TRunResultData } from "@benchboard/core";
+import type { Stall } from "./open-loop";
 import type { PinnedAddress } from "./target-safety";
 
 export interface EngineContext {
@@ -29,23 +30,12 @@ export interface EngineContext {
    */
   realtime?: boolean;
   /**
-   * Put the process's other threads (V8's collector and compiler, libuv's pool) at SCHED_IDLE
-   * for open-model runs up to `IDLE_HELPERS_MAX_RATE`, so they never hold the core while the
-   * event loop or the pacing thread waits (Linux; only where the engine runs on the main thread;
-   * see `idleHelperThreads` in `realtime.ts`). Without CAP_SYS_NICE they stay there afterwards.
-   * The result's `extra.schedule.helperThreads` says what the run got, and `helperThreadsNote`
-   * why not.
+   * After a stall (a send overdue by more than the stall bound: the process was frozen, the host
+   * too busy, a laptop asleep), the open model drops what is overdue and sends nothing more until
+   * this answers whether the run is still running: `false`, or a failure, stops the load (the
+   * result is `canceled`). Without it, sending goes on at once. See `startOpenLoop`.
    */
-  idleHelpers?: boolean;
-  /**
-   * Give the open model's event loop and pacing thread the kernel's shortest slice (0.1 ms) for
-   * runs up to `LOOP_SLICE_MAX_RATE`, so that they win their wake-ups (Linux
-   * 6.12+, no privilege; see `shortLoopSlice` in `realtime.ts`). The result's
-   * `extra.schedule.loopSlice` says what the run got, and `loopSliceNote` why not. Also puts
-   * the pacing thread at SCHED_BATCH at any rate, so that waking it never preempts the loop
-   * (`batchPacingThread`; `extra.schedule.pacingThread`, `pacingThreadNote`).
-   */
-  loopSlice?: boolean;
+  confirmAfterStall?: (stall: Stall) => Promise<boolean>;
   /** Called once a second with the engine's counters (used to stop runs at a dead target). */
   onTick?: (counters: Readonly<Record<string, number>>, nowPerf: number) => void;
 }

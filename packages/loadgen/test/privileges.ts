@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 
 /**
- * Whether this process has CAP_SYS_NICE (root has it unless a container dropped it): it may put
- * threads back from SCHED_IDLE, lower nice values and raise threads to real-time priority.
+ * Whether this process has CAP_SYS_NICE (root has it unless a container dropped it): it may
+ * lower nice values and raise threads to real-time priority.
  */
 export function hasCapSysNice(): boolean {
   const status = readFileSync("/proc/self/status", "utf8");

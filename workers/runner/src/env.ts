@@ -13,7 +13,10 @@ const ZEnv = z.object({
   BENCHBOARD_WORKER_ID: z.string().optional(),
   /** A running run whose worker wrote no heartbeat for this long is ended as failed. */
   BENCHBOARD_RUN_STALE_AFTER_MS: z.coerce.number().int().min(3_000).max(3_600_000).default(20_000),
-  /** A run the job queue (Redis) could not take for this long ends failed; until then it stays queued. */
+  /**
+   * A run the job queue (Redis) could not take for this long ends failed; until then it stays
+   * queued. So does an agent run no agent took for this long after it was put on its label's queue.
+   */
   BENCHBOARD_QUEUE_GIVE_UP_S: z.coerce
     .number()
     .int()
@@ -52,20 +55,6 @@ const ZEnv = z.object({
    * scheduling and says why.
    */
   BENCHBOARD_ENGINE_REALTIME: z.enum(["0", "1"], { error: "BENCHBOARD_ENGINE_REALTIME: 0 or 1" }).default("0"),
-  /**
-   * 1 (default): open-model runs up to 5,000 req/s put the worker's other threads (V8's collector
-   * and compiler, libuv's pool) at idle priority, so that they never hold the core the engine
-   * sends from (see `idleHelperThreads` in packages/loadgen/src/realtime.ts). No privilege
-   * needed; without CAP_SYS_NICE they cannot be put back and stay idle afterwards.
-   */
-  BENCHBOARD_ENGINE_IDLE_HELPERS: z.enum(["0", "1"], { error: "BENCHBOARD_ENGINE_IDLE_HELPERS: 0 or 1" }).default("1"),
-  /**
-   * 1 (default): open-model runs up to 1,000 req/s give the worker's event loop and the run's
-   * pacing thread the kernel's shortest slice (0.1 ms), so that they win their wake-ups (see
-   * `shortLoopSlice` in packages/loadgen/src/realtime.ts). Linux 6.12+, no privilege needed.
-   * Also puts each run's pacing thread at SCHED_BATCH (`batchPacingThread`), at any rate.
-   */
-  BENCHBOARD_ENGINE_LOOP_SLICE: z.enum(["0", "1"], { error: "BENCHBOARD_ENGINE_LOOP_SLICE: 0 or 1" }).default("1"),
   /** 0 disables the health endpoint. */
   BENCHBOARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
   /** 32 bytes, base64: decrypts target secrets (header values) for runs. */
@@ -115,7 +104,5 @@ export function runnerOptionsFromEnv(env: WorkerEnv, raw: NodeJS.ProcessEnv = pr
     publicUrl: env.BENCHBOARD_PUBLIC_URL,
     notify: { baseDelayMs: env.BENCHBOARD_NOTIFY_RETRY_BASE_MS },
     engineRealtime: env.BENCHBOARD_ENGINE_REALTIME === "1",
-    engineIdleHelpers: env.BENCHBOARD_ENGINE_IDLE_HELPERS === "1",
-    engineLoopSlice: env.BENCHBOARD_ENGINE_LOOP_SLICE === "1",
   };
 }

@@ -27,7 +27,7 @@ export interface RunnerOptions {
   labels: string[];
   healthPort: number;
   staleRunAfterMs?: number;
-  /** A run the job queue could not take for this long ends failed (default 15 min). */
+  /** A run the job queue (or, for an agent run, every agent) did not take for this long ends failed (default 15 min). */
   queueGiveUpS?: number;
   /** How long a ready shard waits for the run's other shards before starting anyway. */
   shardStartWaitMs?: number;
@@ -48,10 +48,6 @@ export interface RunnerOptions {
   retainDetailDays?: number | null;
   /** Open-model runs at real-time scheduling where permitted (`BENCHBOARD_ENGINE_REALTIME`). */
   engineRealtime?: boolean;
-  /** Open-model runs put the worker's other threads at idle priority (`BENCHBOARD_ENGINE_IDLE_HELPERS`). */
-  engineIdleHelpers?: boolean;
-  /** Open-model runs give the event loop the shortest slice (`BENCHBOARD_ENGINE_LOOP_SLICE`). */
-  engineLoopSlice?: boolean;
   /** When retention passes run: the first a minute after start, then hourly (tests shorten both). */
   retentionTiming?: { firstAfterMs?: number; everyMs?: number };
 }
@@ -87,8 +83,6 @@ export async function startRunner(options: RunnerOptions) {
     lifecycle,
     shutdown: shutdown.signal,
     engineRealtime: options.engineRealtime ?? false,
-    engineIdleHelpers: options.engineIdleHelpers ?? false,
-    engineLoopSlice: options.engineLoopSlice ?? false,
     ...(options.shardStartWaitMs !== undefined ? { shardStartWaitMs: options.shardStartWaitMs } : {}),
   };
   let active = 0;

@@ -213,13 +213,19 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
           derivedKeys: DERIVED_KEYS.filter((k) => k in facts.facts.metrics),
           valid: result.valid,
           invalidReasons: result.invalidReasons,
-          /** The target's own signals that it was the limit (a growing queue, a slowing stage). */
-          targetLimits: targetLimitsOf(result.extra),
+          /** valid, saturated (the target was the limit; still valid) or invalid (the generator's doing). */
+          reading: runReading(result),
+          /** The target's own reasons for being the limit (a growing queue, a slowing stage, …). */
+          saturationReasons: result.saturationReasons,
+          /** "saturated at ~N req/s achieved of M offered" for a saturated run, else null. */
+          saturation: runReading(result) === "saturated" ? saturationHeadline(facts.facts.metrics) : null,
           /** How the generator's threads were scheduled, when real-time was asked for (else null). */
           scheduling: schedulingOf(result.extra),
           helperThreads: helperThreadsOf(result.extra),
           loopSlice: loopSliceOf(result.extra),
           pacingThread: pacingThreadOf(result.extra),
+          /** When the generator stalled and what each stall dropped (open model), else []. */
+          stalls: stallsOf(result.extra),
           statusCounts: numericMetrics(result.statusCounts),
           errors: (Array.isArray(result.errors) ? result.errors : []) as TErrorEntry[],
           stages: (result.stages && typeof result.stages === "object" ? result.stages : {}) as Record<
@@ -403,15 +409,30 @@ function loopSliceOf(extra: unknown): { short: boolean; note: string | null } | 
   return choice && { short: choice.got, note: choice.note };
 }
 
+/** At most this many stalls are shown, the rest summed by the `stall_dropped` metric. */
+const MAX_STALLS_SHOWN = 20;
+
+/** `extra.schedule.stalls`: the stored records that are well formed, as numbers. */
+function stallsOf(
+  extra: unknown,
+): { atS: number; gapMs: number; dropped: number; confirmMs: number; shard: number | null }[] {
+  const stalls = (extra as { schedule?: { stalls?: unknown } } | null)?.schedule?.stalls;
+  if (!Array.isArray(stalls)) return [];
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
+  const out: ReturnType<typeof stallsOf> = [];
+  for (const s of stalls.slice(0, MAX_STALLS_SHOWN)) {
+    const r = (s ?? {}) as Record<string, unknown>;
+    const atS = num(r.atS);
+    const gapMs = num(r.gapMs);
+    const dropped = num(r.dropped);
+    if (atS === null || gapMs === null || dropped === null) continue;
+    out.push({ atS, gapMs, dropped, confirmMs: num(r.confirmMs) ?? 0, shard: num(r.shard) });
+  }
+  return out;
+}
+
 /** `extra.schedule.pacingThread` (and why the pacing thread kept its normal policy). */
 function pacingThreadOf(extra: unknown): { batch: boolean; note: string | null } | null {
   const choice = scheduleChoice(extra, "pacingThread", "batch");
   return choice && { batch: choice.got, note: choice.note };
-}
-
-/** `extra.targetLimits` as stored by the engines: a list of sentences, anything else ignored. */
-function targetLimitsOf(extra: unknown): string[] {
-  if (!extra || typeof extra !== "object") return [];
-  const list = (extra as { targetLimits?: unknown }).targetLimits;
-  return Array.isArray(list) ? list.filter((x): x is string => typeof x === "string").slice(0, 20) : [];
 }

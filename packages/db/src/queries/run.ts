@@ -391,9 +391,20 @@ export async function recordProgress(db: Db, runId: string, progress: TLiveProgr
   });
 }
 
-export async function isCancelRequested(db: Db, runId: string): Promise<boolean> {
+/**
+ * Whether a worker may go on sending a run's load (or one shard's): the run is still running, no
+ * cancel was asked for, and the shard, if any, is still running too. A run the watchdog ended
+ * while its worker was frozen is no longer running, whatever the worker still believes.
+ */
+export async function mayKeepSending(db: Db, runId: string, shard: number | null = null): Promise<boolean> {
   const run = await db.run.findUnique({ where: { id: runId }, select: { cancelRequested: true, status: true } });
-  return !run || run.cancelRequested || run.status === "canceled";
+  if (!run || run.cancelRequested || run.status !== "running") return false;
+  if (shard === null) return true;
+  const row = await db.runShard.findUnique({
+    where: { runId_index: { runId, index: shard } },
+    select: { status: true },
+  });
+  return row?.status === "running";
 }
 
 /** Thresholds that apply to a run: its project's and its scenario snapshot's. */

@@ -111,22 +111,35 @@ describe("a target's overhead stages", () => {
 });
 
 describe("the target's own limit signals", () => {
-  it("come with a valid run's view, and an invalid run's reasons stay its reasons", async () => {
+  it("make a valid run's view read saturated at its rate; an invalid run stays invalid", async () => {
     const signal = "the target is the limit: its queue (queue_depth) grew from 0 to 900";
     const valid = await t.db.run.create({ data: { orgId, projectId, number: 501, status: "succeeded" } });
     await t.db.runResult.create({
-      data: { runId: valid.id, metrics: { requests: 10 }, valid: true, extra: { targetLimits: [signal, 42] } },
+      data: {
+        runId: valid.id,
+        metrics: { requests: 10, rps: 180.4, target_rps: 250 },
+        valid: true,
+        saturationReasons: [signal],
+      },
     });
     const invalid = await t.db.run.create({ data: { orgId, projectId, number: 502, status: "succeeded" } });
     await t.db.runResult.create({
-      data: { runId: invalid.id, metrics: { requests: 10 }, valid: false, invalidReasons: ["late"], extra: {} },
+      data: {
+        runId: invalid.id,
+        metrics: { requests: 10 },
+        valid: false,
+        invalidReasons: ["late", signal],
+        saturationReasons: [signal],
+      },
     });
     const shown = await getRunView(t.db, orgId, valid.id);
-    // Only sentences are shown: anything else stored there is ignored.
-    expect(shown?.result?.targetLimits).toEqual([signal]);
+    expect(shown?.result?.reading).toBe("saturated");
+    expect(shown?.result?.saturationReasons).toEqual([signal]);
+    expect(shown?.result?.saturation).toBe("saturated at ~180 req/s achieved of 250 offered");
     const other = await getRunView(t.db, orgId, invalid.id);
-    expect(other?.result?.targetLimits).toEqual([]);
-    expect(other?.result?.invalidReasons).toEqual(["late"]);
+    expect(other?.result?.reading).toBe("invalid");
+    expect(other?.result?.saturation).toBeNull();
+    expect(other?.result?.invalidReasons).toEqual(["late", signal]);
   });
 });
 
@@ -186,5 +199,23 @@ describe("the generator's scheduling", () => {
     });
     expect(await stored(633, { pacingThread: "short" })).toBeNull();
     expect(await stored(634, { loopSlice: "short" })).toBeNull();
+  });
+
+  it("lists when the generator stalled and what each stall dropped, leaving out malformed records", async () => {
+    const stored = async (number: number, schedule: object) => (await storedSchedule(number, schedule))?.stalls;
+    expect(
+      await stored(641, {
+        stalls: [
+          { atS: 2.5, gapMs: 3012, dropped: 61, confirmMs: 4 },
+          { atS: "soon", gapMs: 1, dropped: 1 },
+          { atS: 7, gapMs: 150, dropped: 3, shard: 1 },
+        ],
+      }),
+    ).toEqual([
+      { atS: 2.5, gapMs: 3012, dropped: 61, confirmMs: 4, shard: null },
+      { atS: 7, gapMs: 150, dropped: 3, confirmMs: 0, shard: 1 },
+    ]);
+    expect(await stored(642, { stalls: "many" })).toEqual([]);
+    expect(await stored(643, { pacer: "thread" })).toEqual([]);
   });
 });

@@ -1,24 +1,18 @@
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
-import { type EngineProgress, type LatencyHistogram, recordMicros } from "@benchboard/core";
+import { classifyReasons, type EngineProgress, type LatencyHistogram, recordMicros } from "@benchboard/core";
 import type { Pool } from "undici";
-import { judgeGenerator } from "../generator-error";
+import { CPU_SATURATED, judgeGenerator } from "../generator-error";
 import { type CallDone, CallTimeoutError, createPool, type HttpCall } from "../http/call";
-import { startOpenLoop } from "../open-loop";
+import { type Stall, startOpenLoop } from "../open-loop";
 import { Pacer } from "../pacer";
 import {
-  batchPacingThread,
   guardRealtime,
-  type HelperThreads,
   holdRealtime,
-  idleHelperThreads,
-  type LoopSlice,
   normalScheduling,
   pacingThreadId,
   REALTIME_LATE_MS,
   REALTIME_MAX_RATE,
   type RealtimeHold,
-  SCHED_BATCH,
-  shortLoopSlice,
 } from "../realtime";
 import { checkpointer, Recorder, warmRecorderCode } from "../recorder";
 import { ArrivalSchedule } from "../schedule";
@@ -80,14 +74,14 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
   const inFlight = new InFlight();
   const startedAt = new Date();
   const pacer = await Pacer.start();
+  // The pacing thread's first message comes once it runs: a run that starts sending before then
+  // (no warm-up) would find its first wake-ups late by the thread's start-up, and then stalled.
+  await pacer?.threadId();
   let closing = false;
   let realtime: RealtimeHold | null = null;
-  let helpers: HelperThreads | null = null;
-  let slice: LoopSlice | null = null;
   let stopGuard: () => void = () => undefined;
 
   try {
-    if (ctx.idleHelpers) helpers = await idleHelperThreads(peakRate);
     if (ctx.realtime && peakRate > REALTIME_MAX_RATE) {
       realtime = normalScheduling(
         `above ${REALTIME_MAX_RATE} req/s the event loop is busy nearly all the time, and a real-time loop that busy is throttled by the kernel and holds off its network work`,
@@ -101,18 +95,6 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
       // A pacing thread that never says who it is leaves the run at normal scheduling, and the
       // result says so.
       realtime = holdRealtime(await pacingThreadId(pacer.threadId()));
-    }
-    // A real-time loop has no slice; one that leaves real-time mid-run gets the kernel's default.
-    // With the slice (the same setting: the fair scheduler's treatment of the timing threads),
-    // the pacing thread stops preempting the loop; at real-time priority the two share one.
-    let pacing: ReturnType<typeof batchPacingThread> | null = null;
-    if (ctx.loopSlice && realtime?.scheduling !== "realtime") {
-      if (pacer) {
-        const pacerTid = await pacingThreadId(pacer.threadId());
-        // One call gives the pacing thread both its slice and SCHED_BATCH where the slice applies.
-        slice = shortLoopSlice(peakRate, pacerTid, SCHED_BATCH);
-        pacing = slice.loopSlice === "short" ? { pacingThread: "batch" } : batchPacingThread(pacerTid, 0);
-      } else slice = { loopSlice: "default", note: "no pacing thread", release: () => undefined };
     }
     // One phase's state. The warm-up and the measurement run the same `fire` and `done` (built
     // by one function, so they share the compiled code and its type feedback): the warm-up
@@ -157,6 +139,18 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
         spec.record(phase.rec, call, error, now);
         poke(now);
       };
+    // A send dropped after a stall is still part of the rate asked for (`target_rps`).
+    const skipFor = (phase: Phase) => (_n: number, dueAt: number) => phase.rec.count("target_rps", dueAt);
+    // A run that was told, after a stall in its warm-up, not to go on never starts measuring.
+    let refused = false;
+    const askAfterStall = ctx.confirmAfterStall;
+    const confirm =
+      askAfterStall &&
+      ((stall: Stall) =>
+        askAfterStall(stall).then((goOn) => {
+          if (!goOn) refused = true;
+          return goOn;
+        }));
     const fireFor = (phase: Phase) => {
       const done = doneFor(phase);
       return (n: number, dueAt: number, firedAt: number) => {
@@ -192,7 +186,15 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
       const warmStart = performance.now() + 5;
       measureStart = warmStart + spec.warmupS * 1000;
       const warmPhase = newPhase(warmStart, spec.warmupS);
-      const warmLoop = startOpenLoop({ schedule: warm, startPerf: warmStart, signal, pacer, fire: fireFor(warmPhase) });
+      const warmLoop = startOpenLoop({
+        schedule: warm,
+        startPerf: warmStart,
+        signal,
+        pacer,
+        fire: fireFor(warmPhase),
+        skip: skipFor(warmPhase),
+        confirm,
+      });
       poke = warmLoop.poke;
       await warmLoop.done;
       warmupRequests = warmPhase.fired;
@@ -237,11 +239,21 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     });
     let loop: { fired: number; stoppedEarly: boolean };
     let lostWakeups = 0;
+    let stalls: readonly Stall[] = [];
     try {
-      const measured = startOpenLoop({ schedule, startPerf: measureStart, signal, pacer, fire: fireFor(phase) });
+      const measured = startOpenLoop({
+        schedule,
+        startPerf: measureStart,
+        signal: refused ? AbortSignal.abort() : signal,
+        pacer,
+        fire: fireFor(phase),
+        skip: skipFor(phase),
+        confirm,
+      });
       poke = measured.poke;
       loop = await measured.done;
       lostWakeups = measured.lostWakeups();
+      stalls = measured.stalls();
       if (loop.stoppedEarly) phase.windowEnd = Math.min(windowEndPlanned, performance.now());
       const drainMs = signal?.aborted ? CANCEL_GRACE_MS : spec.timeoutMs + 1000;
       await inFlight.drained(drainMs, signal);
@@ -255,6 +267,7 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     const cpu = process.cpuUsage(cpuAtStart);
     const { windowEnd, issuedInWindow, lateSends, dropped, firedAllBusy, completedCalls, lastDoneAt } = phase;
     const canceled = loop.stoppedEarly;
+    const stallDropped = stalls.reduce((sum, s) => sum + s.dropped, 0);
     const leftOver = inFlight.count;
     if (leftOver > 0 && !canceled) {
       // Past every timeout and still unanswered: count them, then close the connections.
@@ -305,15 +318,10 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
           pacer: pacer ? "thread" : "timer",
           // Pacing wake-ups that never came, replaced by the loop's timer check (open-loop.ts).
           lostWakeups,
+          // Stalls the loop came back from (the process frozen, the host too busy): what each dropped.
+          ...(stalls.length ? { stallDropped, stalls: stallRecords(stalls) } : {}),
           ...(realtime
             ? { scheduling: realtime.scheduling, ...(realtime.reason ? { schedulingNote: realtime.reason } : {}) }
-            : {}),
-          ...(helpers
-            ? { helperThreads: helpers.helperThreads, ...(helpers.note ? { helperThreadsNote: helpers.note } : {}) }
-            : {}),
-          ...(slice ? { loopSlice: slice.loopSlice, ...(slice.note ? { loopSliceNote: slice.note } : {}) } : {}),
-          ...(pacing
-            ? { pacingThread: pacing.pacingThread, ...(pacing.note ? { pacingThreadNote: pacing.note } : {}) }
             : {}),
         },
         generator: {
@@ -327,6 +335,7 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
       },
     });
     const m = result.metrics;
+    if (stalls.length) m.stall_dropped = stallDropped;
     if (eventLoopFigures.eventLoopDelayP99Ms !== null) m.event_loop_delay_p99 = eventLoopFigures.eventLoopDelayP99Ms;
     if (eventLoopFigures.eventLoopDelayMaxMs !== null) m.event_loop_delay_max = eventLoopFigures.eventLoopDelayMaxMs;
     if (gc.observed) {
@@ -350,7 +359,8 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
       maxConnections: spec.maxConnections,
       allBusyShare: firedAllBusy / Math.max(1, phase.fired),
     });
-    // The target's part first: when it is the limit, that is what the reader must see first.
+    // The target's reasons make the run saturated (a measurement); only the generator's own
+    // distortion makes it invalid, and where both apply the generator's is said first.
     const targetReasons: string[] = [];
     const generatorReasons: string[] = [];
     if (!canceled && issuedInWindow > 0 && completedCalls > 0 && completedRps < MIN_COMPLETED_FRACTION * achievedRps) {
@@ -360,29 +370,61 @@ export async function runOpenModel(spec: OpenModelOptions, ctx: EngineContext): 
     }
     if (judged.targetLimited) targetReasons.push(judged.targetLimited);
     if (judged.generator) generatorReasons.push(judged.generator);
-    if (targetRequests > 0 && issuedInWindow < MIN_ACHIEVED_FRACTION * targetRequests) {
+    // A shortfall the stalls account for is said by the stall's reason.
+    if (targetRequests > 0 && issuedInWindow + stallDropped < MIN_ACHIEVED_FRACTION * targetRequests) {
       const shortfall = `achieved ${achievedRps.toFixed(1)} req/s, below ${MIN_ACHIEVED_FRACTION * 100}% of the target ${targetRps.toFixed(1)} req/s`;
-      if (judged.targetLimited && !judged.generator)
-        targetReasons.push(`${shortfall}: the target held the connections`);
+      // Short of the rate while the target held its connections or fell behind, and with the
+      // generator neither late nor out of CPU: the target set the pace (opening connection
+      // after connection to a target that keeps them busy is its doing, not the generator's).
+      const targetHeld =
+        (judged.targetLimited !== null || targetReasons.length > 0) &&
+        !judged.generator &&
+        judged.cpuShare < CPU_SATURATED;
+      if (targetHeld) targetReasons.push(`${shortfall}: the target held the connections`);
       else
         generatorReasons.push(
           `${shortfall}: the load generator could not send faster (its CPU ${(judged.cpuShare * 100).toFixed(0)}% of a core)`,
         );
     }
+    // A stall is always recorded (stall_dropped, extra.schedule.stalls); it makes the run invalid
+    // when what it dropped is material, by the same 1 % the achieved-rate rule allows: a host's
+    // brief hiccup that cost a handful of sends leaves the other 99 % of the schedule measured.
+    if (stalls.length && stallDropped > (1 - MIN_ACHIEVED_FRACTION) * Math.max(1, targetRequests))
+      generatorReasons.unshift(stallReason(stalls, stallDropped));
     if (dropped > 0)
       targetReasons.push(`${dropped} requests dropped: more than ${maxInFlight} waiting for a connection`);
-    result.invalidReasons = [...targetReasons, ...generatorReasons];
-    result.valid = result.invalidReasons.length === 0;
+    Object.assign(result, classifyReasons({ generator: generatorReasons, target: targetReasons }));
     return result;
   } finally {
     stopGuard();
     realtime?.release();
-    helpers?.release();
-    slice?.release();
     closing = true;
     pacer?.close();
     await pool.destroy().catch(() => undefined);
   }
+}
+
+/** How many stalls a result lists one by one (the longest); the count and the total cover all. */
+export const MAX_STALL_RECORDS = 20;
+
+/** The result's record of the stalls: when (s into the measured window), how long, what each dropped. */
+function stallRecords(stalls: readonly Stall[]) {
+  const longest = [...stalls].sort((a, b) => b.gapMs - a.gapMs).slice(0, MAX_STALL_RECORDS);
+  return longest
+    .sort((a, b) => a.atMs - b.atMs)
+    .map((s) => ({
+      atS: Math.round(s.atMs) / 1000,
+      gapMs: Math.round(s.gapMs),
+      dropped: s.dropped,
+      confirmMs: Math.round(s.confirmMs),
+    }));
+}
+
+/** Why a run with a stall is the generator's distortion, not the target's figures. */
+function stallReason(stalls: readonly Stall[], dropped: number): string {
+  const longest = stalls.reduce((a, b) => (b.gapMs > a.gapMs ? b : a));
+  const times = stalls.length === 1 ? "once" : `${stalls.length} times`;
+  return `the load generator stalled ${times} (the longest ${(longest.gapMs / 1000).toFixed(1)} s, ${(longest.atMs / 1000).toFixed(1)} s into the run): ${dropped} scheduled requests were dropped rather than sent late in a burst, and requests in flight then waited for it`;
 }
 
 /** The figures of one phase (warm-up or measurement) of an open-model run. */

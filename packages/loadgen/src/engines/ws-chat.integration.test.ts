@@ -117,6 +117,35 @@ describe("ws-chat engine", () => {
     expect(result.metrics.requests).toBe(0);
   });
 
+  it("drops the paced messages a stall of the generator made overdue instead of sending them in a burst", async () => {
+    server = await startChatServer();
+    // The generator's process held for 400 ms while 4 users send every 20 ms for 0.8 s.
+    const stall = setTimeout(() => {
+      const until = performance.now() + 400;
+      while (performance.now() < until) {}
+    }, 300);
+    let result: Awaited<ReturnType<typeof runScenario>>;
+    try {
+      result = await runScenario(
+        { engine: "ws-chat", users: 4, rooms: 1, messagesPerUser: 40, messageIntervalMs: 20 },
+        { baseUrl: server.url },
+      );
+    } finally {
+      clearTimeout(stall);
+    }
+    const dropped = result.metrics.stall_dropped!;
+    // Each user's messages due more than 100 ms before it ran again: ~15 of its 20.
+    expect(dropped).toBeGreaterThanOrEqual(4 * 8);
+    expect(dropped).toBeLessThanOrEqual(4 * 20);
+    expect(result.metrics.requests! + dropped).toBe(160);
+    // Nothing is owed for a message never sent.
+    const extra = result.extra as unknown as ChatExtra;
+    expect(extra.expectedDeliveries).toBe(result.metrics.requests! * 3);
+    expect(extra.lostDeliveries).toBe(0);
+    expect(result.valid).toBe(false);
+    expect(result.invalidReasons[0]).toMatch(/^the load generator stalled: \d+ scheduled messages were dropped/);
+  });
+
   it("stops within a second of cancellation", async () => {
     server = await startChatServer();
     const controller = new AbortController();

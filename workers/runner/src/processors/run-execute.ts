@@ -18,8 +18,8 @@ import {
   type Db,
   finishRun,
   getInstallSettings,
-  isCancelRequested,
   type LifecycleDeps,
+  mayKeepSending,
   orgLoadPolicy,
   recordProgress,
   recordServerConfig,
@@ -33,11 +33,13 @@ import {
 import type { TRunExecutePayload } from "@benchboard/jobs";
 import {
   applyServerConfig,
+  askUntilAnswered,
   EngineConfigError,
   type EngineResult,
   type Knobs,
   knobsForRun,
   runScenario,
+  type Stall,
   startMonitors,
 } from "@benchboard/loadgen";
 import { type Resolve, resolveUrl, type SafetyPolicy } from "@benchboard/loadgen/target-safety";
@@ -56,10 +58,6 @@ export interface ProcessorDeps {
   shutdown?: AbortSignal;
   /** Run open-model runs at real-time scheduling where permitted (see `EngineContext.realtime`). */
   engineRealtime?: boolean;
-  /** Put the worker's other threads at idle priority for open-model runs (see `EngineContext.idleHelpers`). */
-  engineIdleHelpers?: boolean;
-  /** Give the event loop the shortest slice for open-model runs (see `EngineContext.loopSlice`). */
-  engineLoopSlice?: boolean;
   /** Install settings from the environment (the operator's stored edits are read on top). */
   install?: InstallSettings | null;
   /** Address lookup for targets; the system resolver when absent. */
@@ -71,6 +69,8 @@ export const SHUTDOWN_REASON = "worker shutting down; partial results kept";
 
 const CANCEL_POLL_MS = 250;
 const RUN_HEARTBEAT_MS = 2_000;
+/** How long PostgreSQL may take to confirm, after a stall, that a run still runs. */
+const STALL_CONFIRM_MS = 10_000;
 
 export interface TargetSnapshot {
   baseUrl: string;
@@ -104,7 +104,7 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
   log(`run ${run.id} (#${run.number}) started`);
   let lastProgressWrite = 0;
   // The run's own heartbeat: the watchdog fails runs whose worker stops writing it.
-  const watch = watchRun(db, run.id, () => touchRun(db, run.id), deps.shutdown);
+  const watch = watchRun(db, run.id, () => touchRun(db, run.id), { shutdown: deps.shutdown, log });
   const abort = watch.abort;
 
   try {
@@ -126,10 +126,9 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
         headers,
         pin,
         realtime: deps.engineRealtime ?? false,
-        idleHelpers: deps.engineIdleHelpers ?? false,
-        loopSlice: deps.engineLoopSlice ?? false,
         signal: abort.signal,
         limits,
+        confirmAfterStall: watch.confirmAfterStall,
         onProgress: (p: EngineProgress) => {
           const now = Date.now();
           const snapshot = live.add(p, monitors.latest());
@@ -181,28 +180,54 @@ export function stoppedByShutdown<T extends { status: string; error: string | nu
 
 /**
  * While load runs: a heartbeat every 2 s (the watchdog fails runs and shards whose worker stops
- * writing it) and a cancellation check every 250 ms that aborts the engine.
+ * writing it) and a check every 250 ms that aborts the engine once the run (or the shard) was
+ * canceled or has ended. After a stall the engine asks `confirmAfterStall` before sending more:
+ * the same check, at once (the watchdog may have ended the run while the worker was frozen).
  */
 export function watchRun(
   db: Db,
   runId: string,
   beat: () => Promise<void>,
-  shutdown?: AbortSignal,
-): { abort: AbortController; stop(): void } {
+  options: { shutdown?: AbortSignal; shard?: number; log?: (line: string) => void } = {},
+): { abort: AbortController; stop(): void; confirmAfterStall: (stall: Stall) => Promise<boolean> } {
+  const { shutdown, shard = null } = options;
+  const log = options.log ?? (() => undefined);
   const abort = new AbortController();
   const stopForShutdown = () => abort.abort();
   if (shutdown?.aborted) abort.abort();
   else shutdown?.addEventListener("abort", stopForShutdown, { once: true });
   const heartbeat = setInterval(() => beat().catch(() => {}), RUN_HEARTBEAT_MS);
+  const what = `run ${runId}${shard === null ? "" : ` shard ${shard}`}`;
   const cancelPoll = setInterval(() => {
-    isCancelRequested(db, runId)
-      .then((cancel) => {
-        if (cancel && !abort.signal.aborted) abort.abort();
+    mayKeepSending(db, runId, shard)
+      .then((goOn) => {
+        if (!goOn && !abort.signal.aborted) abort.abort();
       })
       .catch(() => {});
   }, CANCEL_POLL_MS);
+  const confirmAfterStall = async (stall: Stall): Promise<boolean> => {
+    log(
+      `${what}: the worker stalled for ${(stall.gapMs / 1000).toFixed(1)} s; ${stall.dropped} overdue requests dropped, checking the run still runs before sending more`,
+    );
+    // A pooled connection PostgreSQL closed while the worker was frozen may fail once: asked again.
+    const { goOn, error } = await askUntilAnswered(() => mayKeepSending(db, runId, shard), {
+      timeoutMs: STALL_CONFIRM_MS,
+      signal: abort.signal,
+    });
+    if (goOn) return true;
+    // Aborted meanwhile by the regular check (the run ended) or by the worker's shutdown.
+    if (abort.signal.aborted) return false;
+    log(
+      error
+        ? `${what}: could not confirm it is still running (${describeError(error)}); sending nothing more`
+        : `${what}: no longer running; sending nothing more`,
+    );
+    abort.abort();
+    return false;
+  };
   return {
     abort,
+    confirmAfterStall,
     stop() {
       clearInterval(heartbeat);
       clearInterval(cancelPoll);

@@ -35,7 +35,7 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
     return;
   }
   log(`run ${run.id} (#${run.number}) shard ${index + 1}/${run.shardCount} started`);
-  const watch = watchRun(db, runId, () => touchShard(db, runId, index), deps.shutdown);
+  const watch = watchRun(db, runId, () => touchShard(db, runId, index), { shutdown: deps.shutdown, shard: index, log });
   try {
     const lead = index === 0;
     const { target, spec, limits, monitorConfigs, monitorOptions, headers, pin, serverConfig } = await prepareLoad(
@@ -64,10 +64,9 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
         headers,
         pin,
         realtime: deps.engineRealtime ?? false,
-        idleHelpers: deps.engineIdleHelpers ?? false,
-        loopSlice: deps.engineLoopSlice ?? false,
         signal: watch.abort.signal,
         limits,
+        confirmAfterStall: watch.confirmAfterStall,
         // Every 5 s the shard's result so far, kept if its worker dies before the end.
         onCheckpoint: (partial) => {
           checkpointShard(db, runId, index, JSON.parse(JSON.stringify(partial))).catch(() => {});

@@ -1,9 +1,14 @@
-import { formatMetric } from "@benchboard/core";
+import { formatDurationMs, formatMetric } from "@benchboard/core";
 
 const ROWS: { key: string; label: string; hint: string }[] = [
   { key: "send_lag_p50", label: "Send lag p50", hint: "due time → sent, the generator's own lateness" },
   { key: "send_lag_p99", label: "Send lag p99", hint: "" },
   { key: "send_lag_max", label: "Send lag max", hint: "" },
+  {
+    key: "stall_dropped",
+    label: "Dropped after stalls",
+    hint: "requests due while the generator was frozen or starved, dropped rather than sent in a burst",
+  },
   { key: "connection_wait_p99", label: "Wait for a connection p99", hint: "every connection busy: the target's doing" },
   {
     key: "latency_from_send_p50",
@@ -29,16 +34,19 @@ export function GeneratorFigures({
   helperThreads = null,
   loopSlice = null,
   pacingThread = null,
+  stalls = [],
 }: {
   metrics: Readonly<Record<string, number>>;
   /** Set when the worker asked for real-time scheduling (`BENCHBOARD_ENGINE_REALTIME`). */
   scheduling?: { realtime: boolean; note: string | null } | null;
-  /** Set when the worker put its other threads at idle priority (`BENCHBOARD_ENGINE_IDLE_HELPERS`). */
+  /** Set on runs stored when workers could put their other threads at idle priority (a setting since removed). */
   helperThreads?: { idle: boolean; note: string | null } | null;
-  /** Set when the worker gave the event loop and pacing thread the shortest slice (`BENCHBOARD_ENGINE_LOOP_SLICE`). */
+  /** Set on runs stored when workers could give the timing threads the shortest slice (a setting since removed). */
   loopSlice?: { short: boolean; note: string | null } | null;
   /** Set when the worker put the run's pacing thread at SCHED_BATCH (the same setting). */
   pacingThread?: { batch: boolean; note: string | null } | null;
+  /** When the generator stalled (s into the run), for how long, and what each stall dropped. */
+  stalls?: readonly { atS: number; gapMs: number; dropped: number; confirmMs: number; shard: number | null }[];
 }) {
   const rows = ROWS.filter((r) => metrics[r.key] !== undefined);
   if (rows.length === 0) return null;
@@ -101,6 +109,24 @@ export function GeneratorFigures({
           )}
         </tbody>
       </table>
+      {stalls.length > 0 && (
+        <div className="mt-2 text-xs text-slate-600">
+          <p>
+            The generator stalled: the requests due meanwhile were dropped, not sent late in a burst (requests in
+            flight then waited for the generator, not for the target); more than 1 % of the schedule dropped makes
+            the run invalid.
+          </p>
+          <ul className="mt-1 space-y-0.5 tabular-nums" aria-label="Generator stalls">
+            {stalls.map((s) => (
+              <li key={`${s.shard}-${s.atS}-${s.gapMs}`}>
+                {s.shard !== null && `shard ${s.shard + 1}, `}at {s.atS.toFixed(1)} s: stalled{" "}
+                {formatDurationMs(s.gapMs)}, {s.dropped.toLocaleString("en-US")} dropped
+                {s.confirmMs > 0 && `; the run was confirmed still running in ${formatDurationMs(s.confirmMs)}`}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       {share !== null && (
         <p className="mt-2 text-xs text-slate-500">
           Send lag p50 is {(share * 100).toFixed(share < 0.01 ? 2 : 1)}% of latency p50. Latency is measured from each

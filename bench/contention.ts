@@ -1,0 +1,195 @@
+// The open-model engine beside oha and vegeta when other work shares the machine: nginx on its
+// own core, the client (each tool in turn) on another, and per condition either nothing else,
+// a busy loop pinned to the client's core, or a busy loop on each core. The tools alternate
+// within each round (the order rotating), so each faces the same neighbours' noise. Printed per
+// condition: each tool's median p50 / p99 and their spread, the engine's p50 minus oha's and its
+// p99 over oha's, the engine's send lag and how many of its runs were valid, and the load
+// average before and after. The engine's latency counts from each request's due time (its own
+// lateness included); oha's and vegeta's from when their pacer gets to the request.
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+  CLIENT_CORE,
+  type EngineSummary,
+  envNumber,
+  findTool,
+  fmt,
+  loadAverage,
+  median,
+  runEngine,
+  runOha,
+  runVegeta,
+  SERVER_CORE,
+  startNginx,
+  stop,
+  type ToolFigures,
+} from "./lib";
+
+const DURATION_S = envNumber("BENCH_DURATION_S", 6);
+const ROUNDS = envNumber("BENCH_ROUNDS", 3);
+const CONNECTIONS = envNumber("BENCH_CONNECTIONS", 64);
+/** Another checkout (e.g. the previous commit's, with its dependencies) whose engine runs beside this one's. */
+const BASELINE_DIR = process.env.BENCH_BASELINE_DIR;
+
+interface Condition {
+  name: string;
+  rate: number;
+  /** Cores that get a busy loop for the condition's runs. */
+  busyCores: string[];
+}
+
+const ALL_CONDITIONS: Condition[] = [
+  { name: "quiet", rate: 1000, busyCores: [] },
+  { name: "quiet", rate: 5000, busyCores: [] },
+  { name: "busy loop on the client's core", rate: 1000, busyCores: [CLIENT_CORE] },
+  { name: "both cores busy", rate: 1000, busyCores: [CLIENT_CORE, SERVER_CORE] },
+];
+/** `BENCH_CONDITIONS`: indexes into the list above (e.g. `2,3`), all by default. */
+const CONDITIONS = process.env.BENCH_CONDITIONS
+  ? process.env.BENCH_CONDITIONS.split(",").map((i) => ALL_CONDITIONS[Number(i)]!)
+  : ALL_CONDITIONS;
+
+/**
+ * A process that spins on `core` at normal priority until stopped, in a session of its own like
+ * any other job on the host. (Where the kernel groups tasks by session, `autogroup`, a loop
+ * started in the bench's own session would share the engine's group and take its share of the
+ * core from inside: `BENCH_BUSY_SAME_SESSION=1` measures that case.)
+ */
+function busyLoop(core: string): ChildProcess {
+  return spawn("taskset", ["-c", core, process.execPath, "-e", "for (;;) {}"], {
+    stdio: "ignore",
+    detached: process.env.BENCH_BUSY_SAME_SESSION !== "1",
+  });
+}
+
+type Run = ToolFigures | string | null;
+
+function figures(runs: Run[]): ToolFigures[] {
+  return runs.filter((r): r is ToolFigures => r !== null && typeof r !== "string");
+}
+
+function summary(runs: Run[]): ToolFigures | null {
+  const ok = figures(runs);
+  return ok.length ? { p50: median(ok.map((r) => r.p50)), p99: median(ok.map((r) => r.p99)) } : null;
+}
+
+function cell(runs: Run[]): string {
+  const s = summary(runs);
+  const ok = figures(runs);
+  if (!s) return "—";
+  const range = (k: "p50" | "p99") =>
+    `${fmt(Math.min(...ok.map((r) => r[k])), 2)}–${fmt(Math.max(...ok.map((r) => r[k])), 2)}`;
+  return `${fmt(s.p50, 3)} / ${fmt(s.p99, 3)} (${range("p50")} / ${range("p99")})`;
+}
+
+async function main() {
+  const ohaBin = findTool("oha");
+  const vegetaBin = findTool("vegeta");
+  console.log(
+    `contention: ${DURATION_S} s per tool, ${ROUNDS} round(s); client on core ${CLIENT_CORE}, nginx on core ${SERVER_CORE}; ${CONNECTIONS} connections each`,
+  );
+  console.log(`oha: ${ohaBin ?? "not found"}; vegeta: ${vegetaBin ?? "not found"}; load average ${loadAverage()}`);
+  const nginx = await startNginx(SERVER_CORE, "static");
+  const rows: string[] = [];
+  try {
+    for (const condition of CONDITIONS) {
+      const loadBefore = loadAverage();
+      const busy = condition.busyCores.map(busyLoop);
+      const engineRuns: EngineSummary[] = [];
+      const baselineRuns: EngineSummary[] = [];
+      const engineFailures: string[] = [];
+      const ohaRuns: Run[] = [];
+      const vegetaRuns: Run[] = [];
+      try {
+        // Let the busy loops settle into their cores before the first run.
+        if (busy.length) await new Promise((r) => setTimeout(r, 500));
+        const engine = (root: string | undefined, into: EngineSummary[]) => async () => {
+          const run = await runEngine(
+            CLIENT_CORE,
+            {
+              engine: "http-open",
+              rate: condition.rate,
+              durationS: DURATION_S,
+              warmupS: 1,
+              maxConnections: CONNECTIONS,
+              timeoutMs: 10_000,
+            },
+            nginx.url.replace(/\/$/, ""),
+            root,
+          ).catch((error: Error) => error.message.slice(0, 300));
+          if (typeof run === "string") engineFailures.push(run);
+          else into.push(run);
+        };
+        const tools = [
+          engine(undefined, engineRuns),
+          ...(BASELINE_DIR ? [engine(BASELINE_DIR, baselineRuns)] : []),
+          async () => {
+            ohaRuns.push(
+              ohaBin ? await runOha(CLIENT_CORE, ohaBin, nginx.url, condition.rate, CONNECTIONS, DURATION_S) : null,
+            );
+          },
+          async () => {
+            vegetaRuns.push(
+              vegetaBin
+                ? await runVegeta(CLIENT_CORE, vegetaBin, nginx.url, condition.rate, CONNECTIONS, DURATION_S)
+                : null,
+            );
+          },
+        ];
+        for (let round = 0; round < ROUNDS; round++)
+          for (let i = 0; i < tools.length; i++) await tools[(round + i) % tools.length]!();
+      } finally {
+        for (const child of busy) await stop(child);
+      }
+      const loadAfter = loadAverage();
+      const engine: Run[] = engineRuns.map((e) => ({
+        p50: e.metrics.latency_p50 ?? Number.NaN,
+        p99: e.metrics.latency_p99 ?? Number.NaN,
+      }));
+      const baseline: Run[] = baselineRuns.map((e) => ({
+        p50: e.metrics.latency_p50 ?? Number.NaN,
+        p99: e.metrics.latency_p99 ?? Number.NaN,
+      }));
+      const fromSend: Run[] = engineRuns.map((e) => ({
+        p50: e.metrics.latency_from_send_p50 ?? Number.NaN,
+        p99: e.metrics.latency_from_send_p99 ?? Number.NaN,
+      }));
+      const e = summary(engine);
+      const o = summary(ohaRuns);
+      const lag50 = median(engineRuns.map((r) => r.metrics.send_lag_p50 ?? Number.NaN));
+      const lag99 = median(engineRuns.map((r) => r.metrics.send_lag_p99 ?? Number.NaN));
+      const lagMax = Math.max(...engineRuns.map((r) => r.metrics.send_lag_max ?? Number.NaN));
+      const valid = engineRuns.filter((r) => r.valid).length;
+      const label = `${condition.name}, ${fmt(condition.rate)} req/s`;
+      console.log(`\n${label} (load average ${loadBefore} → ${loadAfter})`);
+      console.log(`  benchboard            ${cell(engine)}`);
+      console.log(`  benchboard from send  ${cell(fromSend)}`);
+      if (BASELINE_DIR)
+        console.log(
+          `  baseline engine       ${cell(baseline)}; send lag p50 / p99 ${fmt(median(baselineRuns.map((r) => r.metrics.send_lag_p50 ?? Number.NaN)), 3)} / ${fmt(median(baselineRuns.map((r) => r.metrics.send_lag_p99 ?? Number.NaN)), 3)} ms; valid ${baselineRuns.filter((r) => r.valid).length} of ${baselineRuns.length}`,
+        );
+      console.log(`  oha                   ${cell(ohaRuns)}`);
+      console.log(`  vegeta                ${cell(vegetaRuns)}`);
+      const dp50 = e && o ? e.p50 - o.p50 : Number.NaN;
+      const r99 = e && o ? e.p99 / o.p99 : Number.NaN;
+      console.log(
+        `  engine vs oha: p50 ${dp50 >= 0 ? "+" : ""}${fmt(dp50, 3)} ms (goal ≤ 0.1), p99 ×${fmt(r99, 2)} (goal ≤ 1.25); send lag p50 / p99 / max ${fmt(lag50, 3)} / ${fmt(lag99, 3)} / ${fmt(lagMax, 1)} ms; valid ${valid} of ${engineRuns.length}`,
+      );
+      for (const r of engineRuns) if (!r.valid) console.log(`  invalid: ${r.invalidReasons.join("; ")}`);
+      for (const r of [...ohaRuns, ...vegetaRuns]) if (typeof r === "string") console.log(`  ${r}`);
+      for (const f of engineFailures) console.log(`  the engine failed: ${f}`);
+      rows.push(
+        `| ${label} | ${loadBefore.split(",")[0]} → ${loadAfter.split(",")[0]} | ${cell(engine)} |${BASELINE_DIR ? ` ${cell(baseline)} |` : ""} ${cell(ohaRuns)} | ${cell(vegetaRuns)} | ${fmt(dp50, 3)} | ${fmt(r99, 2)} | ${fmt(lag50, 3)} / ${fmt(lag99, 3)} | ${valid} of ${engineRuns.length} |`,
+      );
+    }
+  } finally {
+    await nginx.stop();
+  }
+  console.log(
+    `\n| condition | load avg | benchboard p50 / p99 (ranges) |${BASELINE_DIR ? " baseline engine |" : ""} oha | vegeta | p50 − oha | p99 / oha | send lag p50 / p99 | valid |`,
+  );
+  console.log(`| --- | --- | --- |${BASELINE_DIR ? " --- |" : ""} --- | --- | ---: | ---: | --- | --- |`);
+  for (const row of rows) console.log(row);
+  console.log(`\nload average after: ${loadAverage()}`);
+}
+
+await main();

@@ -1,0 +1,326 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { createCaller, createRedisRateLimiter } from "@benchboard/api";
+import type { AgentRestDeps } from "@benchboard/api/rest/index";
+import { createAgentToken, ensureLocalOrganization, type LifecycleDeps, startRunWatchdog } from "@benchboard/db";
+import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import {
+  type AgentJobTaker,
+  createAgentJobTaker,
+  createDispatch,
+  createQueueFor,
+  createRunsQueue,
+  DEFAULT_REDIS_URL,
+} from "@benchboard/jobs";
+import { mergeShardResults } from "@benchboard/loadgen";
+import type { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startRestServer } from "../test/rest-server";
+import { exited, isEnded, workerProcesses } from "../test/worker-processes";
+
+// A load generator frozen mid-run (SIGSTOP: as a laptop asleep, or a host too busy to schedule
+// it) and resumed (SIGCONT), as real processes: an agent (the CLI) and an install worker, each
+// sending to a capture server on 127.0.0.1 that logs when every request arrived. After the
+// resume the overdue schedule is never fired at once (what reaches the target in any second
+// stays within the organization's rate cap), and nothing at all is sent for a run that ended
+// while the generator was frozen.
+
+const CLI = fileURLToPath(new URL("../../../apps/cli/bin/benchboard.js", import.meta.url));
+const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+const prefix = `bbstall-${randomBytes(4).toString("hex")}`;
+/** The watchdog ends a run whose generator has been silent this long. */
+const STALE_MS = 5_000;
+/** The run's rate, and the organization's cap just above it. */
+const RATE = 20;
+const CAP = 25;
+/** A freeze shorter than the watchdog's patience: the run is still running at the resume. */
+const SHORT_FREEZE_MS = 3_000;
+
+let t: TestDatabase;
+let queue: Queue;
+let queueFor: ReturnType<typeof createQueueFor>;
+let redis: Redis;
+let agentJobs: AgentJobTaker;
+let rest: Awaited<ReturnType<typeof startRestServer>>;
+let stopWatchdog: () => void;
+const workers = workerProcesses();
+const { logs, waitFor } = workers;
+const agents: ChildProcess[] = [];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The capture server: answers in 20 ms and logs each request's arrival, per path. */
+const capture = { server: null as http.Server | null, url: "", arrivals: new Map<string, number[]>() };
+const arrivalsAt = (path: string) => capture.arrivals.get(path) ?? [];
+
+beforeAll(async () => {
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0]!;
+    const list = capture.arrivals.get(path) ?? [];
+    list.push(Date.now());
+    capture.arrivals.set(path, list);
+    setTimeout(() => res.end("ok"), 20);
+  });
+  server.keepAliveTimeout = 2_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  capture.server = server;
+  capture.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  t = await createTestDatabase();
+  await allowLoopbackTargets(t.db);
+  queue = createRunsQueue(redisUrl, prefix);
+  queueFor = createQueueFor(redisUrl, prefix, queue);
+  redis = new Redis(redisUrl);
+  agentJobs = createAgentJobTaker(redisUrl, prefix);
+  const deps: AgentRestDeps = {
+    db: t.db,
+    queue,
+    queueFor,
+    rateLimit: createRedisRateLimiter(redis, `${prefix}:rl:`),
+    agentJobs,
+  };
+  rest = await startRestServer(deps);
+  // The web app's watchdog: ends runs whose generator stopped heartbeating.
+  const lifecycle: LifecycleDeps = { dispatch: createDispatch(queueFor), mergeShards: mergeShardResults };
+  stopWatchdog = startRunWatchdog(t.db, { ...lifecycle, staleAfterMs: STALE_MS, everyMs: 500 });
+}, 60_000);
+
+afterAll(async () => {
+  for (const a of agents) if (a.exitCode === null && a.signalCode === null) a.kill("SIGKILL");
+  await Promise.all(agents.map(exited));
+  await workers.stopAll();
+  stopWatchdog?.();
+  await rest?.close();
+  await agentJobs?.close();
+  await queueFor?.closeAll();
+  await queue?.obliterate({ force: true }).catch(() => {});
+  await queue?.close();
+  redis?.disconnect();
+  await t?.drop();
+  capture.server?.closeAllConnections();
+  capture.server?.close();
+});
+
+/** The most arrivals in any `windowMs` from `from` on. */
+function busiest(arrivals: number[], from: number, windowMs: number): number {
+  const after = arrivals.filter((a) => a >= from).sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < after.length; i++) {
+    while (after[i]! - after[j]! >= windowMs) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+/** An organization capped at `CAP` req/s, with a project and a target sending to `path`. */
+async function organization(kind: "tenant" | "install", path: string) {
+  const org =
+    kind === "install"
+      ? await ensureLocalOrganization(t.db)
+      : await t.db.organization.create({
+          data: { name: "Tenant stall", slug: `tenant-stall-${randomBytes(3).toString("hex")}` },
+        });
+  await t.db.organization.update({ where: { id: org.id }, data: { caps: { maxRate: CAP } } });
+  const caller = createCaller({
+    db: t.db,
+    queue,
+    queueFor,
+    orgId: org.id,
+    userId: null,
+    role: "owner",
+    secretKey: randomBytes(32),
+  });
+  const project = await caller.project.create({ name: `p-${randomBytes(3).toString("hex")}` });
+  const target = await caller.target.create({
+    projectId: project.id,
+    name: path.slice(1),
+    kind: "http",
+    baseUrl: capture.url,
+    ...(kind === "tenant" ? { agentLabel: "lab" } : {}),
+  } as never);
+  const launch = async (durationS: number) => {
+    const scenario = await caller.scenario.create({
+      projectId: project.id,
+      name: `s-${randomBytes(3).toString("hex")}`,
+      spec: { engine: "http-open", rate: RATE, durationS, request: { path } } as never,
+    });
+    return caller.run.launch({ targetId: target.id, scenarioId: scenario.id });
+  };
+  return { org, caller, launch };
+}
+
+const runRow = (id: string) => t.db.run.findUniqueOrThrow({ where: { id } });
+
+/** Until the run is running and its measured load has reached the target for a while. */
+async function loadFlowing(runId: string, path: string) {
+  await waitFor(async () => (await runRow(runId)).status === "running" || null, 30_000, `run ${runId} to start`);
+  const from = arrivalsAt(path).length;
+  // The engine's 1 s warm-up, then 2 s of load at the full rate.
+  await waitFor(async () => arrivalsAt(path).length - from >= 50 || null, 20_000, `load on ${path}`);
+}
+
+async function stallRecord(runId: string) {
+  const stored = await t.db.runResult.findUniqueOrThrow({ where: { runId } });
+  const metrics = stored.metrics as Record<string, number>;
+  const schedule = (stored.extra as { schedule?: { stalls?: { atS: number; gapMs: number; dropped: number }[] } })
+    ?.schedule;
+  return { metrics, stalls: schedule?.stalls ?? [], valid: stored.valid, reasons: stored.invalidReasons as string[] };
+}
+
+/**
+ * Freeze a generator for `SHORT_FREEZE_MS` while its run goes on: no burst after the resume,
+ * the run continues, and its result counts what was dropped and when.
+ */
+async function shortFreeze(freeze: () => void, resume: () => void, runId: string, path: string) {
+  await loadFlowing(runId, path);
+  freeze();
+  const frozenAt = Date.now();
+  await sleep(SHORT_FREEZE_MS);
+  const resumedAt = Date.now();
+  resume();
+  const run = await workers.until(
+    () => runRow(runId),
+    (r) => isEnded(r.status),
+    40_000,
+    `run ${runId} to end`,
+  );
+  const arrivals = arrivalsAt(path);
+  // Nothing arrived while frozen beyond what was on its way at the freeze.
+  expect(arrivals.filter((a) => a > frozenAt + 200 && a < resumedAt).length).toBe(0);
+  const afterResume = arrivals.filter((a) => a >= resumedAt).map((a) => a - resumedAt);
+  const seen = `arrivals (ms after the resume): ${afterResume.join(" ")}`;
+  // Today's engines fired the 3 s of overdue schedule (60 requests) at once. The capture server
+  // shares its process with the test, whose own pauses can bunch arrivals it timestamps: so the
+  // cap is checked over the first second after the resume and over any two seconds.
+  expect(afterResume.filter((a) => a < 1_000).length, seen).toBeLessThanOrEqual(CAP);
+  expect(busiest(arrivals, resumedAt, 2_000), seen).toBeLessThanOrEqual(2 * CAP);
+  // The run confirmed it was still running and went on sending.
+  expect(arrivals.filter((a) => a > resumedAt + 1_000).length).toBeGreaterThan(RATE);
+  expect(run.status, run.error ?? "").toBe("succeeded");
+  const { metrics, stalls, valid, reasons } = await stallRecord(runId);
+  // Most of the frozen seconds' sends were dropped, not sent late: counted, with when.
+  expect(metrics.stall_dropped).toBeGreaterThanOrEqual(RATE * 2);
+  expect(metrics.stall_dropped).toBeLessThanOrEqual(RATE * (SHORT_FREEZE_MS / 1000 + 1));
+  expect(stalls.length).toBeGreaterThanOrEqual(1);
+  expect(Math.max(...stalls.map((s) => s.gapMs))).toBeGreaterThanOrEqual(SHORT_FREEZE_MS - 500);
+  expect(stalls.reduce((sum, s) => sum + s.dropped, 0)).toBe(metrics.stall_dropped);
+  // The generator's distortion: the run is invalid and says so first.
+  expect(valid).toBe(false);
+  expect(reasons[0]).toMatch(/the load generator stalled/);
+}
+
+/**
+ * Freeze a generator until the watchdog has ended its run, then resume it: nothing reaches the
+ * target after the resume.
+ */
+async function freezePastTheEnd(freeze: () => void, resume: () => void, runId: string, path: string) {
+  await loadFlowing(runId, path);
+  freeze();
+  const ended = await workers.until(
+    () => runRow(runId),
+    (r) => isEnded(r.status),
+    STALE_MS + 10_000,
+    `the watchdog to end run ${runId}`,
+  );
+  expect(ended.status).toBe("failed");
+  await sleep(1_000);
+  const resumedAt = Date.now();
+  resume();
+  await sleep(3_000);
+  // Today's engines fired the whole overdue schedule (~140 requests) at once here. What may still
+  // arrive is a request dispatched before the freeze that was waiting for its connection (its
+  // bytes leave once the process runs again): a request or two, at the resume; nothing sent after.
+  const after = arrivalsAt(path).filter((a) => a >= resumedAt);
+  expect(after.length).toBeLessThanOrEqual(2);
+  expect(after.filter((a) => a > resumedAt + 300)).toEqual([]);
+}
+
+describe("stall discipline: an agent frozen mid-run", () => {
+  let tenant: Awaited<ReturnType<typeof organization>>;
+  let agent: ChildProcess;
+
+  beforeAll(async () => {
+    tenant = await organization("tenant", "/agent");
+    const { token } = await createAgentToken(t.db, tenant.org.id, { name: "stall", createdById: null });
+    agent = spawn(
+      process.execPath,
+      [CLI, "agent", "--url", rest.url, "--name", "frozen", "--label", "lab", "--poll-s", "2"],
+      { env: { PATH: process.env.PATH ?? "", BENCHBOARD_AGENT_TOKEN: token }, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    agent.stdout?.on("data", (d) => logs.push(`[agent] ${d}`));
+    agent.stderr?.on("data", (d) => logs.push(`[agent] ${d}`));
+    agents.push(agent);
+    await waitFor(
+      async () => (await t.db.agent.findFirst({ where: { orgId: tenant.org.id, name: "frozen" } })) !== null,
+      30_000,
+      "the agent to announce",
+    );
+  }, 60_000);
+
+  it("after a short freeze the agent confirms the run and goes on, without a burst; the result counts the dropped sends", async () => {
+    const launched = await tenant.launch(12);
+    await shortFreeze(
+      () => agent.kill("SIGSTOP"),
+      () => agent.kill("SIGCONT"),
+      launched.id,
+      "/agent",
+    );
+  }, 90_000);
+
+  it("after a freeze the watchdog ended the run in, the agent sends nothing more and takes the next run", async () => {
+    const launched = await tenant.launch(20);
+    const path = "/agent";
+    await freezePastTheEnd(
+      () => agent.kill("SIGSTOP"),
+      () => agent.kill("SIGCONT"),
+      launched.id,
+      path,
+    );
+    expect(logs.join("")).toMatch(new RegExp(`run ${launched.id}: .*(no longer running|canceled on the server)`));
+    // The agent is still serving its organization.
+    const next = await tenant.launch(2);
+    const run = await workers.until(
+      () => runRow(next.id),
+      (r) => isEnded(r.status),
+      30_000,
+      "the next run to end",
+    );
+    expect(run.status, run.error ?? "").toBe("succeeded");
+  }, 90_000);
+});
+
+describe("stall discipline: an install worker frozen mid-run", () => {
+  let install: Awaited<ReturnType<typeof organization>>;
+  const id = `w-${prefix}`;
+
+  beforeAll(async () => {
+    install = await organization("install", "/worker");
+    workers.start(id, { DATABASE_URL: t.url, REDIS_URL: redisUrl, BENCHBOARD_QUEUE_PREFIX: prefix });
+    await workers.announced(t.db, id);
+  }, 60_000);
+
+  it("after a short freeze the worker confirms the run and goes on, without a burst; the result counts the dropped sends", async () => {
+    const launched = await install.launch(12);
+    const child = workers.get(id)!;
+    await shortFreeze(
+      () => child.kill("SIGSTOP"),
+      () => child.kill("SIGCONT"),
+      launched.id,
+      "/worker",
+    );
+  }, 90_000);
+
+  it("after a freeze the watchdog ended the run in, the worker sends nothing more", async () => {
+    const launched = await install.launch(20);
+    const child = workers.get(id)!;
+    await freezePastTheEnd(
+      () => child.kill("SIGSTOP"),
+      () => child.kill("SIGCONT"),
+      launched.id,
+      "/worker",
+    );
+  }, 90_000);
+});
