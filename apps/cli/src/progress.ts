@@ -8,7 +8,9 @@ function num(value: unknown): number | null {
 }
 
 /** One line describing a run's progress: bar, percentage, requests, errors, rate. */
-export function progressLine(run: Pick<TRun, "number" | "status" | "progress">): string {
+export function progressLine(run: Pick<TRun, "number" | "status" | "progress" | "waitingFor">): string {
+  // A queued agent run says what it waits for rather than drawing an empty bar.
+  if (run.status === "queued" && run.waitingFor) return `run #${run.number} queued: ${run.waitingFor.message}`;
   const p = run.progress ?? {};
   const fraction = num(p.fraction);
   const bar =
@@ -36,7 +38,7 @@ export class ProgressReporter {
 
   constructor(private readonly io: CliIo) {}
 
-  update(run: Pick<TRun, "number" | "status" | "progress">): void {
+  update(run: Pick<TRun, "number" | "status" | "progress" | "waitingFor">): void {
     const line = progressLine(run);
     if (this.io.stderrIsTty) {
       this.io.stderr(`\r\x1b[2K${line}`);
@@ -44,7 +46,7 @@ export class ProgressReporter {
       return;
     }
     const fraction = num(run.progress?.fraction);
-    const key = `${run.status}:${fraction === null ? "" : Math.floor(fraction * 10)}`;
+    const key = `${run.status}:${fraction === null ? "" : Math.floor(fraction * 10)}:${run.waitingFor?.message ?? ""}`;
     if (key === this.lastKey) return;
     this.lastKey = key;
     this.io.stderr(`${line}\n`);

@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import { type ConnectionOptions, type JobsOptions, Queue, Worker } from "bullmq";
+import { type ConnectionOptions, type JobsOptions, Queue } from "bullmq";
 import { Redis, type RedisOptions } from "ioredis";
 import { z } from "zod";
 
@@ -239,87 +238,103 @@ export function queuesBeside(base: Queue): QueueFor {
   };
 }
 
-/** A job handed to an agent: which queue it came from and its validated payload. */
+/** A job handed to an agent: which queue it came from, its id, and its validated payload. */
 export type AgentJob =
-  | { queue: string; name: "run.execute"; data: TRunExecutePayload }
-  | { queue: string; name: "run.shard"; data: TRunShardPayload };
+  | { queue: string; id: string; name: "run.execute"; data: TRunExecutePayload }
+  | { queue: string; id: string; name: "run.shard"; data: TRunShardPayload };
 
 /**
- * Takes jobs from agent queues for the claim endpoint, by BullMQ's manual processing: no
- * processor runs here; a job fetched with `getNextJob` is marked completed at once, since from
- * then on the run's row in PostgreSQL says who has it (and the watchdog ends it if the agent dies).
+ * Takes jobs from agent queues for the claim endpoint. A job taken is gone from Redis at once,
+ * since from then on the run's row in PostgreSQL says who has it (and the watchdog ends it if
+ * the agent dies); one the claim may not hand out after all is given back, first in line.
  */
 export interface AgentJobTaker {
   /** The next job on any of these queues, or null once `waitMs` passed (or `signal` aborted). */
   take(queueNames: string[], waitMs: number, signal?: AbortSignal): Promise<AgentJob | null>;
+  /** Put a taken job back at the head of its queue. */
+  giveBack(job: AgentJob): Promise<void>;
   close(): Promise<void>;
 }
 
 const TAKE_POLL_MS = 200;
-/** A queue no agent asked about for this long gives back its connections. */
+/** A queue no agent asked about for this long is forgotten (it holds no connection of its own). */
 const TAKER_IDLE_MS = 120_000;
 
+/**
+ * Every claim, whatever its labels, shares one Redis connection: taking is a non-blocking pop of
+ * the oldest waiting job id (atomic, so two claims never get the same job), and no BullMQ
+ * worker — which holds two connections per queue — is ever made here. An agent's labels cost
+ * commands, not connections.
+ */
 export function createAgentJobTaker(redisUrl: string, prefix = "bull"): AgentJobTaker {
-  const takers = new Map<string, { worker: Worker; connection: Redis; usedAt: number }>();
-  const release = (entry: { worker: Worker; connection: Redis }) =>
-    entry.worker
-      .close()
-      .catch(() => {})
-      .finally(() => entry.connection.disconnect());
-  const workerFor = (name: string) => {
-    let entry = takers.get(name);
+  const connection = new Redis(redisUrl, producerConnectionOptions());
+  // ioredis emits errors on reconnect attempts; they surface as failed takes instead.
+  connection.on("error", () => {});
+  const queues = new Map<string, { queue: Queue; usedAt: number }>();
+  const queueFor = (name: string) => {
+    let entry = queues.get(name);
     if (!entry) {
-      const connection = new Redis(redisUrl, { ...producerConnectionOptions(), maxRetriesPerRequest: null });
-      connection.on("error", () => {});
-      // No processor and no autorun: jobs are fetched only when an agent asks.
-      const worker = new Worker(name, null, {
-        connection: connection as unknown as ConnectionOptions,
-        prefix,
-        autorun: false,
-      });
-      worker.on("error", () => {});
-      entry = { worker, connection, usedAt: Date.now() };
-      takers.set(name, entry);
+      const queue = new Queue(name, { connection: connection as unknown as ConnectionOptions, prefix });
+      queue.on("error", () => {});
+      entry = { queue, usedAt: Date.now() };
+      queues.set(name, entry);
     }
     entry.usedAt = Date.now();
-    return entry.worker;
+    return entry.queue;
   };
   const sweep = setInterval(() => {
-    for (const [name, entry] of takers) {
+    for (const [name, entry] of queues) {
       if (Date.now() - entry.usedAt > TAKER_IDLE_MS) {
-        takers.delete(name);
-        void release(entry);
+        queues.delete(name);
+        // A queue on a shared connection leaves the connection open when closed.
+        void entry.queue.close().catch(() => {});
       }
     }
   }, TAKER_IDLE_MS);
   sweep.unref?.();
+
+  /** The oldest waiting job of one queue, removed from Redis; null when there is none. */
+  const takeFrom = async (name: string): Promise<AgentJob | null> => {
+    const queue = queueFor(name);
+    for (;;) {
+      // BullMQ pushes new jobs on the left of the wait list; its own workers take from the right.
+      const id = await connection.rpop(queue.keys.wait!);
+      if (!id) return null;
+      const job = await queue.getJob(id);
+      await queue.remove(id).catch(() => {});
+      if (job?.name === JOBS.runExecute.name) {
+        const data = JOBS.runExecute.schema.safeParse(job.data);
+        if (data.success) return { queue: name, id, name: "run.execute", data: data.data };
+      } else if (job?.name === JOBS.runShard.name) {
+        const data = JOBS.runShard.schema.safeParse(job.data);
+        if (data.success) return { queue: name, id, name: "run.shard", data: data.data };
+      }
+      // Not a run's job (or its data is gone): dropped, and the next one is looked at.
+    }
+  };
 
   return {
     async take(queueNames, waitMs, signal) {
       const until = Date.now() + waitMs;
       for (;;) {
         for (const name of queueNames) {
-          const worker = workerFor(name);
-          const token = randomUUID();
-          const job = await worker.getNextJob(token, { block: false });
-          if (!job) continue;
-          await job.moveToCompleted("handed to an agent", token, false);
-          if (job.name === JOBS.runExecute.name) {
-            return { queue: name, name: "run.execute", data: JOBS.runExecute.schema.parse(job.data) };
-          }
-          if (job.name === JOBS.runShard.name) {
-            return { queue: name, name: "run.shard", data: JOBS.runShard.schema.parse(job.data) };
-          }
+          const job = await takeFrom(name);
+          if (job) return job;
         }
         if (signal?.aborted || Date.now() + TAKE_POLL_MS > until) return null;
         await new Promise((resolve) => setTimeout(resolve, TAKE_POLL_MS));
       }
     },
+    async giveBack(job) {
+      const def = job.name === "run.execute" ? JOBS.runExecute : JOBS.runShard;
+      await enqueue(queueFor(job.queue), def, job.data as never, { jobId: job.id, lifo: true });
+    },
     async close() {
       clearInterval(sweep);
-      const all = [...takers.values()];
-      takers.clear();
-      await Promise.all(all.map(release));
+      const all = [...queues.values()];
+      queues.clear();
+      await Promise.all(all.map((entry) => entry.queue.close().catch(() => {})));
+      connection.disconnect();
     },
   };
 }

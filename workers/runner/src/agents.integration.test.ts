@@ -1,13 +1,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { createCaller, createRedisRateLimiter } from "@benchboard/api";
 import type { AgentRestDeps } from "@benchboard/api/rest/index";
 import {
+  AGENT_CAPS,
   createAgentToken,
   createApiToken,
+  finishRun,
   getRunView,
   type LifecycleDeps,
   revokeApiToken,
@@ -149,12 +152,20 @@ async function tenant(label: string) {
 
 type Tenant = Awaited<ReturnType<typeof tenant>>;
 
-function startAgent(token: string, name: string, extra: string[] = []) {
+/** The agent's host environment: the key its operator lets targets use, and secrets it does not. */
+const AGENT_HOST_ENV = { GATEWAY_KEY: "from-the-agent-env", CLOUD_SECRET: "cloud-credential-of-the-host" };
+
+function startAgent(
+  token: string,
+  name: string,
+  extra: string[] = ["--allow-env", "GATEWAY_KEY"],
+  env: Record<string, string> = {},
+) {
   const child = spawn(
     process.execPath,
     [CLI, "agent", "--url", rest.url, "--name", name, "--label", "lab", "--poll-s", "2", ...extra],
     {
-      env: { PATH: process.env.PATH ?? "", BENCHBOARD_AGENT_TOKEN: token, GATEWAY_KEY: "from-the-agent-env" },
+      env: { PATH: process.env.PATH ?? "", BENCHBOARD_AGENT_TOKEN: token, ...AGENT_HOST_ENV, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
@@ -474,16 +485,17 @@ describe("trust: what only agents may reach", () => {
   }, 90_000);
 });
 
-describe("agent tokens: an organization's agents see only its own runs and only the agent routes", () => {
-  async function call(path: string, token: string, body: unknown) {
-    const res = await fetch(`${rest.url}/api/v1${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: res.status === 204 ? null : ((await res.json()) as Record<string, unknown>) };
-  }
+/** One agent route called as an agent calls it. */
+async function call(path: string, token: string, body: unknown) {
+  const res = await fetch(`${rest.url}/api/v1${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: res.status === 204 ? null : ((await res.json()) as Record<string, unknown>) };
+}
 
+describe("agent tokens: an organization's agents see only its own runs and only the agent routes", () => {
   it("refuses claims, reads and reports on another organization's runs, and every other route", async () => {
     const a = await tenant("adv-a");
     const b = await tenant("adv-b");
@@ -589,4 +601,286 @@ describe("agent tokens: an organization's agents see only its own runs and only 
     expect(run.status).toBe("failed");
     expect(run.error).toMatch(/header x-api-key is stored as a secret.*\$\{env:NAME\}/);
   }, 30_000);
+});
+
+/**
+ * Redis clients this test process holds, as Redis itself lists them (CLIENT LIST): the entries
+ * whose address is the local end of one of this process's TCP sockets. Other processes on the
+ * same Redis (other test files) do not count.
+ */
+async function ownRedisClients(): Promise<number> {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync("/proc/self/fd")) {
+    try {
+      const link = readlinkSync(`/proc/self/fd/${fd}`);
+      const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
+      if (inode) inodes.add(inode);
+    } catch {
+      // The descriptor closed while we looked.
+    }
+  }
+  const ports = new Set<number>();
+  for (const table of ["/proc/self/net/tcp", "/proc/self/net/tcp6"]) {
+    for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length > 9 && inodes.has(cols[9]!)) ports.add(Number.parseInt(cols[1]!.split(":")[1]!, 16));
+    }
+  }
+  const clients = ((await redis.client("LIST")) as string).split("\n");
+  return clients.filter((c) => {
+    const port = /(?:^| )addr=\S*:(\d+)(?: |$)/.exec(c)?.[1];
+    return port !== undefined && ports.has(Number(port));
+  }).length;
+}
+
+const errorOf = (res: { body: unknown }) =>
+  String((res.body as { error?: { message?: string } } | null)?.error?.message);
+
+describe("agents' trust boundary: what an agent token may cost, and what an agent may still change", () => {
+  const announceAs = async (tn: Tenant, name: string, labels: string[]) => {
+    const res = await call("/agent/announce", tn.agentToken, { name, labels });
+    return res as { status: number; body: { agent?: { id: string } } | null };
+  };
+  const agentIdOf = async (tn: Tenant, name: string, labels = ["lab"]) => {
+    const res = await announceAs(tn, name, labels);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body!.agent!.id;
+  };
+  const quickScenario = (tn: Tenant, name: string) =>
+    tn.caller.scenario.create({
+      projectId: tn.project.id,
+      name,
+      spec: { engine: "http-open", rate: 10, durationS: 1 } as never,
+    });
+
+  it("claims cost no Redis connection per label: 32 labels polled, this process's Redis clients stay put", async () => {
+    const e = await tenant("labels");
+    const labelsOf = (i: number) => Array.from({ length: 16 }, (_, k) => `l${i}-${k}`);
+    const ids = [await agentIdOf(e, "many-1", labelsOf(0)), await agentIdOf(e, "many-2", labelsOf(1))];
+    const before = await ownRedisClients();
+    const polling = Promise.all(ids.map((agentId) => call("/agent/claim", e.agentToken, { agentId, waitS: 2 })));
+    await new Promise((r) => setTimeout(r, 1_000));
+    const during = await ownRedisClients();
+    const answers = await polling;
+    const after = await ownRedisClients();
+    expect(answers.map((a) => a.status)).toEqual([204, 204]);
+    // Redis's own count, not the client's: 32 labels once cost 64 connections.
+    expect(during - before).toBeLessThanOrEqual(1);
+    expect(after - before).toBeLessThanOrEqual(1);
+    // And a run on the 32nd label is still found.
+    const tgt = await agentTarget(e, "last-label");
+    const scenario = await quickScenario(e, "s");
+    const launched = await e.caller.run.launch({ targetId: tgt.id, scenarioId: scenario.id, agentLabel: "l1-15" });
+    const claimed = await call("/agent/claim", e.agentToken, { agentId: ids[1], waitS: 3 });
+    expect(claimed.status).toBe(200);
+    expect((claimed.body as { assignment: { runId: string } }).assignment.runId).toBe(launched.id);
+    await call(`/agent/runs/${launched.id}/result`, e.agentToken, {
+      agentId: ids[1],
+      status: "failed",
+      error: "ended by the test",
+    });
+  }, 30_000);
+
+  it("refuses labels per organization and agents per token beyond the caps, naming each limit", async () => {
+    const f = await tenant("label-cap");
+    const perAgent = 16;
+    const fits = AGENT_CAPS.labelsPerOrg / perAgent;
+    for (let i = 0; i < fits; i++) {
+      await agentIdOf(
+        f,
+        `cap-${i}`,
+        Array.from({ length: perAgent }, (_, k) => `c${i}-${k}`),
+      );
+    }
+    const over = await announceAs(f, "cap-over", ["one-more"]);
+    expect(over.status).toBe(409);
+    expect(errorOf(over)).toContain(`at most ${AGENT_CAPS.labelsPerOrg} labels`);
+    expect(await t.db.agent.count({ where: { orgId: f.org.id, name: "cap-over" } })).toBe(0);
+    // A label the organization already offers costs nothing more, and an agent may re-announce.
+    await agentIdOf(f, "cap-again", ["c0-0"]);
+    await agentIdOf(
+      f,
+      "cap-0",
+      Array.from({ length: perAgent }, (_, k) => `c0-${k}`),
+    );
+
+    const g = await tenant("agent-cap");
+    for (let i = 0; i < AGENT_CAPS.agentsPerToken; i++) await agentIdOf(g, `a-${i}`);
+    const extra = await announceAs(g, "a-over", ["lab"]);
+    expect(extra.status).toBe(409);
+    expect(errorOf(extra)).toContain(`at most ${AGENT_CAPS.agentsPerToken} agents`);
+    // An agent already announced restarts under its own name.
+    await agentIdOf(g, "a-0");
+  }, 60_000);
+
+  it("refuses concurrent claims beyond the cap with 429, naming the limit", async () => {
+    const h = await tenant("claim-cap");
+    const agentId = await agentIdOf(h, "c-1");
+    const polls = Array.from({ length: AGENT_CAPS.claimsPerOrg }, () =>
+      call("/agent/claim", h.agentToken, { agentId, waitS: 6 }),
+    );
+    // Once all of them wait on the server, one more is refused (until then it answers 204 at once).
+    let over = await call("/agent/claim", h.agentToken, { agentId, waitS: 0 });
+    for (const until = Date.now() + 5_000; over.status === 204 && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 200));
+      over = await call("/agent/claim", h.agentToken, { agentId, waitS: 0 });
+    }
+    expect(over.status).toBe(429);
+    expect(errorOf(over)).toContain(`at most ${AGENT_CAPS.claimsPerOrg} claims`);
+    expect((await Promise.all(polls)).every((p) => p.status === 204)).toBe(true);
+    // Once they are answered, claiming works again.
+    expect((await call("/agent/claim", h.agentToken, { agentId, waitS: 0 })).status).toBe(204);
+  }, 30_000);
+
+  it("an ended run takes no more reports: ready, heartbeat, progress and checkpoint answer 409 and change nothing", async () => {
+    const k = await tenant("ended");
+    const agentId = await agentIdOf(k, "e-1");
+    const tgt = await agentTarget(k, "ended");
+    const scenario = await quickScenario(k, "s");
+    const launched = await k.caller.run.launch({ targetId: tgt.id, scenarioId: scenario.id });
+    const claimed = await call("/agent/claim", k.agentToken, { agentId, waitS: 5 });
+    expect(claimed.status).toBe(200);
+    const progress = { elapsedMs: 1, fraction: 0.1, requests: 1, errors: 0, rps: 1, latencyP50Ms: 1, latencyP99Ms: 1 };
+    const result = { metrics: { requests: 1 }, startedAt: Date.now() - 1000, endedAt: Date.now() };
+    expect((await call(`/agent/runs/${launched.id}/ready`, k.agentToken, { agentId })).status).toBe(200);
+    expect((await call(`/agent/runs/${launched.id}/checkpoint`, k.agentToken, { agentId, result })).status).toBe(200);
+    const done = await call(`/agent/runs/${launched.id}/result`, k.agentToken, {
+      agentId,
+      status: "failed",
+      error: "ended by the test",
+    });
+    expect(done).toEqual({ status: 200, body: { ended: true } });
+    const before = await t.db.run.findUniqueOrThrow({ where: { id: launched.id }, include: { result: true } });
+    await new Promise((r) => setTimeout(r, 20));
+    const late = { metrics: { requests: 999_999 }, startedAt: Date.now() - 1000, endedAt: Date.now() };
+    for (const [route, body] of [
+      ["ready", { agentId, serverConfig: { workers: 64, rewritten: "after the end" } }],
+      ["heartbeat", { agentId }],
+      ["progress", { agentId, progress: { ...progress, requests: 999_999 } }],
+      ["checkpoint", { agentId, result: late }],
+    ] as const) {
+      const res = await call(`/agent/runs/${launched.id}/${route}`, k.agentToken, body);
+      expect(res.status, route).toBe(409);
+      expect(errorOf(res), route).toMatch(/has ended \(failed\)/);
+    }
+    const after = await t.db.run.findUniqueOrThrow({ where: { id: launched.id }, include: { result: true } });
+    expect(after.serverConfig).toEqual(before.serverConfig);
+    expect(after.heartbeatAt).toEqual(before.heartbeatAt);
+    expect(after.progress).toEqual(before.progress);
+    expect(after.result?.metrics).toEqual(before.result?.metrics);
+    expect(after.status).toBe("failed");
+
+    // A shard that ended is as final, while its run and the other shard go on.
+    const sharded = await k.caller.run.launch({ targetId: tgt.id, scenarioId: scenario.id, shards: 2 });
+    for (let i = 0; i < 2; i++) {
+      expect((await call("/agent/claim", k.agentToken, { agentId, waitS: 5 })).status).toBe(200);
+    }
+    const shardPath = (what: string) => `/agent/runs/${sharded.id}/${what}`;
+    expect(
+      await call(shardPath("result"), k.agentToken, { agentId, shard: 0, status: "failed", error: "shard 0 gave up" }),
+    ).toEqual({ status: 200, body: { ended: true } });
+    const shard0 = await call(shardPath("ready"), k.agentToken, { agentId, shard: 0, serverConfig: { late: true } });
+    expect(shard0.status).toBe(409);
+    expect(errorOf(shard0)).toMatch(/shard 0 of run .* has ended \(failed\)/);
+    expect((await call(shardPath("heartbeat"), k.agentToken, { agentId, shard: 0 })).status).toBe(409);
+    expect((await call(shardPath("heartbeat"), k.agentToken, { agentId, shard: 1 })).status).toBe(200);
+    const still = await t.db.run.findUniqueOrThrow({ where: { id: sharded.id } });
+    expect(still.status).toBe("running");
+    expect(still.serverConfig).toBeNull();
+    await call(shardPath("result"), k.agentToken, { agentId, shard: 1, status: "failed", error: "ended by the test" });
+  }, 30_000);
+
+  it("an agent whose run ended on the server (409 on its reports) stops its load within 2 s", async () => {
+    const q = await tenant("ended-live");
+    const agent = startAgent(q.agentToken, "end-1");
+    await agentOnline(q.org.id, "end-1");
+    const tgt = await agentTarget(q, "ended-live");
+    const scenario = await q.caller.scenario.create({
+      projectId: q.project.id,
+      name: "long",
+      spec: { engine: "http-open", rate: 50, durationS: 30 } as never,
+    });
+    const launched = await q.caller.run.launch({ targetId: tgt.id, scenarioId: scenario.id });
+    await waitFor(async () => (await q.caller.run.byId({ id: launched.id })).status === "running", 20_000, "running");
+    const started = target.requests.length;
+    await waitFor(async () => target.requests.length - started > 60, 20_000, "load to flow");
+    // Ended as the watchdog ends a run, without asking the agent: only the 409s tell it.
+    await finishRun(t.db, launched.id, { status: "failed", error: "ended on the server by the test", result: null });
+    const endedAt = Date.now();
+    await waitFor(async () => context().includes(`run ${launched.id} ended`), 10_000, "the agent to stop");
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(target.requests.at(-1)! - endedAt).toBeLessThan(2_000);
+    const run = await t.db.run.findUniqueOrThrow({ where: { id: launched.id } });
+    expect(run.status).toBe("failed");
+    expect(run.error).toBe("ended on the server by the test");
+    agent.kill("SIGTERM");
+    await exited(agent);
+  }, 60_000);
+
+  it("a token revoked during the claim's long poll is handed no run: 401, and the run waits for a valid agent", async () => {
+    const m = await tenant("revoked-claim");
+    const agentId = await agentIdOf(m, "r-1");
+    const tgt = await agentTarget(m, "revoked");
+    const scenario = await quickScenario(m, "s");
+    const polling = call("/agent/claim", m.agentToken, { agentId, waitS: 6 });
+    await new Promise((r) => setTimeout(r, 500));
+    const token = await t.db.apiToken.findFirstOrThrow({ where: { orgId: m.org.id, kind: "agent" } });
+    await revokeApiToken(t.db, m.org.id, token.id);
+    const launched = await m.caller.run.launch({ targetId: tgt.id, scenarioId: scenario.id });
+    const answer = await polling;
+    expect(answer.status).toBe(401);
+    expect(JSON.stringify(answer.body)).not.toContain(launched.id);
+    const run = await t.db.run.findUniqueOrThrow({ where: { id: launched.id } });
+    expect(run.status).toBe("queued");
+    expect(run.workerIds).toEqual([]);
+    // A valid agent of the organization still gets it.
+    const fresh = await createAgentToken(t.db, m.org.id, { name: "fresh", createdById: null });
+    const freshId = (await call("/agent/announce", fresh.token, { name: "r-2", labels: ["lab"] })).body as {
+      agent: { id: string };
+    };
+    const claimed = await call("/agent/claim", fresh.token, { agentId: freshId.agent.id, waitS: 3 });
+    expect(claimed.status).toBe(200);
+    expect((claimed.body as { assignment: { runId: string } }).assignment.runId).toBe(launched.id);
+    await call(`/agent/runs/${launched.id}/result`, fresh.token, {
+      agentId: freshId.agent.id,
+      status: "failed",
+      error: "ended by the test",
+    });
+  }, 30_000);
+
+  it("the agent reads only environment names its operator allows, and never its own token", async () => {
+    const n = await tenant("env");
+    // The allow-list from the environment form; `BENCHBOARD_*` would match the token, which is never read.
+    const agent = startAgent(n.agentToken, "env-1", [], { BENCHBOARD_AGENT_ALLOW_ENV: "GATEWAY_KEY,BENCHBOARD_*" });
+    await agentOnline(n.org.id, "env-1");
+    const scenario = await quickScenario(n, "s");
+    const seenBefore = new Set(target.authorization);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholder the agent resolves from its environment
+    const cloud = await agentTarget(n, "cloud", [{ name: "authorization", value: "${env:CLOUD_SECRET}" }]);
+    const refused = await runEnd(
+      n.caller,
+      (await n.caller.run.launch({ targetId: cloud.id, scenarioId: scenario.id })).id,
+    );
+    expect(refused.status).toBe("failed");
+    expect(refused.error).toMatch(/header authorization.*CLOUD_SECRET.*--allow-env CLOUD_SECRET/);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholder the agent resolves from its environment
+    const own = await agentTarget(n, "own-token", [{ name: "authorization", value: "${env:BENCHBOARD_AGENT_TOKEN}" }]);
+    const never = await runEnd(n.caller, (await n.caller.run.launch({ targetId: own.id, scenarioId: scenario.id })).id);
+    expect(never.status).toBe("failed");
+    expect(never.error).toMatch(/header authorization.*BENCHBOARD_AGENT_TOKEN/);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholder the agent resolves from its environment
+    const allowed = await agentTarget(n, "gateway", [{ name: "authorization", value: "${env:GATEWAY_KEY}" }]);
+    const ok = await runEnd(
+      n.caller,
+      (await n.caller.run.launch({ targetId: allowed.id, scenarioId: scenario.id })).id,
+    );
+    expect(ok.status, ok.error ?? "").toBe("succeeded");
+    const seen = [...target.authorization].filter((v) => !seenBefore.has(v));
+    expect(seen).not.toContain(AGENT_HOST_ENV.CLOUD_SECRET);
+    expect(seen).not.toContain(n.agentToken);
+    expect([...target.authorization]).toContain(AGENT_HOST_ENV.GATEWAY_KEY);
+    expect(JSON.stringify([refused.error, never.error])).not.toContain(AGENT_HOST_ENV.CLOUD_SECRET);
+    agent.kill("SIGTERM");
+    await exited(agent);
+  }, 60_000);
 });

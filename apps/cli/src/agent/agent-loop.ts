@@ -7,6 +7,7 @@ import { ApiClient, ApiError } from "../client";
 import type { AgentOptions } from "../commands/agent";
 import { CliError, EXIT } from "../exit-codes";
 import type { CliIo } from "../io";
+import { ALLOW_ENV_VAR, type EnvAllowList, parseAllowEnv } from "./agent-env";
 import { type AgentReport, runAssignment, type TAssignment, ZAssignment } from "./assignment";
 
 const ZAnnounced = z.object({ agent: z.object({ id: z.string(), name: z.string() }) });
@@ -19,6 +20,9 @@ const ZAny = z.unknown();
 function resultBody(result: EngineResult) {
   return { ...result, startedAt: result.startedAt.getTime(), endedAt: result.endedAt.getTime() };
 }
+
+/** The run (or shard) ended on the server, which takes no more reports on it: stop, as on `cancel`. */
+const isEnded = (err: unknown) => err instanceof ApiError && err.status === 409;
 
 /** Refusals that mean this agent may not go on: its token was revoked, or it was never valid. */
 const isRevoked = (err: unknown) => err instanceof ApiError && err.status === 401;
@@ -44,6 +48,12 @@ export async function runAgent(options: AgentOptions, io: CliIo, proc: AgentProc
   }
   if (!options.label.length) throw new CliError("give at least one --label: runs are launched for agents by label");
   const name = (options.name ?? hostname()).trim();
+  let allowEnv: EnvAllowList;
+  try {
+    allowEnv = parseAllowEnv(options.allowEnv ?? [], io.env[ALLOW_ENV_VAR]);
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
   const client = new ApiClient({ url, token });
   const log = (line: string) => io.stderr(`[agent ${name}] ${line}\n`);
 
@@ -109,10 +119,9 @@ export async function runAgent(options: AgentOptions, io: CliIo, proc: AgentProc
       log(`${label} (#${assignment.number}) started`);
       const running = runAssignment(assignment, reporter(client, agentId, assignment, stopRevoked), {
         env: io.env,
+        allowEnv,
         limits: { maxRate: options.maxRate, maxConnections: options.maxConnections },
         realtime: options.realtime === true || io.env.BENCHBOARD_ENGINE_REALTIME === "1",
-        idleHelpers: options.idleHelpers !== false && io.env.BENCHBOARD_ENGINE_IDLE_HELPERS !== "0",
-        loopSlice: options.loopSlice !== false && io.env.BENCHBOARD_ENGINE_LOOP_SLICE !== "0",
         stop: stop.signal,
         log,
       }).finally(() => active.delete(running));
@@ -143,9 +152,17 @@ function reporter(client: ApiClient, agentId: string, a: TAssignment, onRevoked:
       throw err;
     }
   };
+  const orStop = async <T>(call: Promise<{ body: T }>, stop: T): Promise<T> => {
+    try {
+      return (await guard(call)).body;
+    } catch (err) {
+      if (isEnded(err)) return stop;
+      throw err;
+    }
+  };
   return {
     async ready(serverConfig) {
-      const res = await guard(
+      return orStop(
         client.request({
           method: "POST",
           path: path("ready"),
@@ -154,17 +171,17 @@ function reporter(client: ApiClient, agentId: string, a: TAssignment, onRevoked:
           schema: ZReady,
           what: "ready",
         }),
+        { startAt: null, cancel: true },
       );
-      return res.body;
     },
     async heartbeat() {
-      const res = await guard(
+      return orStop(
         client.request({ method: "POST", path: path("heartbeat"), body: base, schema: ZCancel, what: "heartbeat" }),
+        { cancel: true },
       );
-      return res.body;
     },
     async progress(progress: EngineProgress, monitors) {
-      const res = await guard(
+      return orStop(
         client.request({
           method: "POST",
           path: path("progress"),
@@ -172,8 +189,8 @@ function reporter(client: ApiClient, agentId: string, a: TAssignment, onRevoked:
           schema: ZCancel,
           what: "progress",
         }),
+        { cancel: true },
       );
-      return res.body;
     },
     async checkpoint(result) {
       await guard(

@@ -1,8 +1,16 @@
 import type { EngineProgress } from "@benchboard/core";
 import { parseAllowList } from "@benchboard/core/address";
-import { applyServerConfig, type EngineResult, runScenario, startMonitors } from "@benchboard/loadgen";
+import {
+  applyServerConfig,
+  askUntilAnswered,
+  type EngineResult,
+  runScenario,
+  type Stall,
+  startMonitors,
+} from "@benchboard/loadgen";
 import { resolveUrl, type SafetyPolicy } from "@benchboard/loadgen/target-safety";
 import { z } from "zod";
+import { type EnvAllowList, resolveHeaders } from "./agent-env";
 
 /**
  * One run (or shard) as the claim endpoint hands it to an agent, and its execution with the same
@@ -63,32 +71,9 @@ export const AGENT_POLICY: SafetyPolicy = {
   ]).list,
 };
 
-const ENV_REFERENCE = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/;
-
-/** Header values written as `${env:NAME}` come from the agent's environment; the server never has them. */
-export function resolveHeaders(
-  headers: { name: string; value: string }[],
-  env: Readonly<Record<string, string | undefined>>,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const h of headers) {
-    const ref = ENV_REFERENCE.exec(h.value.trim());
-    if (!ref) {
-      out[h.name] = h.value;
-      continue;
-    }
-    const value = env[ref[1]!];
-    if (value === undefined || value === "") {
-      throw new Error(
-        `header ${h.name}: the agent's environment has no ${ref[1]} (the target asks for \${env:${ref[1]}})`,
-      );
-    }
-    out[h.name] = value;
-  }
-  return out;
-}
-
 const HEARTBEAT_MS = 1_000;
+/** How long the server may take to confirm, after a stall, that a run still runs. */
+const STALL_CONFIRM_MS = 10_000;
 const PROGRESS_MS = 900;
 const READY_POLL_MS = 200;
 /** As on workers: a shard left waiting this long starts anyway and the run is flagged. */
@@ -120,13 +105,11 @@ export async function runAssignment(
   report: AgentReport,
   options: {
     env: Readonly<Record<string, string | undefined>>;
+    /** The names `${env:NAME}` header values may read (`--allow-env`); never the agent's token. */
+    allowEnv: EnvAllowList;
     limits: AgentLimits;
     /** Run open-model runs at real-time scheduling where permitted (`--realtime`; see `EngineContext.realtime`). */
     realtime?: boolean;
-    /** Put the agent's other threads at idle priority for open-model runs (see `EngineContext.idleHelpers`). */
-    idleHelpers?: boolean;
-    /** Give the event loop the shortest slice for open-model runs (see `EngineContext.loopSlice`). */
-    loopSlice?: boolean;
     stop: AbortSignal;
     log: (line: string) => void;
   },
@@ -150,7 +133,7 @@ export async function runAssignment(
   }, HEARTBEAT_MS);
   let result: EngineResult | null = null;
   try {
-    const headers = resolveHeaders(assignment.target.headers, options.env);
+    const headers = resolveHeaders(assignment.target.headers, options.env, options.allowEnv);
     const verdict = await resolveUrl(assignment.target.baseUrl, AGENT_POLICY);
     if (!verdict.allowed) throw new Error(`refused to send load: ${verdict.reason}`);
     const serverConfig = assignment.configHook
@@ -185,8 +168,6 @@ export async function runAssignment(
         headers,
         pin: verdict.pin,
         realtime: options.realtime ?? false,
-        idleHelpers: options.idleHelpers ?? false,
-        loopSlice: options.loopSlice ?? false,
         signal: abort.signal,
         limits: {
           maxRate: Math.min(assignment.caps.maxRate, options.limits.maxRate ?? Number.POSITIVE_INFINITY),
@@ -196,6 +177,7 @@ export async function runAssignment(
           ),
           maxDurationS: assignment.caps.maxDurationS,
         },
+        confirmAfterStall: (stall) => confirmStillRunning(assignment, report, obey, abort, stall, options.log),
         onProgress: (p) => {
           if (Date.now() - lastProgress < PROGRESS_MS) return;
           lastProgress = Date.now();
@@ -230,4 +212,40 @@ export async function runAssignment(
     clearInterval(heartbeat);
     options.stop.removeEventListener("abort", onStop);
   }
+}
+
+/**
+ * After a stall (the agent frozen, its host too busy, a laptop asleep) the engine sends nothing
+ * more until the server says the run still runs: a heartbeat answered `cancel: false`. The run
+ * may have ended meanwhile (the watchdog ends a run whose agent went silent, and its reports are
+ * then refused, which the reporter reads as `cancel`); an answer to stop, or none within
+ * `STALL_CONFIRM_MS` (failed attempts are made again: see `askUntilAnswered`), stops the load.
+ */
+async function confirmStillRunning(
+  assignment: TAssignment,
+  report: AgentReport,
+  obey: (answer: { cancel: boolean }) => void,
+  abort: AbortController,
+  stall: Stall,
+  log: (line: string) => void,
+): Promise<boolean> {
+  const run = `run ${assignment.runId}`;
+  log(
+    `${run}: the agent stalled for ${(stall.gapMs / 1000).toFixed(1)} s; ${stall.dropped} overdue requests dropped, asking the server before sending more`,
+  );
+  const { goOn, error } = await askUntilAnswered(
+    async () => {
+      const answer = await report.heartbeat();
+      if (answer.cancel) log(`${run}: no longer running on the server; sending nothing more`);
+      obey(answer);
+      return !answer.cancel;
+    },
+    { timeoutMs: STALL_CONFIRM_MS, signal: abort.signal },
+  );
+  // Stopped meanwhile by another report's answer (or the agent stopping), which said why.
+  if (!goOn && error && !abort.signal.aborted) {
+    log(`${run}: could not confirm it is still running (${describe(error)}); sending nothing more`);
+    abort.abort();
+  }
+  return goOn;
 }

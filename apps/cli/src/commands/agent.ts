@@ -10,11 +10,9 @@ export interface AgentOptions {
   maxRate?: number;
   maxConnections?: number;
   pollS: number;
+  /** Environment names (or `PREFIX*`) a target's `${env:NAME}` header may read. */
+  allowEnv: string[];
   realtime?: boolean;
-  /** False with `--no-idle-helpers`. */
-  idleHelpers?: boolean;
-  /** False with `--no-loop-slice`. */
-  loopSlice?: boolean;
 }
 
 function positiveNumber(value: string): number {
@@ -56,16 +54,15 @@ export function registerAgent(program: Command, io: CliIo): void {
     .option("--max-connections <n>", "never open more connections than this", positiveInteger)
     .option("--poll-s <seconds>", "how long one request for work waits on the server", positiveNumber, 20)
     .option(
+      "--allow-env <name>",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholder a target's header value is written as
+      "let targets' ${env:NAME} header values read this variable of the agent's environment (repeatable or comma-separated; a prefix such as 'BENCH_*' allows every name starting with it; env BENCHBOARD_AGENT_ALLOW_ENV). Nothing else is read, and never BENCHBOARD_AGENT_TOKEN",
+      collect,
+      [],
+    )
+    .option(
       "--realtime",
       "send open-model load (http-open, llm) from real-time-priority threads up to 5,000 req/s: Linux, as root or with CAP_SYS_NICE; for hosts that only generate load (env BENCHBOARD_ENGINE_REALTIME=1)",
-    )
-    .option(
-      "--no-idle-helpers",
-      "leave this process's collector, compiler and I/O threads at normal priority during open-model runs (by default they go to idle priority, so that they never hold the core the engine sends from; env BENCHBOARD_ENGINE_IDLE_HELPERS=0)",
-    )
-    .option(
-      "--no-loop-slice",
-      "leave the event loop and pacing thread at the kernel's default slice during open-model runs (by default, up to 1,000 req/s, they take the shortest, 0.1 ms, so that they win their wake-ups; Linux 6.12+; and the pacing thread runs at SCHED_BATCH, never preempting the loop; env BENCHBOARD_ENGINE_LOOP_SLICE=0)",
     )
     .action(async (options: AgentOptions) => {
       // The engines load only for this command, so every other command starts as fast as before.

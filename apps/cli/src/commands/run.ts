@@ -20,6 +20,7 @@ interface RunOptions extends ServerOptions {
   shards?: number;
   workerLabel?: string;
   agentLabel?: string;
+  queue?: boolean;
   rate?: number;
   concurrency?: number;
   duration?: number;
@@ -108,6 +109,10 @@ export function registerRun(program: Command, io: CliIo): void {
       )
       .option("--worker-label <label>", "only workers offering this label (e.g. a region) take the run")
       .option("--agent-label <label>", "run it on your organization's agents with this label (`benchboard agent`)")
+      .option(
+        "--queue",
+        "queue the run even if no agent with its label is online (one is about to start); it fails if none takes it in time",
+      )
       .option("--rate <req/s>", "override the scenario's arrival rate for this launch", positiveNumber)
       .option("--concurrency <n>", "override the concurrency (users, or an open model's connections)", positiveInteger)
       .option(
@@ -148,6 +153,7 @@ export function registerRun(program: Command, io: CliIo): void {
         ...(options.shards ? { shards: options.shards } : {}),
         ...(options.workerLabel ? { workerLabel: options.workerLabel } : {}),
         ...(options.agentLabel ? { agentLabel: options.agentLabel } : {}),
+        ...(options.queue ? { queueWithoutAgent: true } : {}),
         ...(options.rate ? { rate: options.rate } : {}),
         ...(options.concurrency ? { concurrency: options.concurrency } : {}),
         ...(options.duration ? { durationS: options.duration } : {}),
@@ -160,12 +166,14 @@ export function registerRun(program: Command, io: CliIo): void {
     });
     const launched = body.run;
     await rememberRun(io, launched);
+    // The title names the load that runs (overrides, sweep value); the scenario's name may not.
+    const queued = `Queued ${launched.title ?? `run #${launched.number}`} (scenario ${launched.scenario.name}): ${launched.url}\n`;
     if (!options.wait) {
       if (options.json) writeJson(io, raw, false);
-      else io.stdout(`Queued run #${launched.number} (${launched.scenario.name}): ${launched.url}\n`);
+      else io.stdout(queued);
       return;
     }
-    io.stderr(`Queued run #${launched.number} (${launched.scenario.name}): ${launched.url}\n`);
+    io.stderr(queued);
     const finished: TRun[] = [];
     for (const id of body.groupRunIds) {
       finished.push(

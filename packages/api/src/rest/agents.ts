@@ -2,12 +2,14 @@ import { combineProgress, judge, planShards, type TRunResultData, ZScenarioSpec 
 import { ImportError } from "@benchboard/core/importers";
 import { canonicalUploadResult } from "@benchboard/core/result-input";
 import {
+  AGENT_CAPS,
   type AgentCaller,
   agentOfCaller,
   agentRunOfCaller,
   agentWorkerId,
   announceAgent,
   appendLiveProgress,
+  ConflictError,
   checkpointRun,
   checkpointShard,
   claimRun,
@@ -64,7 +66,7 @@ import {
  */
 
 export interface AgentRestDeps extends RestDeps {
-  /** Takes jobs from agent queues (BullMQ manual processing); the claim endpoint needs it. */
+  /** Takes jobs from agent queues (one shared Redis connection); the claim endpoint needs it. */
   agentJobs?: AgentJobTaker | null;
 }
 
@@ -77,13 +79,15 @@ const SHARD_START_MARGIN_MS = 300;
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+const unauthorized = (message: string) =>
+  new RestError(401, message, {}, { "www-authenticate": 'Bearer realm="benchboard-agent"' });
+const REVOKED = "the agent token is invalid or revoked";
+
 async function authorizeAgent(req: RestRequest, deps: RestDeps): Promise<AgentCaller> {
-  const unauthorized = (message: string) =>
-    new RestError(401, message, {}, { "www-authenticate": 'Bearer realm="benchboard-agent"' });
   const raw = BEARER.exec(req.headers.get("authorization") ?? "")?.[1];
   if (!raw) throw unauthorized("missing agent token: send the header Authorization: Bearer <agent token>");
   const caller = await verifyAgentToken(deps.db, raw);
-  if (!caller) throw unauthorized("the agent token is invalid or revoked");
+  if (!caller) throw unauthorized(REVOKED);
   const limit = await deps.rateLimit.hit(`agent:${caller.tokenId}`, AGENT_REQUESTS_PER_MINUTE, 60).catch(() => {
     throw new RestError(503, "the rate limiter (Redis) is unavailable; try again shortly", {}, { "retry-after": "5" });
   });
@@ -145,29 +149,56 @@ export async function agentStopHandler(req: RestRequest, deps: RestDeps): Promis
 
 // ---- POST /api/v1/agent/claim ----
 
+/** Claims waiting now, by organization, in this server process (`AGENT_CAPS.claimsPerOrg`). */
+const openClaims = new Map<string, number>();
+
 /**
  * Long poll for work: the next job on a queue of this organization's agents for one of the
  * agent's labels, claimed in PostgreSQL for this agent, with everything needed to run it.
- * 204 when nothing came within `waitS`.
+ * 204 when nothing came within `waitS`. The token is checked again before a run is handed
+ * out: one revoked during the wait gets a 401, and the job goes back for another agent.
  */
 export async function agentClaimHandler(req: RestRequest, deps: AgentRestDeps): Promise<RestResponse> {
+  let heldBy: string | null = null;
   try {
     const caller = await authorizeAgent(req, deps);
     const input = await body(req, ZAgentClaimInput);
     const agent = await agentOfCaller(deps.db, caller, input.agentId);
+    const open = openClaims.get(caller.orgId) ?? 0;
+    if (open >= AGENT_CAPS.claimsPerOrg) {
+      throw new RestError(
+        429,
+        `an organization's agents wait for work in at most ${AGENT_CAPS.claimsPerOrg} claims at once; try again in 5 s`,
+        {},
+        { "retry-after": "5" },
+      );
+    }
+    openClaims.set(caller.orgId, open + 1);
+    heldBy = caller.orgId;
     await touchAgent(deps.db, agent.id, input.activeRuns);
     if (!deps.agentJobs)
       throw new RestError(503, "this server does not hand out agent runs", {}, { "retry-after": "5" });
+    const jobs = deps.agentJobs;
     const queues = agent.labels.map((label) => agentQueueName(agent.orgId, label));
     const until = Date.now() + input.waitS * 1000;
     for (;;) {
       let job: AgentJob | null;
       try {
-        job = await deps.agentJobs.take(queues, Math.max(0, until - Date.now()));
+        job = await jobs.take(queues, Math.max(0, until - Date.now()));
       } catch {
         throw new RestError(503, "the job queue (Redis) is unavailable; try again shortly", {}, { "retry-after": "5" });
       }
       if (!job) return json(204, null);
+      if (!(await stillAuthorized(req, deps, caller))) {
+        const taken = job;
+        await jobs.giveBack(taken).catch((err) => {
+          // The run stays queued in PostgreSQL; the watchdog dispatches a waiting run again.
+          console.error(
+            `[agents] could not give back ${taken.id}: ${err instanceof Error ? err.message : String(err)}`,
+          );
+        });
+        throw unauthorized(REVOKED);
+      }
       const assignment = await claimJob(deps, agent, job);
       if (assignment) {
         await touchAgent(deps.db, agent.id, input.activeRuns + 1);
@@ -177,7 +208,20 @@ export async function agentClaimHandler(req: RestRequest, deps: AgentRestDeps): 
     }
   } catch (err) {
     return restErrorResponse(err, "POST /agent/claim");
+  } finally {
+    if (heldBy) {
+      const left = (openClaims.get(heldBy) ?? 1) - 1;
+      if (left > 0) openClaims.set(heldBy, left);
+      else openClaims.delete(heldBy);
+    }
   }
+}
+
+/** The token is still good (not revoked, expired, or its creator gone) and still this organization's. */
+async function stillAuthorized(req: RestRequest, deps: RestDeps, caller: AgentCaller): Promise<boolean> {
+  const raw = BEARER.exec(req.headers.get("authorization") ?? "")?.[1];
+  const again = raw ? await verifyAgentToken(deps.db, raw) : null;
+  return again?.tokenId === caller.tokenId && again.orgId === caller.orgId;
 }
 
 type Agent = Awaited<ReturnType<typeof agentOfCaller>>;
@@ -236,7 +280,7 @@ async function assignmentFor(db: Db, run: ClaimedRun, shard: number | null) {
   for (const h of publicHeaders(target.headers)) {
     if ("secret" in h) {
       throw new Error(
-        `header ${h.name} is stored as a secret, which never leaves the install; for agent runs write its value as \${env:NAME} and set NAME on the agent`,
+        `header ${h.name} is stored as a secret, which never leaves the install; for agent runs write its value as \${env:NAME}, set NAME on the agent and allow it there with --allow-env NAME`,
       );
     }
     headers.push({ name: h.name, value: h.value });
@@ -271,12 +315,31 @@ export async function agentHeartbeatHandler(req: RestRequest, deps: RestDeps, ru
     const input = await body(req, ZAgentHeartbeatInput);
     const agent = await agentOfCaller(deps.db, caller, input.agentId);
     const run = await agentRunOfCaller(deps.db, agent, runId, input.shard);
+    assertLive(run, input.shard);
     if (input.shard === null) await touchRun(deps.db, runId);
     else await touchShard(deps.db, runId, input.shard);
     await touchAgent(deps.db, agent.id);
     return json(200, { cancel: shouldStop(run) });
   } catch (err) {
     return restErrorResponse(err, "POST /agent/runs/{id}/heartbeat");
+  }
+}
+
+type ReportedRun = { id: string; status: string; cancelRequested: boolean; shardStatus: string | null };
+
+/**
+ * Reports (ready, heartbeat, progress, checkpoints) are taken only while the run — and the
+ * shard — is live: an ended run's record is final, and the agent learns from the 409 to stop.
+ */
+function assertLive(run: ReportedRun, shard: number | null): void {
+  if (run.status !== "running") {
+    throw new ConflictError("id", `run ${run.id} has ended (${run.status}); it takes no more reports: stop its load`);
+  }
+  if (shard !== null && run.shardStatus !== "running") {
+    throw new ConflictError(
+      "shard",
+      `shard ${shard} of run ${run.id} has ended (${run.shardStatus}); it takes no more reports: stop its load`,
+    );
   }
 }
 
@@ -297,6 +360,7 @@ export async function agentReadyHandler(req: RestRequest, deps: RestDeps, runId:
     const input = await body(req, ZAgentReadyInput);
     const agent = await agentOfCaller(deps.db, caller, input.agentId);
     const run = await agentRunOfCaller(deps.db, agent, runId, input.shard);
+    assertLive(run, input.shard);
     if (input.serverConfig && (input.shard === null || input.shard === 0)) {
       await recordServerConfig(deps.db, runId, input.serverConfig);
     }
@@ -319,6 +383,7 @@ export async function agentProgressHandler(req: RestRequest, deps: RestDeps, run
     const input = await body(req, ZAgentProgressInput);
     const agent = await agentOfCaller(deps.db, caller, input.agentId);
     const run = await agentRunOfCaller(deps.db, agent, runId, input.shard);
+    assertLive(run, input.shard);
     if (input.shard === null) {
       await appendLiveProgress(deps.db, runId, input.progress, input.monitors);
     } else {
@@ -344,6 +409,7 @@ export async function agentCheckpointHandler(req: RestRequest, deps: RestDeps, r
     const input = await body(req, ZAgentCheckpointInput, RESULT_BODY_BYTES);
     const agent = await agentOfCaller(deps.db, caller, input.agentId);
     const run = await agentRunOfCaller(deps.db, agent, runId, input.shard);
+    assertLive(run, input.shard);
     const canonical = canonicalResult(input.result, run.startedAt);
     if (input.shard === null) await checkpointRun(deps.db, runId, canonical);
     else await checkpointShard(deps.db, runId, input.shard, storedShardResult(canonical, input.result));

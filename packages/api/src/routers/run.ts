@@ -52,6 +52,8 @@ export const ZLaunchRunInput = z.object({
   workerLabel: ZWorkerLabel.nullish(),
   /** The organization's agents offering this label run it, inside its own network. */
   agentLabel: ZWorkerLabel.nullish(),
+  /** Queue it even when no online agent offers the label; otherwise such a launch is refused. */
+  queueWithoutAgent: z.boolean().optional(),
   /** A launch with a key used before in the organization is refused (REST replays the first). */
   idempotencyKey: z
     .string()

@@ -1,7 +1,7 @@
 import { type EngineProgress, LIVE_SAMPLES, parseLiveProgress, type TLiveProgress } from "@benchboard/core";
 import { hashToken, newToken } from "../auth/tokens";
 import type { Db } from "../client";
-import { NotFoundError } from "../errors";
+import { ConflictError, NotFoundError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
 import { apiTokenPublicSelect } from "./auth";
 
@@ -15,6 +15,20 @@ import { apiTokenPublicSelect } from "./auth";
 export const AGENT_TOKEN_PREFIX = "bba_";
 /** An agent that has not been heard from for this long is shown offline. */
 export const AGENT_OFFLINE_AFTER_MS = 30_000;
+
+/**
+ * What one organization's agents may hold on the install at once. Each label an online agent
+ * offers is polled on every claim, and each claim is a request held open: an agent token must
+ * not be able to turn that into unbounded work on the server.
+ */
+export const AGENT_CAPS = {
+  /** Distinct labels offered by the organization's online agents. */
+  labelsPerOrg: 64,
+  /** Online agents announced with one agent token. */
+  agentsPerToken: 64,
+  /** Claims (long polls for work) of the organization waiting at once, per server process. */
+  claimsPerOrg: 64,
+} as const;
 
 export async function createAgentToken(db: Db, orgId: string, input: { name: string; createdById: string | null }) {
   const token = newToken(AGENT_TOKEN_PREFIX);
@@ -68,9 +82,36 @@ export interface AnnounceInput {
   version: string;
 }
 
-/** An agent starts (or restarts under the same name): one row per name in the organization. */
+/**
+ * An agent starts (or restarts under the same name): one row per name in the organization.
+ * Refused when it would take the organization past its labels or the token past its agents
+ * (counting online agents other than this name, which it replaces).
+ */
 export async function announceAgent(db: Db, caller: AgentCaller, input: AnnounceInput) {
   const now = new Date();
+  const others = await db.agent.findMany({
+    where: {
+      orgId: caller.orgId,
+      name: { not: input.name },
+      stoppedAt: null,
+      lastSeenAt: { gt: new Date(now.getTime() - AGENT_OFFLINE_AFTER_MS) },
+    },
+    select: { labels: true, tokenId: true },
+  });
+  const labels = new Set([...others.flatMap((a) => a.labels), ...input.labels]);
+  if (labels.size > AGENT_CAPS.labelsPerOrg) {
+    throw new ConflictError(
+      "labels",
+      `an organization's online agents offer at most ${AGENT_CAPS.labelsPerOrg} labels; with these they would offer ${labels.size}: reuse labels the organization already has, or stop agents that offer others`,
+    );
+  }
+  const sameToken = others.filter((a) => a.tokenId === caller.tokenId).length;
+  if (sameToken >= AGENT_CAPS.agentsPerToken) {
+    throw new ConflictError(
+      "name",
+      `one agent token runs at most ${AGENT_CAPS.agentsPerToken} agents at once, and ${sameToken} are online with this one: stop one, or create another agent token`,
+    );
+  }
   const data = {
     tokenId: caller.tokenId,
     labels: input.labels,
@@ -233,4 +274,65 @@ export async function revokeAgentToken(db: Db, orgId: string, id: string) {
     data: { revokedAt: new Date() },
   });
   if (!count) throw new NotFoundError("id", "agent token not found or already revoked");
+}
+
+/** Whether any of an organization's agents serves a label now, and when one was last heard from. */
+export interface AgentLabelPresence {
+  agentLabel: string;
+  /** Agents offering the label that are online now (busy ones included). */
+  agentsOnline: number;
+  /** The last time an agent offering it was heard from (its stop included); null: never announced. */
+  lastSeenAt: Date | null;
+}
+
+export async function agentLabelPresence(
+  db: Db | Prisma.TransactionClient,
+  orgId: string,
+  agentLabel: string,
+  now = Date.now(),
+): Promise<AgentLabelPresence> {
+  const agents = await db.agent.findMany({
+    where: { orgId, labels: { has: agentLabel } },
+    select: { lastSeenAt: true, stoppedAt: true },
+  });
+  let agentsOnline = 0;
+  let lastSeenAt: Date | null = null;
+  for (const a of agents) {
+    if (a.stoppedAt === null && now - a.lastSeenAt.getTime() <= AGENT_OFFLINE_AFTER_MS) agentsOnline++;
+    const seen = a.stoppedAt && a.stoppedAt > a.lastSeenAt ? a.stoppedAt : a.lastSeenAt;
+    if (!lastSeenAt || seen > lastSeenAt) lastSeenAt = seen;
+  }
+  return { agentLabel, agentsOnline, lastSeenAt };
+}
+
+const isoSeconds = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** "none online since 2026-…Z", "no agent has ever announced it" or "2 online". */
+export function describeAgentPresence(p: AgentLabelPresence): string {
+  if (p.agentsOnline > 0) return `${p.agentsOnline} online`;
+  return p.lastSeenAt ? `none online since ${isoSeconds(p.lastSeenAt)}` : "no agent has ever announced it";
+}
+
+/** What a queued agent run waits for, as the run page and `benchboard run --wait` say it. */
+export function agentWaitMessage(p: AgentLabelPresence): string {
+  return `waiting for an agent labelled ${p.agentLabel} (${describeAgentPresence(p)})`;
+}
+
+/**
+ * Refuse a launch on a label no online agent of the organization serves, naming the label and
+ * when one was last seen; the caller may ask to queue the run anyway (an agent about to start).
+ */
+export async function assertAgentLabelServed(
+  db: Db | Prisma.TransactionClient,
+  orgId: string,
+  agentLabel: string,
+  field: string,
+): Promise<void> {
+  const presence = await agentLabelPresence(db, orgId, agentLabel);
+  if (presence.agentsOnline > 0) return;
+  const seen = presence.lastSeenAt ? `last seen ${isoSeconds(presence.lastSeenAt)}` : "no agent has ever announced it";
+  throw new ConflictError(
+    field,
+    `no agent labelled ${agentLabel} is online (${seen}): start one, or launch with queueWithoutAgent (benchboard run --queue) to wait for one`,
+  );
 }

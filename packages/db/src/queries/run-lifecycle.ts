@@ -21,6 +21,7 @@ import {
 import type { Db } from "../client";
 import { ConflictError, isDatabaseUnavailable, NotFoundError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
+import { agentLabelPresence, assertAgentLabelServed, describeAgentPresence } from "./agent";
 import { loadNeedsVerification, resolveRunLocation } from "./agent-trust";
 import { countActiveLoad, failStaleRuns, findLaunchByIdempotencyKey, finishRun, launchKey } from "./run";
 import { failStaleShards, prepareShards, shardsIfAllEnded } from "./shards";
@@ -85,6 +86,12 @@ export interface CreateRunsInput {
   workerLabel?: string | null;
   /** The organization's agents offering this label run them instead of the install's workers. */
   agentLabel?: string | null;
+  /**
+   * Queue the runs even when no online agent serves their label (an agent about to start, e.g. a
+   * CI job's `--once` agent); otherwise such a launch is refused. They wait at most the queue's
+   * give-up time.
+   */
+  queueWithoutAgent?: boolean;
   /** Launch-time changes to the scenario's rate, concurrency or duration. */
   overrides?: TLaunchOverrides | null;
   /** One run per value (times repetitions), varying one parameter. */
@@ -129,20 +136,20 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
       throw new ConflictError("repetitions", `a sweep launches at most ${SWEEP_MAX_RUNS} runs (values × repetitions)`);
     }
   }
-  if (input.agentLabel) {
-    // A run may wait for an agent to start (a CI job with --once), but a label no agent of the
-    // organization ever offered is a typo.
-    const known = await db.agent.count({ where: { orgId, labels: { has: input.agentLabel } } });
-    if (!known) {
-      throw new ConflictError("agentLabel", `no agent of this organization offers the label ${input.agentLabel}`);
+  // Where the runs go (an agent-only target sends them to its agents), then whether anything
+  // serves that now; an agent-only target is refused for install workers before that.
+  const located = await db.target.findFirst({
+    where: { orgId, id: input.targetId },
+    select: { name: true, agentLabel: true },
+  });
+  // (An unknown target is answered "not found" by the transaction below.)
+  const wanted = located ? resolveRunLocation(located, input) : null;
+  if (wanted?.agentLabel) {
+    // A run nobody would take is refused rather than left queued, unless the caller asks to wait.
+    if (!input.queueWithoutAgent) {
+      await assertAgentLabelServed(db, orgId, wanted.agentLabel, input.agentLabel ? "agentLabel" : "targetId");
     }
   } else if (input.workerLabel) {
-    // An agent-only target is refused for install workers before asking whether any is online.
-    const target = await db.target.findFirst({
-      where: { orgId, id: input.targetId },
-      select: { name: true, agentLabel: true },
-    });
-    if (target) resolveRunLocation(target, input);
     const offering = await db.worker.count({
       where: { labels: { has: input.workerLabel }, heartbeatAt: { gt: new Date(Date.now() - WORKER_ONLINE_MS) } },
     });
@@ -511,7 +518,8 @@ const REDISPATCH_BATCH = 100;
  * - puts dispatched runs still waiting back on the queue: job ids come from the run, so a job
  *   that is still there is not doubled, and one lost with a Redis that restarted empty is
  *   re-created;
- * - fails runs that could not be queued for `queueGiveUpMs`, with that reason.
+ * - fails runs that could not be queued for `queueGiveUpMs`, with that reason, and agent runs no
+ *   agent took for as long after they were put on their label's queue, naming the label;
  * Safe from any number of processes at once (conditional updates, deterministic job ids), so
  * workers and the web app all call it.
  */
@@ -525,6 +533,8 @@ export async function reapStaleRuns(db: Db, options: ReapOptions) {
 
   const gaveUp = await failUnqueuable(db, now, options.queueGiveUpMs ?? DEFAULT_QUEUE_GIVE_UP_MS);
   if (gaveUp.length) options.log?.(`gave up on ${gaveUp.length} run(s) the job queue never took`);
+  const unclaimed = await failUnclaimed(db, now, options.queueGiveUpMs ?? DEFAULT_QUEUE_GIVE_UP_MS);
+  if (unclaimed.length) options.log?.(`gave up on ${unclaimed.length} run(s) no agent took`);
 
   // Runs that should be on the queue and never got there: single runs and the head of each
   // group with nothing live or dispatched.
@@ -552,7 +562,7 @@ export async function reapStaleRuns(db: Db, options: ReapOptions) {
     new Date(now.getTime() - (options.redispatchAfterMs ?? DEFAULT_REDISPATCH_AFTER_MS)),
     options,
   );
-  return { endedRuns: ended, shardRuns, continued, redispatched, gaveUp };
+  return { endedRuns: ended, shardRuns, continued, redispatched, gaveUp: [...gaveUp, ...unclaimed] };
 }
 
 async function dispatchById(db: Db, runId: string, deps: Pick<LifecycleDeps, "dispatch" | "log">) {
@@ -626,6 +636,42 @@ async function failUnqueuable(db: Db, now: Date, giveUpMs: number): Promise<stri
   const failing = await db.run.findMany({ where: { ...where, status: "queued" }, select: { id: true } });
   await failQueued(db, where, reason);
   return failing.map((r) => r.id);
+}
+
+/**
+ * Fail the agent runs no agent took for `giveUpMs` after they were put on their label's queue
+ * (at launch, or when the previous run of their group ended): waiting for an agent is waiting
+ * for the queue, so such a run ends `failed` like one the queue never took, naming the label and
+ * whether any agent serves it, and frees its slot. A group's other queued runs fail with it,
+ * since they would wait for the same agents. A run claimed meanwhile is `running` and left alone.
+ */
+async function failUnclaimed(db: Db, now: Date, giveUpMs: number): Promise<string[]> {
+  const cutoff = new Date(now.getTime() - giveUpMs);
+  const stuck = await db.run.findMany({
+    where: { status: "queued", agentLabel: { not: null }, dispatchedAt: { lt: cutoff } },
+    orderBy: { dispatchedAt: "asc" },
+    select: { id: true, orgId: true, groupId: true, agentLabel: true },
+    take: REDISPATCH_BATCH,
+  });
+  const minutes = Math.round(giveUpMs / 6_000) / 10;
+  const failed: string[] = [];
+  for (const run of stuck) {
+    const label = run.agentLabel!;
+    const presence = await agentLabelPresence(db, run.orgId, label, now.getTime());
+    const reason = `no agent labelled ${label} took the run within ${minutes} min (${describeAgentPresence(presence)})`;
+    // The waiting run first, only if still unclaimed; then the rest of its group.
+    if (!(await failQueued(db, { id: run.id, dispatchedAt: { lt: cutoff } }, reason))) continue;
+    failed.push(run.id);
+    if (run.groupId) {
+      const rest = await db.run.findMany({
+        where: { groupId: run.groupId, status: "queued", dispatchedAt: null },
+        select: { id: true },
+      });
+      await failQueued(db, { id: { in: rest.map((r) => r.id) }, dispatchedAt: null }, reason);
+      failed.push(...rest.map((r) => r.id));
+    }
+  }
+  return failed;
 }
 
 /**

@@ -79,12 +79,25 @@ export async function getRun(db: Db, orgId: string, id: string) {
       result: true,
       project: { select: { id: true, name: true, slug: true } },
       org: { select: { slug: true } },
+      sweep: { select: { parameter: true, values: true, repetitions: true } },
     },
   });
   if (!run) return null;
-  const { org, ...rest } = run;
+  const { org, sweep, ...rest } = run;
   const groupSize = run.groupId ? await db.run.count({ where: { orgId, groupId: run.groupId } }) : 1;
-  return { ...rest, workerIds: org.slug === LOCAL_ORG_SLUG ? rest.workerIds : [], groupSize };
+  const title = runTitle({ ...run, sweep, groupSize });
+  // A queued agent run says which agents it waits for and whether any is online.
+  const presence =
+    run.status === "queued" && run.agentLabel ? await agentLabelPresence(db, orgId, run.agentLabel) : null;
+  const waitingFor = presence
+    ? {
+        agentLabel: presence.agentLabel,
+        agentsOnline: presence.agentsOnline,
+        lastSeenAt: presence.lastSeenAt?.toISOString() ?? null,
+        message: agentWaitMessage(presence),
+      }
+    : null;
+  return { ...rest, workerIds: org.slug === LOCAL_ORG_SLUG ? rest.workerIds : [], groupSize, title, waitingFor };
 }
 
 export const RUN_LIST_SORTS = ["newest", "oldest", "rps", "p99", "metric"] as const;
@@ -600,10 +613,16 @@ export async function orgLoadPolicy(db: Db, orgId: string) {
   return { caps: resolveOrgCaps(org?.caps), installOrg: org?.slug === LOCAL_ORG_SLUG };
 }
 
-/** Keep what the target's config hook reported right before load: the config the run ran on. */
+/**
+ * Keep what the target's config hook reported right before load: the config the run ran on.
+ * Only while the run is live: an ended run's record is final.
+ */
 export async function recordServerConfig(db: Db, runId: string, config: Record<string, unknown> | null): Promise<void> {
   if (!config) return;
-  await db.run.update({ where: { id: runId }, data: { serverConfig: config as Prisma.InputJsonValue } });
+  await db.run.updateMany({
+    where: { id: runId, status: "running" },
+    data: { serverConfig: config as Prisma.InputJsonValue },
+  });
 }
 
 /** A worker process announcing itself (and its heartbeat). */

@@ -10,12 +10,15 @@ export function LivePanel({
   progress,
   connected,
   opened,
+  waitingFor = null,
 }: {
   status: string;
   progress: TLiveProgress | null;
   connected: boolean;
   /** False until the event stream has first been open: the page is connecting, not reconnecting. */
   opened: boolean;
+  /** A queued agent run: what it waits for ("waiting for an agent labelled lab (none online since …)"). */
+  waitingFor?: { message: string } | null;
 }) {
   const queued = status === "queued";
   const samples = progress?.samples ?? [];
@@ -48,7 +51,7 @@ export function LivePanel({
 
   return (
     <Card
-      title={queued ? "Waiting for a worker" : "Running"}
+      title={queued ? (waitingFor ? capitalize(waitingFor.message) : "Waiting for a worker") : "Running"}
       actions={
         <span className={`text-xs ${connected ? "text-emerald-700" : "text-slate-500"}`} aria-live="polite">
           {connected ? "● live" : opened ? "○ reconnecting…" : "○ connecting…"}
@@ -187,3 +190,5 @@ function Live({ label, value }: { label: string; value: string }) {
     </div>
   );
 }
+
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
