@@ -848,6 +848,33 @@ describe("agents' trust boundary: what an agent token may cost, and what an agen
     });
   }, 30_000);
 
+  it("an agent that stopped while its claim waited is handed no run: the next agent gets it", async () => {
+    const m = await tenant("stopped-claim");
+    const agentId = await agentIdOf(m, "gone-1");
+    const tgt = await agentTarget(m, "stopped");
+    const scenario = await quickScenario(m, "s");
+    const polling = call("/agent/claim", m.agentToken, { agentId, waitS: 6 });
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await call("/agent/stop", m.agentToken, { agentId })).status).toBe(200);
+    const launched = await m.caller.run.launch({ targetId: tgt.id, scenarioId: scenario.id, queueWithoutAgent: true });
+    const answer = await polling;
+    expect(answer.status).toBe(204);
+    const run = await t.db.run.findUniqueOrThrow({ where: { id: launched.id } });
+    expect(run.status).toBe("queued");
+    expect(run.workerIds).toEqual([]);
+    // The stale claim did not bring the stopped agent back online.
+    expect((await t.db.agent.findUniqueOrThrow({ where: { id: agentId } })).stoppedAt).not.toBeNull();
+    const nextId = await agentIdOf(m, "next-1");
+    const claimed = await call("/agent/claim", m.agentToken, { agentId: nextId, waitS: 3 });
+    expect(claimed.status).toBe(200);
+    expect((claimed.body as { assignment: { runId: string } }).assignment.runId).toBe(launched.id);
+    await call(`/agent/runs/${launched.id}/result`, m.agentToken, {
+      agentId: nextId,
+      status: "failed",
+      error: "ended by the test",
+    });
+  }, 30_000);
+
   it("the agent reads only environment names its operator allows, and never its own token", async () => {
     const n = await tenant("env");
     // The allow-list from the environment form; `BENCHBOARD_*` would match the token, which is never read.

@@ -6,6 +6,7 @@ import {
   type AgentCaller,
   agentOfCaller,
   agentRunOfCaller,
+  agentStoppedSince,
   agentWorkerId,
   announceAgent,
   appendLiveProgress,
@@ -175,6 +176,7 @@ export async function agentClaimHandler(req: RestRequest, deps: AgentRestDeps): 
     }
     openClaims.set(caller.orgId, open + 1);
     heldBy = caller.orgId;
+    const claimedAt = new Date();
     await touchAgent(deps.db, agent.id, input.activeRuns);
     if (!deps.agentJobs)
       throw new RestError(503, "this server does not hand out agent runs", {}, { "retry-after": "5" });
@@ -184,20 +186,28 @@ export async function agentClaimHandler(req: RestRequest, deps: AgentRestDeps): 
     for (;;) {
       let job: AgentJob | null;
       try {
-        job = await jobs.take(queues, Math.max(0, until - Date.now()));
+        job = await jobs.take(queues, Math.max(0, until - Date.now()), req.signal);
       } catch {
         throw new RestError(503, "the job queue (Redis) is unavailable; try again shortly", {}, { "retry-after": "5" });
       }
       if (!job) return json(204, null);
-      if (!(await stillAuthorized(req, deps, caller))) {
-        const taken = job;
-        await jobs.giveBack(taken).catch((err) => {
+      const taken = job;
+      const giveBack = () =>
+        jobs.giveBack(taken).catch((err) => {
           // The run stays queued in PostgreSQL; the watchdog dispatches a waiting run again.
           console.error(
             `[agents] could not give back ${taken.id}: ${err instanceof Error ? err.message : String(err)}`,
           );
         });
+      if (!(await stillAuthorized(req, deps, caller))) {
+        await giveBack();
         throw unauthorized(REVOKED);
+      }
+      // The agent went away while its claim waited (it stopped, or dropped the request): the run
+      // goes to the next agent instead of one that will never run it.
+      if (req.signal?.aborted || (await agentStoppedSince(deps.db, agent.id, claimedAt))) {
+        await giveBack();
+        return json(204, null);
       }
       const assignment = await claimJob(deps, agent, job);
       if (assignment) {

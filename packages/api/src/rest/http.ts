@@ -10,6 +10,8 @@ export interface RestRequest {
   url: string;
   headers: Headers;
   body: ReadableStream<Uint8Array> | null;
+  /** Aborted when the client goes away (a fetch `Request` has it). */
+  signal?: AbortSignal;
 }
 
 export interface RestResponse {

@@ -147,6 +147,12 @@ export async function touchAgent(db: Db, agentId: string, activeRuns?: number) {
   });
 }
 
+/** Whether the agent said it stopped after `since` (a claim that began before then is stale). */
+export async function agentStoppedSince(db: Db, agentId: string, since: Date): Promise<boolean> {
+  const agent = await db.agent.findUnique({ where: { id: agentId }, select: { stoppedAt: true } });
+  return agent === null || (agent.stoppedAt !== null && agent.stoppedAt >= since);
+}
+
 export async function stopAgent(db: Db, agentId: string) {
   await db.agent.update({ where: { id: agentId }, data: { stoppedAt: new Date(), activeRuns: 0 } });
 }
