@@ -4,6 +4,6 @@ import { defineConfig } from "vitest/config";
 // (or the defaults), so `vitest run` here is the full test suite.
 export default defineConfig({
   test: {
-    projects: ["packages/*", "apps/*", "workers/*"],
+    projects: ["packages/*", "apps/*", "workers/*", "deploy/*"],
   },
 });

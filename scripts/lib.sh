@@ -97,6 +97,30 @@ ensure_vegeta() {
     { tail -20 "$ROOT/.data/vegeta-build.log"; die "building vegeta failed (log: .data/vegeta-build.log)"; }
 }
 
+# helm and kubeconform for the Helm chart's test (deploy/helm/chart.integration.test.ts), and the
+# Kubernetes and KEDA schemas it validates against: versions pinned in deploy/helm/tools.env, all
+# from the Go module proxy, built once into the state directory (the test builds them too when
+# they are missing).
+ensure_helm_tools() {
+  local tools="$ROOT/.data/tools"
+  # shellcheck source=../deploy/helm/tools.env
+  source "$ROOT/deploy/helm/tools.env"
+  command -v go >/dev/null || die "Go is required to build helm and kubeconform for the chart's test (or put them in $tools)"
+  mkdir -p "$tools"
+  local name module version
+  for name in helm kubeconform; do
+    if [ "$name" = helm ]; then module=helm.sh/helm/v3/cmd/helm version=$HELM_VERSION; else
+      module=github.com/yannh/kubeconform/cmd/kubeconform version=$KUBECONFORM_VERSION; fi
+    if [ -x "$tools/$name" ] && go version -m "$tools/$name" 2>/dev/null | grep -q "^[[:space:]]*mod[[:space:]].*[[:space:]]$version[[:space:]]"; then continue; fi
+    step "building $name $version into .data/tools (Go module proxy)"
+    GOBIN="$tools" go install "$module@$version" >"$ROOT/.data/$name-build.log" 2>&1 ||
+      { tail -20 "$ROOT/.data/$name-build.log"; die "building $name failed (log: .data/$name-build.log)"; }
+  done
+  step "Kubernetes $KUBERNETES_VERSION and KEDA $KEDA_VERSION schemas for the chart's test"
+  (cd "$ROOT/deploy/helm" && node --import tsx schemas.ts >"$ROOT/.data/helm-schemas.log" 2>&1) ||
+    { tail -20 "$ROOT/.data/helm-schemas.log"; die "making the chart's schemas failed (log: .data/helm-schemas.log)"; }
+}
+
 # schemathesis, which the OpenAPI contract test (apps/web/e2e/schemathesis.e2e.test.ts) runs against
 # the built app: installed once with pip into a virtualenv in the state directory.
 SCHEMATHESIS_VERSION=4.32.5

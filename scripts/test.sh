@@ -14,6 +14,7 @@ bash scripts/services.sh || die "services did not start"
 ensure_deps
 ensure_chromium
 ensure_vegeta
+ensure_helm_tools
 ensure_schemathesis
 build_web
 (cd packages/db && node --import tsx ../../scripts/drop-test-databases.ts) || true

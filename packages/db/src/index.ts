@@ -5,6 +5,7 @@ export type * from "./generated/prisma/client";
 export { Prisma } from "./generated/prisma/client";
 export * from "./generated/prisma/enums";
 export * from "./queries/agent";
+export * from "./queries/agent-queue";
 export * from "./queries/agent-trust";
 export * from "./queries/auth";
 export * from "./queries/badge";

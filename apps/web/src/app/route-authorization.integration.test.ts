@@ -313,6 +313,11 @@ const ROUTES: Record<string, RouteSpec> = {
     success: 204,
     call: (a) => ({ url: "/api/v1/agent/claim", ...json({ agentId: a.agentId, waitS: 0 }) }),
   },
+  "GET /api/v1/agent/queue": {
+    access: "agent",
+    success: 200,
+    call: () => ({ url: "/api/v1/agent/queue?label=lab" }),
+  },
   "POST /api/v1/agent/stop": {
     access: "agent",
     success: 200,
@@ -636,8 +641,9 @@ describe("agent routes matrix: route × no token, API token with every scope, re
       ["no token", null, [401]],
       ["API token with every scope", await token(f, [...API_TOKEN_SCOPES]), [401]],
       ["revoked agent token", revoked.token, [401]],
-      // Announcing makes the caller's own agent; everything else names an agent or run of `f`.
-      ["another organization's agent token", other.token, key.endsWith("/announce") ? [200] : [404]],
+      // Announcing makes the caller's own agent, and the queue counts the caller's own
+      // organization's work; everything else names an agent or run of `f`.
+      ["another organization's agent token", other.token, /\/(announce|queue)$/.test(key) ? [200] : [404]],
     ];
     const before = await snapshotOrg(db, f.org.id);
     const failures: string[] = [];

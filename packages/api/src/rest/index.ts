@@ -2,6 +2,7 @@ import { normalizedRunJsonSchema } from "@benchboard/core/importers";
 import { json, type RestResponse } from "./http";
 import { openApiDocument } from "./openapi";
 
+export { agentQueueHandler } from "./agent-queue";
 export {
   type AgentRestDeps,
   agentAnnounceHandler,

@@ -917,7 +917,39 @@ function agentPaths(): JsonObject {
           }),
           "204": { description: "Nothing to run within the wait." },
           ...AGENT_ERRORS,
+          "429": errorResponse(
+            `Too many requests with this agent token, or ${AGENT_CAPS.claimsPerOrg} claims of the organization already wait; retry after \`Retry-After\` seconds.`,
+          ),
           "503": errorResponse("The job queue is unavailable; try again after `Retry-After` seconds."),
+        },
+      },
+    },
+    "/agent/queue": {
+      get: {
+        tags: ["agents"],
+        operationId: "agentQueue",
+        summary: "The organization's agent work per label, for an autoscaler",
+        description:
+          "Per label: runs on the agents' queue no agent took yet (`waitingRuns`), shards waiting (`waitingShards`, an " +
+          "unsharded run is one) and running (`runningShards`), and `activeShards`, their sum: the agent slots the label " +
+          "needs. With `label`, that label's counts at the top level (zeros without work); without, every label with " +
+          "work under `labels`. Needs an agent token; counts only the token's organization.",
+        parameters: [queryParam("label", "One agent label.")],
+        responses: {
+          "200": jsonAnswer("The counts.", {
+            type: "object",
+            properties: {
+              label: { type: "string" },
+              waitingRuns: { type: "integer" },
+              waitingShards: { type: "integer" },
+              runningShards: { type: "integer" },
+              activeShards: { type: "integer" },
+              labels: { type: "array", items: { type: "object" } },
+            },
+          }),
+          "400": AGENT_ERRORS["400"],
+          "401": AGENT_ERRORS["401"],
+          "429": AGENT_ERRORS["429"],
         },
       },
     },
