@@ -21,6 +21,7 @@ export * from "./record-keys";
 export * from "./regression";
 export * from "./run-label";
 export * from "./run-result";
+export * from "./run-state";
 export * from "./scenario";
 export * from "./scenario-defaults";
 export * from "./series";

@@ -2,9 +2,12 @@ import { describe, expect, it } from "vitest";
 import {
   applyParameter,
   compareSweepValues,
+  defaultObjective,
   describeObjective,
   parseParameterPath,
   parseSweepValues,
+  RATE_PARAMETER,
+  rateCapacity,
   readParameter,
   type SweepRow,
   summarizeSweep,
@@ -181,11 +184,11 @@ describe("summarizeSweep", () => {
     expect(summarizeSweep(rows, "latency_p99", []).bestRunId).toBe("a");
     const capacity = summarizeSweep(rows, { kind: "capacity", metric: "latency_p99", below: 100 }, []);
     expect(capacity.bestRunId).toBe("b");
-    expect(capacity.rows.find((r) => r.runId === "c")!.passedOver).toBe("Latency p99 120 ms is not under 100 ms");
+    expect(capacity.rows.find((r) => r.runId === "c")!.passedOver).toBe("Latency p99 120 ms is above 100 ms");
     expect(capacity.rows.find((r) => r.runId === "a")!.passedOver).toBe(
       "qualifies, but 200 is higher and also holds the limit",
     );
-    expect(describeObjective(capacity.objective)).toBe("highest value whose Latency p99 stays under 100 ms");
+    expect(describeObjective(capacity.objective)).toBe("highest value whose Latency p99 stays at or under 100 ms");
   });
 
   it("judges approximate values across their whole range", () => {
@@ -278,8 +281,127 @@ describe("sweepPoints", () => {
       },
     ];
     expect(sweepPoints(rows, "rps")).toEqual([
-      { value: 16, mean: 12, runs: 2, best: true, meetsTargets: true, invalidRuns: 0 },
-      { value: 64, mean: 8, runs: 1, best: false, meetsTargets: false, invalidRuns: 0 },
+      { value: 16, mean: 12, runs: 2, best: true, meetsTargets: true, invalidRuns: 0, saturatedRuns: 0 },
+      { value: 64, mean: 8, runs: 1, best: false, meetsTargets: false, invalidRuns: 0, saturatedRuns: 0 },
+    ]);
+  });
+});
+
+describe("a rate sweep's capacity", () => {
+  // The target tops out near 2,300 req/s: at 2,500 offered it achieves 2,310 and says it is the limit.
+  const run = (
+    runId: string,
+    offered: number,
+    achieved: number,
+    p99: number,
+    more: Partial<{ valid: boolean; saturationReasons: string[]; invalidReasons: string[]; success_rate: number }> = {},
+  ) => ({
+    runId,
+    value: offered,
+    status: "succeeded",
+    excluded: false,
+    valid: more.valid ?? true,
+    invalidReasons: more.invalidReasons ?? [],
+    saturationReasons: more.saturationReasons ?? [],
+    metrics: { rps: achieved, target_rps: offered, latency_p99: p99, success_rate: more.success_rate ?? 100 },
+  });
+  const saturated = ["the target is the limit: requests waited for one of the 64 connections (p99 900 ms)"];
+  const sweep = [
+    run("r500", 500, 500, 4),
+    run("r1000", 1000, 999.6, 6),
+    run("r2000", 2000, 1990, 18),
+    run("r2500", 2500, 2310, 950, { saturationReasons: saturated }),
+  ];
+  const p99Under50 = [{ metric: "latency_p99", op: "<=" as const, value: 50 }];
+
+  it("leads with the highest rate meeting the thresholds and achieved within 2 %, and where it saturates", () => {
+    const objective = defaultObjective(RATE_PARAMETER, "rps");
+    expect(objective).toEqual({ kind: "capacity", metric: "latency_p99" });
+    const summary = summarizeSweep(sweep, objective, p99Under50, { parameter: RATE_PARAMETER });
+    // "Best" is the capacity, never the lowest latency (500 req/s).
+    expect(summary.bestRunId).toBe("r2000");
+    const capacity = rateCapacity(summary.rows, summary.objective, p99Under50);
+    expect(capacity.sustained).toMatchObject({ runId: "r2000", rate: 2000, achievedRps: 1990 });
+    expect(capacity.saturatesAt).toEqual({ runId: "r2500", achievedRps: 2310, offered: 2500 });
+    expect(capacity.statement).toBe(
+      "Sustains 2,000 req/s with Latency p99 ≤ 50 ms (highest rate meeting the thresholds and achieved within 2 %; measured 18 ms); saturates at ~2,310 req/s.",
+    );
+    expect(describeObjective(summary.objective, RATE_PARAMETER)).toBe(
+      "highest rate meeting the thresholds and achieved within 2 %",
+    );
+    const passed = Object.fromEntries(summary.rows.map((r) => [r.runId, r.passedOver]));
+    expect(passed.r2500).toBe("misses Latency p99 <= 50 ms");
+    expect(passed.r500).toBe("qualifies, but 2,000 is higher and also holds the limit");
+  });
+
+  it("does not count a rate achieved short by more than 2 %, nor a saturated or invalid run", () => {
+    const rows = [
+      run("r1000", 1000, 1000, 6),
+      // Within the p99 bound, but 3 % short of the rate: not sustained, and the target's ceiling.
+      run("r1500", 1500, 1455, 30),
+      // Achieved, but the target's own queue grew: not sustainable.
+      run("r1400", 1400, 1400, 20, { saturationReasons: ["the target is the limit: its queue (queue_depth) grew"] }),
+      // The generator distorted it: it answers nothing either way.
+      run("r3000", 3000, 3000, 10, {
+        valid: false,
+        invalidReasons: ["the load generator, not the target, was late sending"],
+      }),
+    ];
+    const summary = summarizeSweep(rows, defaultObjective(RATE_PARAMETER, "rps"), p99Under50, {
+      parameter: RATE_PARAMETER,
+    });
+    expect(summary.bestRunId).toBe("r1000");
+    const capacity = rateCapacity(summary.rows, summary.objective, p99Under50);
+    expect(capacity.sustained?.rate).toBe(1000);
+    expect(capacity.saturatesAt?.runId).toBe("r1500");
+    expect(capacity.highestTried).toBe(1500);
+    const passed = Object.fromEntries(summary.rows.map((r) => [r.runId, r.passedOver]));
+    expect(passed.r1400).toMatch(/^saturated: the target is the limit/);
+    expect(passed.r3000).toMatch(/^not a valid measurement/);
+  });
+
+  it("answers the capacity question asked instead of the thresholds' bound, and says when nothing saturated", () => {
+    const summary = summarizeSweep(sweep.slice(0, 3), { kind: "capacity", metric: "latency_p99", below: 10 }, [], {
+      parameter: RATE_PARAMETER,
+    });
+    expect(summary.bestRunId).toBe("r1000");
+    const capacity = rateCapacity(summary.rows, summary.objective, []);
+    expect(capacity.limit).toEqual({ metric: "latency_p99", value: 10 });
+    expect(describeObjective(summary.objective, RATE_PARAMETER)).toBe(
+      "highest rate whose Latency p99 stays at or under 10 ms, meeting the thresholds and achieved within 2 %",
+    );
+    expect(capacity.saturatesAt).toBeNull();
+    expect(capacity.statement).toBe(
+      "Sustains 1,000 req/s with Latency p99 ≤ 10 ms (highest rate meeting the thresholds and achieved within 2 %; measured 6 ms).",
+    );
+    const all = summarizeSweep(sweep.slice(0, 3), defaultObjective(RATE_PARAMETER, "rps"), [], {
+      parameter: RATE_PARAMETER,
+    });
+    expect(rateCapacity(all.rows, all.objective, []).statement).toBe(
+      "Sustains 2,000 req/s with Latency p99 18 ms (highest rate meeting the thresholds and achieved within 2 %); did not saturate up to 2,000 req/s, the highest rate tried.",
+    );
+  });
+
+  it("says so when no rate is sustained", () => {
+    const rows = [run("r2500", 2500, 2310, 950, { saturationReasons: saturated })];
+    const summary = summarizeSweep(rows, defaultObjective(RATE_PARAMETER, "rps"), p99Under50, {
+      parameter: RATE_PARAMETER,
+    });
+    expect(summary.bestRunId).toBeNull();
+    expect(rateCapacity(summary.rows, summary.objective, p99Under50).statement).toBe(
+      "No rate tried is sustained (none is the highest rate meeting the thresholds and achieved within 2 %, valid and not saturated); saturates at ~2,310 req/s.",
+    );
+  });
+
+  it("marks saturated points apart from invalid ones", () => {
+    const summary = summarizeSweep(sweep, defaultObjective(RATE_PARAMETER, "rps"), p99Under50, {
+      parameter: RATE_PARAMETER,
+    });
+    expect(sweepPoints(summary.rows, "latency_p99").map((p) => [p.value, p.saturatedRuns, p.invalidRuns])).toEqual([
+      [500, 0, 0],
+      [1000, 0, 0],
+      [2000, 0, 0],
+      [2500, 1, 0],
     ]);
   });
 });

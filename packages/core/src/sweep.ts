@@ -99,9 +99,11 @@ export interface SweepRowInput {
   excluded: boolean;
   /** Stored and derived metrics. */
   metrics: Readonly<Record<string, number>>;
-  /** Whether the engine judged the measurement sound (held its rate, …); true when unknown. */
+  /** False when the load generator distorted the measurement; true when unknown. */
   valid?: boolean;
   invalidReasons?: readonly string[];
+  /** The target's reasons for being the limit: a valid run with some reads "saturated". */
+  saturationReasons?: readonly string[];
   /** Stored values that are approximate (`~20`, `~35–40`), as the interval they stand for. */
   approximate?: Readonly<Record<string, Interval>>;
 }
@@ -124,9 +126,34 @@ export const BEST_MIN_SUCCESS_RATE = 99;
 
 /**
  * What "best" means for a sweep: the best value of a metric by its direction, or a capacity
- * question, "the highest value (rate, pool size, …) whose `metric` stays under `below`".
+ * question, "the highest value (rate, pool size, …) that meets the thresholds and whose `metric`
+ * stays at or under `below`" (without `below`, the thresholds alone decide).
  */
-export type SweepObjective = { kind: "optimize"; metric: string } | { kind: "capacity"; metric: string; below: number };
+export type SweepObjective =
+  | { kind: "optimize"; metric: string }
+  | { kind: "capacity"; metric: string; below?: number };
+
+/** The sweep parameter that is an open model's offered rate. */
+export const RATE_PARAMETER = "scenario.rate";
+/** A rate is sustained only when the rate achieved is within this share of the rate offered. */
+export const ACHIEVED_WITHIN = 0.02;
+
+/**
+ * A sweep's answer unless a question is asked: for a rate sweep, the highest rate sustained
+ * (capacity), never the lowest latency, which any rate sweep trivially finds at its lowest rate.
+ */
+export function defaultObjective(parameter: string, metric: string): SweepObjective {
+  return parameter === RATE_PARAMETER ? { kind: "capacity", metric: "latency_p99" } : { kind: "optimize", metric };
+}
+
+/** The rate a run was offered: what the engine reports, else the swept value itself. */
+function offeredRate(row: Pick<SweepRowInput, "metrics" | "value">): number | null {
+  const reported = row.metrics.target_rps;
+  if (reported !== undefined && reported > 0) return reported;
+  return typeof row.value === "number" && row.value > 0 ? row.value : null;
+}
+
+const rateText = (v: number) => Math.round(v).toLocaleString("en-US");
 
 function successRateOf(metrics: Readonly<Record<string, number>>): number | null {
   if (metrics.success_rate !== undefined) return metrics.success_rate;
@@ -147,10 +174,13 @@ export function summarizeSweep(
   rows: readonly SweepRowInput[],
   metricOrObjective: string | SweepObjective,
   thresholds: readonly TThreshold[],
+  options: { parameter?: string } = {},
 ): { rows: SweepRow[]; bestRunId: string | null; objective: SweepObjective } {
   const objective: SweepObjective =
     typeof metricOrObjective === "string" ? { kind: "optimize", metric: metricOrObjective } : metricOrObjective;
   const metric = objective.metric;
+  // A rate is sustained only when it was achieved and the target kept up with it.
+  const sustainedRateOnly = objective.kind === "capacity" && options.parameter === RATE_PARAMETER;
   const judged = rows.map((row): SweepRow => {
     const base = { ...row, best: false, passedOver: null };
     if (thresholds.length === 0 || row.status !== "succeeded") {
@@ -199,8 +229,16 @@ export function summarizeSweep(
         return `success rate ${pctText(success)} is below ${BEST_MIN_SUCCESS_RATE}%${failed ? ` (${failed.toLocaleString("en-US")} failed)` : ""}`;
       }
     }
-    if (objective.kind === "capacity" && !(v < objective.below)) {
-      return `${metricDef(metric).label} ${formatMetric(metric, v)} is not under ${formatMetric(metric, objective.below)}`;
+    if (objective.kind === "capacity" && objective.below !== undefined && !(v <= objective.below)) {
+      return `${metricDef(metric).label} ${formatMetric(metric, v)} is above ${formatMetric(metric, objective.below)}`;
+    }
+    if (sustainedRateOnly) {
+      const offered = offeredRate(row);
+      const achieved = row.metrics.rps;
+      if (offered !== null && achieved !== undefined && achieved < (1 - ACHIEVED_WITHIN) * offered) {
+        return `achieved ${rateText(achieved)} of ${rateText(offered)} req/s offered, more than ${ACHIEVED_WITHIN * 100} % short`;
+      }
+      if (row.saturationReasons?.length) return `saturated: ${row.saturationReasons.join("; ")}`;
     }
     return null;
   };
@@ -240,13 +278,96 @@ export function summarizeSweep(
   return { rows: judged, bestRunId: best?.runId ?? null, objective };
 }
 
-/** The objective in words, e.g. "highest value whose Latency p99 stays under 100 ms". */
-export function describeObjective(objective: SweepObjective): string {
+/** The objective in words, e.g. "highest value whose Latency p99 stays at or under 100 ms". */
+export function describeObjective(objective: SweepObjective, parameter?: string): string {
   if (objective.kind === "optimize") {
     const { direction, label } = metricDef(objective.metric);
     return `${direction === "lower" ? "lowest" : "highest"} ${label}`;
   }
-  return `highest value whose ${metricDef(objective.metric).label} stays under ${formatMetric(objective.metric, objective.below)}`;
+  const limit =
+    objective.below === undefined
+      ? ""
+      : ` whose ${metricDef(objective.metric).label} stays at or under ${formatMetric(objective.metric, objective.below)}`;
+  if (parameter === RATE_PARAMETER) {
+    return `highest rate${limit ? `${limit},` : ""} meeting the thresholds and achieved within ${ACHIEVED_WITHIN * 100} %`;
+  }
+  return objective.below === undefined ? "highest value meeting the thresholds" : `highest value${limit}`;
+}
+
+/** A rate sweep's answer: what rate the target sustains, and where it tops out. */
+export interface RateCapacity {
+  /** The highest rate sustained (the sweep's best run), or null when none was. */
+  sustained: { runId: string; rate: number; achievedRps: number | null; measured: number | null } | null;
+  /** The bound the answer holds to: the capacity question's, else a threshold on p99. */
+  limit: { metric: string; value: number } | null;
+  /** Where the target topped out: the highest rate achieved by a valid run that fell short or saturated. */
+  saturatesAt: { runId: string; achievedRps: number; offered: number | null } | null;
+  /** The highest rate tried by a finished, counted run. */
+  highestTried: number | null;
+  /** The answer in one sentence, e.g. "Sustains 2,000 req/s with Latency p99 ≤ 50 ms (…); saturates at ~2,350 req/s." */
+  statement: string;
+}
+
+/**
+ * A rate sweep leads with its answer. "Sustains N req/s with p99 ≤ X": N is the sweep's best run
+ * under the capacity objective (highest rate meeting the thresholds, achieved within 2 %, valid,
+ * not saturated). "Saturates at ~M": the highest rate actually achieved by a valid run whose
+ * target was the limit (saturated, or short of the rate offered). Invalid runs answer neither.
+ */
+export function rateCapacity(
+  rows: readonly SweepRow[],
+  objective: SweepObjective,
+  thresholds: readonly TThreshold[],
+): RateCapacity {
+  const counted = rows.filter((r) => r.status === "succeeded" && !r.excluded && r.valid !== false);
+  const best = rows.find((r) => r.best) ?? null;
+  const limitMetric = objective.kind === "capacity" && objective.below !== undefined ? objective.metric : "latency_p99";
+  const threshold = thresholds.find((t) => t.metric === limitMetric && (t.op === "<" || t.op === "<="));
+  const limit =
+    objective.kind === "capacity" && objective.below !== undefined
+      ? { metric: objective.metric, value: objective.below }
+      : threshold
+        ? { metric: threshold.metric, value: threshold.value }
+        : null;
+  const sustained =
+    best && typeof best.value === "number"
+      ? {
+          runId: best.runId,
+          rate: best.value,
+          achievedRps: best.metrics.rps ?? null,
+          measured: best.metrics[limitMetric] ?? null,
+        }
+      : null;
+  let saturatesAt: RateCapacity["saturatesAt"] = null;
+  for (const row of counted) {
+    const offered = offeredRate(row);
+    const achieved = row.metrics.rps;
+    if (achieved === undefined) continue;
+    const short = offered !== null && achieved < (1 - ACHIEVED_WITHIN) * offered;
+    if (!short && !row.saturationReasons?.length) continue;
+    if (!saturatesAt || achieved > saturatesAt.achievedRps)
+      saturatesAt = { runId: row.runId, achievedRps: achieved, offered };
+  }
+  const rates = counted.map((r) => r.value).filter((v): v is number => typeof v === "number");
+  const highestTried = rates.length ? Math.max(...rates) : null;
+
+  const label = metricDef(limitMetric).label;
+  const measured = sustained?.measured != null ? formatMetric(limitMetric, sustained.measured) : null;
+  const holding = limit
+    ? ` with ${label} ≤ ${formatMetric(limit.metric, limit.value)}`
+    : measured
+      ? ` with ${label} ${measured}`
+      : "";
+  const rule = `highest rate meeting the thresholds and achieved within ${ACHIEVED_WITHIN * 100} %`;
+  const head = sustained
+    ? `Sustains ${formatSweepValue(sustained.rate)} req/s${holding} (${rule}${limit && measured ? `; measured ${measured}` : ""})`
+    : `No rate tried is sustained (none is the ${rule}, valid and not saturated)`;
+  const tail = saturatesAt
+    ? `saturates at ~${rateText(saturatesAt.achievedRps)} req/s`
+    : highestTried !== null && sustained && sustained.rate >= highestTried
+      ? `did not saturate up to ${formatSweepValue(highestTried)} req/s, the highest rate tried`
+      : null;
+  return { sustained, limit, saturatesAt, highestTried, statement: tail ? `${head}; ${tail}.` : `${head}.` };
 }
 
 export interface SweepPoint {
@@ -259,6 +380,8 @@ export interface SweepPoint {
   meetsTargets: boolean | null;
   /** Runs of this value that are not valid measurements (still plotted, marked). */
   invalidRuns: number;
+  /** Valid runs of this value whose target was the limit (plotted, marked apart from invalid ones). */
+  saturatedRuns: number;
 }
 
 /** One chart point per swept value, in sweep order; excluded and unfinished runs left out. */
@@ -268,7 +391,15 @@ export function sweepPoints(rows: readonly SweepRow[], metric: string): SweepPoi
     if (row.value === null || row.excluded || row.status !== "succeeded") continue;
     let point = points.find((p) => p.value === row.value);
     if (!point) {
-      point = { value: row.value, mean: null, runs: 0, best: false, meetsTargets: null, invalidRuns: 0 };
+      point = {
+        value: row.value,
+        mean: null,
+        runs: 0,
+        best: false,
+        meetsTargets: null,
+        invalidRuns: 0,
+        saturatedRuns: 0,
+      };
       points.push(point);
     }
     const v = row.metrics[metric];
@@ -278,6 +409,7 @@ export function sweepPoints(rows: readonly SweepRow[], metric: string): SweepPoi
     }
     point.best ||= row.best;
     if (row.valid === false) point.invalidRuns++;
+    else if (row.saturationReasons?.length) point.saturatedRuns++;
     if (row.meetsTargets !== null) point.meetsTargets = (point.meetsTargets ?? true) && row.meetsTargets;
   }
   return points.sort((a, b) => compareSweepValues(a.value, b.value));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { runReading } from "./run-state";
 import { targetLimitSignals, withTargetSignals } from "./target-limits";
 
 const s = (...values: (number | null)[]) => ({ values });
@@ -48,25 +49,33 @@ describe("withTargetSignals", () => {
   const generatorReason =
     "achieved 700.0 req/s, below 99% of the target 1000.0 req/s: the load generator could not send faster (its CPU 40% of a core)";
 
-  it("puts the target's signal before the generator's reason on an invalid run", () => {
+  it("keeps the generator's reason first on an invalid run and records the target's signal after it", () => {
     const out = withTargetSignals({
       valid: false,
       invalidReasons: [generatorReason],
       series: { queue_depth: s(10, 100, 300, 500, 700, 850, 950, 990) },
     });
     expect(out.valid).toBe(false);
-    expect(out.invalidReasons[0]).toMatch(/^the target is the limit: its queue \(queue_depth\)/);
-    expect(out.invalidReasons[1]).toBe(generatorReason);
-    expect(out.extra?.targetLimits).toEqual([out.invalidReasons[0]]);
+    expect(out.invalidReasons[0]).toBe(generatorReason);
+    expect(out.invalidReasons[1]).toMatch(/^the target is the limit: its queue \(queue_depth\)/);
+    expect(out.saturationReasons).toEqual([out.invalidReasons[1]]);
+    expect(runReading(out)).toBe("invalid");
   });
 
-  it("keeps a valid run valid and records the signal; no signal changes nothing", () => {
+  it("makes a valid run saturated, still valid; no signal changes nothing", () => {
     const input = { valid: true, invalidReasons: [], series: { "stage.db_p50": s(1, 1, 1, 4, 4, 4, 4, 4) } };
     const out = withTargetSignals(input);
     expect(out.valid).toBe(true);
     expect(out.invalidReasons).toEqual([]);
-    expect(out.extra?.targetLimits).toHaveLength(1);
+    expect(out.saturationReasons).toHaveLength(1);
+    expect(runReading(out)).toBe("saturated");
     const quiet = { valid: false, invalidReasons: [generatorReason], series: { queue_depth: s(1, 1, 1, 1) } };
-    expect(withTargetSignals(quiet)).toBe(quiet);
+    expect(withTargetSignals(quiet)).toEqual({ ...quiet, saturationReasons: [] });
+  });
+
+  it("adds a signal the engine already gave only once", () => {
+    const series = { queue_depth: s(10, 100, 300, 500, 700, 850, 950, 990) };
+    const once = withTargetSignals({ valid: true, invalidReasons: [], series });
+    expect(withTargetSignals(once).saturationReasons).toEqual(once.saturationReasons);
   });
 });

@@ -1,9 +1,10 @@
+import { withTargetReasons } from "./run-state";
+
 /**
  * The target's own signals that it is the limit: a queue it reports (a RabbitMQ queue, a
  * Prometheus gauge named like one) that grew over the run, or a stage it reports in
- * Server-Timing that got slower. When a run is not a valid measurement and the target says it
- * was saturated, the reader must see the target first: a load generator that fell behind a
- * target whose queue was filling up was not the reason the figures look the way they do.
+ * Server-Timing that got slower. They make a run saturated, which is a measurement of the
+ * target; they never make it invalid, which only the generator's own distortion does.
  */
 
 /** Monitor series that hold a queue's depth: the RabbitMQ monitor's and gauges named like one. */
@@ -82,23 +83,16 @@ export function targetLimitSignals(series: Readonly<Record<string, SeriesLike>>)
 }
 
 /**
- * An invalid result's reasons with the target's signals first. A valid result is left valid
- * (a saturated target is what it measured) and keeps the signals as `targetLimits` for display.
+ * A result with the target's own signals added to its saturation reasons: a valid result becomes
+ * saturated (the target is what it measured), an invalid one lists them after the generator's.
  */
 export function withTargetSignals<
   R extends {
     valid: boolean;
     invalidReasons: string[];
+    saturationReasons?: string[];
     series: Readonly<Record<string, SeriesLike>>;
-    extra?: Record<string, unknown>;
   },
->(result: R): R & { extra?: Record<string, unknown> } {
-  const signals = targetLimitSignals(result.series);
-  if (signals.length === 0) return result;
-  const rest = result.invalidReasons.filter((r) => !signals.includes(r));
-  return {
-    ...result,
-    invalidReasons: result.valid ? result.invalidReasons : [...signals, ...rest],
-    extra: { ...result.extra, targetLimits: signals },
-  };
+>(result: R): R & { saturationReasons: string[] } {
+  return withTargetReasons(result, targetLimitSignals(result.series));
 }

@@ -394,6 +394,7 @@ export class Recorder {
       stages,
       valid: invalidReasons.length === 0,
       invalidReasons,
+      saturationReasons: [],
       series,
       extra: {
         ...opts.extra,

@@ -84,8 +84,8 @@ export function StatusBadge({ status }: { status: string }) {
 }
 
 /**
- * A finished run whose measurement is not sound (the generator could not keep the schedule, the
- * target fell behind, …): shown beside its status wherever the run is listed.
+ * A finished run the load generator distorted (late sends, a stalled event loop, its CPU spent):
+ * shown beside its status wherever the run is listed.
  */
 export function InvalidBadge({ reasons }: { reasons?: readonly string[] }) {
   const title = reasons?.length ? `Not a valid measurement: ${reasons.join("; ")}` : "Not a valid measurement";
@@ -98,6 +98,40 @@ export function InvalidBadge({ reasons }: { reasons?: readonly string[] }) {
       invalid
     </span>
   );
+}
+
+/**
+ * A finished run whose target was the limit: still a valid measurement, of a saturated target.
+ * `headline` says where it topped out ("saturated at ~N req/s achieved of M offered").
+ */
+export function SaturatedBadge({ headline, reasons }: { headline?: string | null; reasons?: readonly string[] }) {
+  const title = [headline ?? "saturated: the target was the limit", ...(reasons ?? [])].join("; ");
+  return (
+    <span
+      className="ml-1 inline-flex items-center rounded-full bg-sky-50 px-2 py-0.5 text-xs font-medium text-sky-800 ring-1 ring-inset ring-sky-300"
+      title={`${title}. A valid measurement of the target at its limit.`}
+      data-saturated="true"
+    >
+      saturated
+    </span>
+  );
+}
+
+/** A finished run's reading as a badge: nothing for valid, "saturated" or "invalid" otherwise. */
+export function ReadingBadge({
+  reading,
+  invalidReasons,
+  saturationReasons,
+  headline,
+}: {
+  reading: "valid" | "saturated" | "invalid" | null | undefined;
+  invalidReasons?: readonly string[];
+  saturationReasons?: readonly string[];
+  headline?: string | null;
+}) {
+  if (reading === "invalid") return <InvalidBadge reasons={invalidReasons} />;
+  if (reading === "saturated") return <SaturatedBadge headline={headline} reasons={saturationReasons} />;
+  return null;
 }
 
 /**

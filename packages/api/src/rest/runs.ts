@@ -1,3 +1,6 @@
+import { runReading, saturationHeadline } from "@benchboard/core";
+import { ParsePoolBusyError, splitUploadBodyOffThread } from "@benchboard/core/importers/parse-pool";
+import type { UploadBody } from "@benchboard/core/importers/read-upload";
 import {
   findInstanceConfigByRef,
   findLaunchByIdempotencyKey,
@@ -20,18 +23,21 @@ import {
   restErrorResponse,
   zodFailure,
 } from "./http";
-import { type TRestRun, ZRestLaunchInput, ZRestRun, ZRestUploadEnvelope } from "./schemas";
+import { ENVELOPE_ONE_OF, type TRestRun, ZRestLaunchInput, ZRestRun, ZRestUploadEnvelopeFields } from "./schemas";
 
 type StoredRun = RouterOutputs["run"]["byId"];
 
 const ZStoredResult = ZRestRun.shape.result.unwrap();
 
-/** The web app's origin as the client reached it, for links to run pages. */
-export function requestOrigin(req: RestRequest): string {
-  const url = new URL(req.url);
-  const host = req.headers.get("x-forwarded-host") ?? url.host;
-  const proto = req.headers.get("x-forwarded-proto") ?? url.protocol.replace(/:$/, "");
-  return `${proto}://${host}`;
+/**
+ * Where links to run pages point: the install's configured public URL, as in mail. Headers a
+ * client sends (Host, X-Forwarded-Host, X-Forwarded-Proto) never choose it, so a response cannot
+ * be made to link elsewhere. Without a configured URL (an embedding that gives none), the
+ * origin the request was addressed to.
+ */
+export function linkOrigin(req: RestRequest, deps: Pick<RestDeps, "publicUrl">): string {
+  if (deps.publicUrl) return deps.publicUrl.replace(/\/+$/, "");
+  return new URL(req.url).origin;
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -43,6 +49,18 @@ function asRecord(value: unknown): Record<string, unknown> | null {
 /** A stored run as REST shows it: no histograms or series, thresholds judged, dates as ISO text. */
 export function presentRun(run: StoredRun, origin: string): TRestRun {
   const result = run.result;
+  const stored = result
+    ? ZStoredResult.parse({
+        metrics: result.metrics,
+        statusCounts: result.statusCounts,
+        errors: result.errors,
+        stages: result.stages,
+        valid: result.valid,
+        invalidReasons: result.invalidReasons,
+        saturationReasons: result.saturationReasons,
+      })
+    : null;
+  const reading = stored ? runReading(stored) : null;
   return {
     id: run.id,
     number: run.number,
@@ -51,6 +69,7 @@ export function presentRun(run: StoredRun, origin: string): TRestRun {
     status: run.status,
     source: run.source,
     scenario: { id: run.scenarioId, name: run.scenarioName },
+    title: run.title,
     git: { branch: run.branch, commit: run.commit, ciUrl: run.ciUrl },
     tags: run.tags,
     notes: run.notes,
@@ -62,19 +81,14 @@ export function presentRun(run: StoredRun, origin: string): TRestRun {
     startedAt: iso(run.startedAt),
     endedAt: iso(run.endedAt),
     instanceConfig: asRecord(run.configSnapshot),
-    result: result
-      ? ZStoredResult.parse({
-          metrics: result.metrics,
-          statusCounts: result.statusCounts,
-          errors: result.errors,
-          stages: result.stages,
-          valid: result.valid,
-          invalidReasons: result.invalidReasons,
-        })
-      : null,
+    result: stored,
     thresholds: result ? storedThresholds(result) : null,
     valid: result ? result.valid : null,
+    reading,
+    saturation: stored && reading === "saturated" ? saturationHeadline(stored.metrics) : null,
     invalidReasons: result?.invalidReasons ?? [],
+    saturationReasons: result?.saturationReasons ?? [],
+    waitingFor: run.waitingFor,
   };
 }
 
@@ -95,7 +109,7 @@ export async function loadRun(api: ApiCaller, id: string, field = "id"): Promise
 export async function getRunHandler(req: RestRequest, deps: RestDeps, id: string): Promise<RestResponse> {
   try {
     const api = await authorize(req, deps, "runs:read");
-    return json(200, presentRun(await loadRun(api, id), requestOrigin(req)));
+    return json(200, presentRun(await loadRun(api, id), linkOrigin(req, deps)));
   } catch (err) {
     return restErrorResponse(err, "GET /runs/{id}");
   }
@@ -132,8 +146,12 @@ function isJsonContentType(type: string): boolean {
   return /^application\/([\w.+-]*\+)?json\b/.test(type);
 }
 
-/** The upload as the tRPC procedure takes it, from whichever shape the request has. */
-function uploadInput(req: RestRequest, text: string): TUploadRunInput {
+/**
+ * The upload as the tRPC procedure takes it, from whichever shape the request has. A JSON body is
+ * parsed on the parse pool, never on this thread: only the envelope's small fields are checked
+ * here, and the run it carries is read on the pool like any upload.
+ */
+async function uploadInput(req: RestRequest, text: string, orgId: string): Promise<TUploadRunInput> {
   const url = new URL(req.url);
   const type = (req.headers.get("content-type") ?? "").toLowerCase();
   if (type.startsWith("multipart/form-data") || type.startsWith("application/x-www-form-urlencoded")) {
@@ -146,14 +164,19 @@ function uploadInput(req: RestRequest, text: string): TUploadRunInput {
   const idempotencyKey = req.headers.get("idempotency-key") ?? undefined;
   let fields: Record<string, unknown> = { ...fromQuery, content: text };
   if (isJsonContentType(type)) {
-    const body = parseJsonBody(text);
-    const isEnvelope = body !== null && typeof body === "object" && ("content" in body || "run" in body);
-    if (isEnvelope) {
-      const parsed = ZRestUploadEnvelope.safeParse({ ...fromQuery, ...body });
+    const { envelope, run } = await splitBody(text, orgId);
+    if (envelope) {
+      const parsed = ZRestUploadEnvelopeFields.safeParse({ ...fromQuery, ...envelope });
       if (!parsed.success) throw zodFailure(parsed.error);
-      const { run, content, ...rest } = parsed.data;
-      fields = { ...rest, content: run ? JSON.stringify(run) : content };
-      if (run) fields.format = "native";
+      if ("run" in envelope) {
+        throw new RestError(400, "run: must be a Benchboard run (a JSON object)", { field: "run" });
+      }
+      const { content, ...rest } = parsed.data;
+      if ((content === undefined) === (run === undefined)) {
+        throw new RestError(400, `content: ${ENVELOPE_ONE_OF}`, { field: "content" });
+      }
+      fields = { ...rest, content: run ?? content };
+      if (run !== undefined) fields.format = "native";
     }
   }
   if (fields.project === undefined) {
@@ -174,11 +197,22 @@ function uploadInput(req: RestRequest, text: string): TUploadRunInput {
   return parsed.data;
 }
 
+async function splitBody(text: string, orgId: string): Promise<UploadBody> {
+  try {
+    return await splitUploadBodyOffThread(text, orgId);
+  } catch (err) {
+    if (err instanceof ParsePoolBusyError) {
+      throw new RestError(503, err.message, {}, { "retry-after": String(Math.ceil(err.retryAfterS)) });
+    }
+    throw err;
+  }
+}
+
 export async function uploadRunHandler(req: RestRequest, deps: RestDeps): Promise<RestResponse> {
   try {
     const api = await authorize(req, deps, "runs:write");
     const text = await readBodyText(req, restLimits(deps).maxBodyBytes);
-    const input = uploadInput(req, text);
+    const input = await uploadInput(req, text, api.token.orgId);
     const project = await findProjectByRef(deps.db, api.token.orgId, input.project);
     if (!project)
       throw new RestError(404, `project: no project "${input.project}" in this organization`, { field: "project" });
@@ -188,7 +222,7 @@ export async function uploadRunHandler(req: RestRequest, deps: RestDeps): Promis
       message: "this API token is limited to another project",
     });
     const stored = await api.caller.upload.run({ ...input, project: project.id });
-    const run = presentRun(await loadRun(api, stored.id), requestOrigin(req));
+    const run = presentRun(await loadRun(api, stored.id), linkOrigin(req, deps));
     return json(stored.created ? 201 : 200, { created: stored.created, run }, { location: run.url });
   } catch (err) {
     return restErrorResponse(err, "POST /runs");
@@ -224,7 +258,7 @@ export async function launchRunHandler(req: RestRequest, deps: RestDeps): Promis
     const replay = async () => {
       const earlier = idempotencyKey ? await findLaunchByIdempotencyKey(deps.db, orgId, idempotencyKey) : null;
       if (!earlier) return null;
-      const run = presentRun(await loadRun(api, earlier.runId), requestOrigin(req));
+      const run = presentRun(await loadRun(api, earlier.runId), linkOrigin(req, deps));
       return json(200, { run, groupRunIds: earlier.groupRunIds, created: false }, { location: run.url });
     };
     const replayed = await replay();
@@ -267,6 +301,7 @@ export async function launchRunHandler(req: RestRequest, deps: RestDeps): Promis
         shards: input.shards ?? 1,
         workerLabel: input.workerLabel ?? null,
         agentLabel: input.agentLabel ?? null,
+        queueWithoutAgent: input.queueWithoutAgent ?? false,
         rate: input.rate,
         concurrency: input.concurrency,
         durationS: input.durationS,
@@ -278,7 +313,7 @@ export async function launchRunHandler(req: RestRequest, deps: RestDeps): Promis
       if (raced) return raced;
       throw err;
     }
-    const run = presentRun(await loadRun(api, launched.id), requestOrigin(req));
+    const run = presentRun(await loadRun(api, launched.id), linkOrigin(req, deps));
     return json(201, { run, groupRunIds: launched.groupRunIds, created: true }, { location: run.url });
   } catch (err) {
     return restErrorResponse(err, "POST /runs/launch");

@@ -58,7 +58,7 @@ export const sweepRouter = router({
     .input(
       z.object({
         id: z.string(),
-        /** A capacity question: the highest value whose `metric` stays under `below`. */
+        /** A capacity question: the highest value whose `metric` stays at or under `below`. */
         capacity: z
           .object({
             metric: z.string().refine(isKnownMetric, "unknown metric"),

@@ -146,7 +146,16 @@ describe("upload.run with hostile content", () => {
 describe("runTimes", () => {
   const base = {
     schemaVersion: 1 as const,
-    result: { metrics: {}, statusCounts: {}, errors: [], stages: {}, valid: true, invalidReasons: [], series: {} },
+    result: {
+      metrics: {},
+      statusCounts: {},
+      errors: [],
+      stages: {},
+      valid: true,
+      invalidReasons: [],
+      saturationReasons: [],
+      series: {},
+    },
   };
   it("fills the missing end from the start and the duration, and the other way round", () => {
     expect(runTimes({ ...base, startedAt: "2026-01-01T00:00:00Z", durationS: 90 })).toEqual({

@@ -13,6 +13,7 @@ describe("ZNormalizedRun", () => {
       stages: {},
       valid: true,
       invalidReasons: [],
+      saturationReasons: [],
       series: {},
     });
   });

@@ -7,6 +7,9 @@ import {
   histogramBuckets,
   planShards,
   publishedText,
+  runReading,
+  runTitle,
+  saturationHeadline,
   type TErrorEntry,
   type TScenarioSpec,
   type TStageStat,
@@ -147,7 +150,7 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
         orderBy: { index: "asc" },
         select: { index: true, status: true, workerId: true, error: true, startedAt: true, endedAt: true },
       },
-      sweep: { select: { id: true, name: true, parameter: true } },
+      sweep: { select: { id: true, name: true, parameter: true, values: true, repetitions: true } },
       result: {
         select: {
           metrics: true,
@@ -155,6 +158,7 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
           extra: true,
           valid: true,
           invalidReasons: true,
+          saturationReasons: true,
           histogram: true,
           statusCounts: true,
           errors: true,
@@ -166,6 +170,8 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
   if (!row) return null;
   const facts = toRunFacts(row);
   const result = row.result;
+  // Repetitions launched without a sweep: the title says which of how many this one is.
+  const groupSize = row.groupId && !row.sweep ? await db.run.count({ where: { orgId, groupId: row.groupId } }) : null;
   const published = facts.published
     ? {
         reference: facts.published,
@@ -189,8 +195,19 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
       excludedReason: row.excludedReason,
       error: row.error,
       groupId: row.groupId,
-      sweep: row.sweep,
+      sweep: row.sweep && { id: row.sweep.id, name: row.sweep.name, parameter: row.sweep.parameter },
       sweepValue: row.sweepValue,
+      /** "Run #24 · 400 req/s · 20 s · rate = 400 (value 3 of 4)": what ran, not the scenario's name. */
+      title: runTitle({
+        number: row.number,
+        scenarioName: row.scenarioName,
+        scenarioSnapshot: row.scenarioSnapshot,
+        configSnapshot: row.configSnapshot,
+        sweep: row.sweep,
+        sweepValue: row.sweepValue,
+        groupIndex: row.groupIndex,
+        groupSize,
+      }),
       createdAt: row.createdAt,
       startedAt: row.startedAt,
       endedAt: row.endedAt,
@@ -312,7 +329,8 @@ export async function getRunExport(db: Db, orgId: string, runId: string) {
           metrics: view.result.metrics,
           valid: view.result.valid,
           invalidReasons: view.result.invalidReasons,
-          targetLimits: view.result.targetLimits,
+          reading: view.result.reading,
+          saturationReasons: view.result.saturationReasons,
           statusCounts: view.result.statusCounts,
           errors: view.result.errors,
           stages: view.result.stages,

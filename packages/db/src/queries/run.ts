@@ -1,10 +1,14 @@
 import {
+  achievedRate,
   derivedContext,
   evaluateThresholds,
   metricDef,
   parseLiveProgress,
   resolveOrgCaps,
   runLabel,
+  runReading,
+  runTitle,
+  saturationHeadline,
   sweepValueLabel,
   type ThresholdVerdict,
   type TLiveProgress,
@@ -17,7 +21,9 @@ import { z } from "zod";
 import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
 import { Prisma, type RunStatus } from "../generated/prisma/client";
+import { agentLabelPresence, agentWaitMessage } from "./agent";
 import { LOCAL_ORG_SLUG } from "./org";
+import { numericMetrics } from "./run-facts";
 
 const ZThresholdList = z.array(ZThreshold).catch([]);
 
@@ -344,23 +350,59 @@ export async function listRuns(db: Db, orgId: string, params: ListRunsParams = {
       project: { select: { name: true } },
       target: { select: { name: true } },
       instanceConfig: { select: { name: true } },
-      result: { select: { metrics: true, valid: true } },
+      result: { select: { metrics: true, valid: true, saturationReasons: true } },
       scenarioSnapshot: true,
       configSnapshot: true,
       sweepValue: true,
-      sweep: { select: { parameter: true } },
+      sweep: { select: { parameter: true, values: true, repetitions: true } },
     },
   });
+  // Repetitions launched without a sweep: how many each group has, for "repetition 2 of 3".
+  const plainGroups = [...new Set(rows.flatMap((r) => (r.groupId && !r.sweep ? [r.groupId] : [])))];
+  const groupSizes = new Map(
+    plainGroups.length
+      ? (
+          await db.run.groupBy({ by: ["groupId"], where: { groupId: { in: plainGroups } }, _count: { _all: true } })
+        ).map((g) => [g.groupId, g._count._all])
+      : [],
+  );
   // Labels from what each run really ran; the snapshots themselves stay out of the list.
   const byId = new Map(
-    rows.map(({ scenarioSnapshot, configSnapshot, sweepValue, sweep, ...r }) => [
-      r.id,
-      {
-        ...r,
-        label: runLabel({ scenarioSnapshot, configSnapshot }) ?? null,
-        sweepLabel: sweepValueLabel(sweep?.parameter, sweepValue) ?? null,
-      },
-    ]),
+    rows.map(({ scenarioSnapshot, configSnapshot, sweepValue, sweep, result, ...r }) => {
+      // Derived figures too: a chat run's rate is its messages over its runtime.
+      const metrics = withDerivedMetrics(
+        numericMetrics(result?.metrics),
+        derivedContext(configSnapshot, scenarioSnapshot),
+      );
+      return [
+        r.id,
+        {
+          ...r,
+          result: result && {
+            ...result,
+            metrics,
+            /** The achieved rate the list shows: req/s, else messages/s; null when neither was measured. */
+            rate: achievedRate(metrics),
+            /** valid, saturated (the target was the limit) or invalid (the generator distorted it). */
+            reading: runReading(result),
+            saturation: runReading(result) === "saturated" ? saturationHeadline(numericMetrics(result.metrics)) : null,
+          },
+          label: runLabel({ scenarioSnapshot, configSnapshot }) ?? null,
+          sweepLabel: sweepValueLabel(sweep?.parameter, sweepValue) ?? null,
+          /** "Run #24 · 400 req/s · 20 s · rate = 400 (value 3 of 4)": the one title of a run. */
+          title: runTitle({
+            number: r.number,
+            scenarioName: r.scenarioName,
+            scenarioSnapshot,
+            configSnapshot,
+            sweep,
+            sweepValue,
+            groupIndex: r.groupIndex,
+            groupSize: r.groupId ? (groupSizes.get(r.groupId) ?? null) : null,
+          }),
+        },
+      ] as const;
+    }),
   );
   const items = ids.flatMap((id) => {
     const row = byId.get(id);
@@ -518,6 +560,7 @@ async function writeResult(
     stages: result.stages as unknown as Prisma.InputJsonValue,
     valid: result.valid,
     invalidReasons: result.invalidReasons,
+    saturationReasons: result.saturationReasons ?? [],
     thresholdResults: verdicts as unknown as Prisma.InputJsonValue,
     extra: (extra as Prisma.InputJsonValue | undefined) ?? undefined,
   };

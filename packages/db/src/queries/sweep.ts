@@ -2,7 +2,10 @@ import {
   CONFIG_FIELDS,
   checkPublishedFigures,
   compareSweepValues,
+  defaultObjective,
   describeObjective,
+  RATE_PARAMETER,
+  rateCapacity,
   readParameter,
   type SweepObjective,
   type SweepValue,
@@ -153,13 +156,15 @@ export async function getSweepView(
       metrics: run.facts.metrics,
       valid: run.valid,
       invalidReasons: run.invalidReasons,
+      saturationReasons: run.saturationReasons,
       approximate: run.approximate,
     }))
     .sort((a, b) => compareSweepValues(a.value, b.value) || numberOf(runs, a.runId) - numberOf(runs, b.runId));
+  // A rate sweep's answer is its capacity; a question asked narrows it to a bound of its own.
   const objective: SweepObjective = options.capacity
     ? { kind: "capacity", metric: options.capacity.metric, below: options.capacity.below }
-    : { kind: "optimize", metric: sweep.metric };
-  const summary = summarizeSweep(inputs, objective, thresholds);
+    : defaultObjective(sweep.parameter, sweep.metric);
+  const summary = summarizeSweep(inputs, objective, thresholds, { parameter: sweep.parameter });
   const byId = new Map(runs.map((r) => [r.id, r]));
   const published = parsePublished(sweep.published);
   const meets = new Map(summary.rows.map((r) => [r.runId, r]));
@@ -178,7 +183,9 @@ export async function getSweepView(
     },
     thresholds,
     objective: summary.objective,
-    objectiveText: describeObjective(summary.objective),
+    objectiveText: describeObjective(summary.objective, sweep.parameter),
+    /** A rate sweep's answer: the rate sustained and where the target saturates (null for other sweeps). */
+    capacity: sweep.parameter === RATE_PARAMETER ? rateCapacity(summary.rows, summary.objective, thresholds) : null,
     bestRunId: summary.bestRunId,
     rows: summary.rows.map((row) => {
       const run = byId.get(row.runId)!;

@@ -1,6 +1,7 @@
 "use client";
 
 import { CartesianGrid, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
+import { CHART, TOOLTIP_STYLE } from "./palette";
 
 /** The smallest 1, 2, 2.5 or 5 × 10^k at or above `x`, so the axis ends on a round number. */
 function niceCeil(x: number): number {
@@ -18,6 +19,8 @@ export interface ValuePoint {
   meetsTargets?: boolean | null;
   /** Some of this value's runs are not valid measurements: drawn hollow, never the best. */
   invalid?: boolean;
+  /** Some of this value's runs saturated the target (still valid): drawn with a ring. */
+  saturated?: boolean;
 }
 
 /**
@@ -31,6 +34,7 @@ export function MetricByValueChart({
   thresholds,
   height = 260,
   xLabel,
+  markers = [],
 }: {
   title: string;
   data: readonly ValuePoint[];
@@ -38,6 +42,8 @@ export function MetricByValueChart({
   thresholds: readonly { label: string; value: number }[];
   height?: number;
   xLabel: string;
+  /** Vertical lines at parameter values (their axis labels), e.g. the rate a sweep sustains. */
+  markers?: readonly { at: string; label: string }[];
 }) {
   const values = data.flatMap((d) => (d.value === null ? [] : [d.value]));
   const top = niceCeil(Math.max(...values, ...thresholds.map((t) => t.value), 0) * 1.05);
@@ -49,39 +55,48 @@ export function MetricByValueChart({
         data={data as ValuePoint[]}
         margin={{ top: 16, right: 24, bottom: 16, left: 0 }}
       >
-        <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" />
+        <CartesianGrid strokeDasharray="3 3" stroke={CHART.grid} />
         <XAxis
           dataKey="label"
-          tick={{ fontSize: 11, fill: "#64748b" }}
-          label={{ value: xLabel, position: "insideBottom", offset: -8, fontSize: 11, fill: "#475569" }}
+          tick={{ fontSize: 11, fill: CHART.axis }}
+          label={{ value: xLabel, position: "insideBottom", offset: -8, fontSize: 11, fill: CHART.label }}
         />
         <YAxis
           width="auto"
           tickFormatter={format}
-          tick={{ fontSize: 11, fill: "#64748b" }}
+          tick={{ fontSize: 11, fill: CHART.axis }}
           domain={[0, top]}
           tickCount={6}
         />
-        <Tooltip formatter={(v) => (typeof v === "number" ? format(v) : String(v))} contentStyle={{ fontSize: 12 }} />
+        <Tooltip formatter={(v) => (typeof v === "number" ? format(v) : String(v))} contentStyle={TOOLTIP_STYLE} />
         {thresholds.map((t) => (
           <ReferenceLine
             key={t.label}
             y={t.value}
-            stroke="#dc2626"
+            stroke={CHART.bad}
             strokeDasharray="6 4"
-            label={{ value: t.label, position: "insideTopRight", fontSize: 11, fill: "#b91c1c" }}
+            label={{ value: t.label, position: "insideTopRight", fontSize: 11, fill: CHART.badLabel }}
+          />
+        ))}
+        {markers.map((m) => (
+          <ReferenceLine
+            key={`${m.at}:${m.label}`}
+            x={m.at}
+            stroke={CHART.good}
+            strokeDasharray="4 3"
+            label={{ value: m.label, position: "insideTopLeft", fontSize: 11, fill: CHART.goodLabel }}
           />
         ))}
         <Line
           dataKey="value"
           name={title}
-          stroke="#0284c7"
+          stroke={CHART.primary}
           strokeWidth={2}
           isAnimationActive={false}
           dot={(props: { cx?: number; cy?: number; payload?: ValuePoint; index?: number }) => {
             const { cx, cy, payload, index } = props;
             if (cx === undefined || cy === undefined || !payload || payload.value === null) return <g key={index} />;
-            const fill = payload.best ? "#16a34a" : payload.meetsTargets === false ? "#dc2626" : "#0284c7";
+            const fill = payload.best ? CHART.good : payload.meetsTargets === false ? CHART.bad : CHART.primary;
             if (payload.invalid) {
               return (
                 <circle
@@ -89,14 +104,23 @@ export function MetricByValueChart({
                   cx={cx}
                   cy={cy}
                   r={5.5}
-                  fill="white"
-                  stroke="#d97706"
+                  fill={CHART.surface}
+                  stroke={CHART.marker}
                   strokeWidth={2.5}
                   strokeDasharray="3 2"
                   data-invalid="true"
                 >
                   <title>{`${payload.label}: not a valid measurement`}</title>
                 </circle>
+              );
+            }
+            if (payload.saturated) {
+              return (
+                <g key={index} data-saturated="true">
+                  <circle cx={cx} cy={cy} r={8} fill="none" stroke={CHART.primary} strokeWidth={1.5} />
+                  <circle cx={cx} cy={cy} r={4} fill={fill} stroke={CHART.surface} strokeWidth={1.5} />
+                  <title>{`${payload.label}: saturated (the target was the limit; a valid measurement)`}</title>
+                </g>
               );
             }
             return (
@@ -106,7 +130,7 @@ export function MetricByValueChart({
                 cy={cy}
                 r={payload.best ? 7 : 4}
                 fill={fill}
-                stroke="white"
+                stroke={CHART.surface}
                 strokeWidth={1.5}
               />
             );

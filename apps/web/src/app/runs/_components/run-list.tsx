@@ -1,7 +1,7 @@
 "use client";
 
 import { formatMetric } from "@benchboard/core";
-import { Button, EmptyState, ErrorState, InvalidBadge, Skeleton, StatusBadge } from "@benchboard/ui";
+import { Button, EmptyState, ErrorState, ReadingBadge, Skeleton, StatusBadge } from "@benchboard/ui";
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
@@ -197,7 +197,7 @@ export function RunList() {
                 <th className="px-3 py-2">Scenario</th>
                 <th className="px-3 py-2">Target · config</th>
                 <th className="px-3 py-2">Branch · tags</th>
-                <th className="px-3 py-2 text-right">Req/s</th>
+                <th className="px-3 py-2 text-right">Rate</th>
                 <th className="px-3 py-2 text-right">p99</th>
                 <th className="px-3 py-2">Started</th>
               </tr>
@@ -234,7 +234,11 @@ export function RunList() {
                     </td>
                     <td className="px-3 py-2">
                       <StatusBadge status={r.status} />
-                      {r.result?.valid === false && <InvalidBadge />}
+                      <ReadingBadge
+                        reading={r.result?.reading}
+                        saturationReasons={r.result?.saturationReasons}
+                        headline={r.result?.saturation}
+                      />
                       {r.excluded && <span className="ml-1 text-xs text-amber-700">excluded</span>}
                     </td>
                     <td className="px-3 py-2">{r.project.name}</td>
@@ -262,7 +266,7 @@ export function RunList() {
                       ))}
                     </td>
                     <td className="px-3 py-2 text-right tabular-nums">
-                      {m.rps !== undefined ? m.rps.toLocaleString("en-US", { maximumFractionDigits: 1 }) : "—"}
+                      {r.result?.rate ? formatMetric(r.result.rate.metric, r.result.rate.value) : "—"}
                     </td>
                     <td className="px-3 py-2 text-right tabular-nums">{formatMetric("latency_p99", m.latency_p99)}</td>
                     <td className="px-3 py-2 whitespace-nowrap text-slate-600">

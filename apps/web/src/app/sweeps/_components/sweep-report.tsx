@@ -5,9 +5,11 @@ import {
   formatDeltaPct,
   formatMetric,
   formatSweepValue,
+  isKnownMetric,
   metricDef,
   metricOrder,
   relativeDelta,
+  runReading,
   sweepPoints,
 } from "@benchboard/core";
 import {
@@ -15,8 +17,8 @@ import {
   Card,
   cx,
   ErrorState,
-  InvalidBadge,
   ProgressBar,
+  ReadingBadge,
   Skeleton,
   StatusBadge,
   WideTable,
@@ -25,6 +27,7 @@ import { MetricByValueChart } from "@benchboard/ui/charts/metric-by-value-chart"
 import { PublishedFigures, PublishedMark, SourceCheckToggle } from "@benchboard/ui/published-figures";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { usePathname, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { ConfirmDialog } from "~/app/_components/confirm-dialog";
 import { PageHeader } from "~/app/_components/page-header";
@@ -54,15 +57,44 @@ function HeaderUnit({ metric }: { metric: string }) {
   return metricDef(metric).unit === "count" ? <span className="normal-case"> (count)</span> : null;
 }
 
+/**
+ * The capacity question from the URL (`?capacity=latency_p99&below=50`): a known metric and a
+ * bound above 0, else none (a link with a mistyped question shows the sweep's own answer).
+ */
+function capacityFromUrl(params: URLSearchParams): { metric: string; below: number } | null {
+  const metric = params.get("capacity");
+  const below = Number(params.get("below"));
+  if (!metric || !isKnownMetric(metric) || !Number.isFinite(below) || below <= 0) return null;
+  return { metric, below };
+}
+
 export function SweepReport({ id }: { id: string }) {
   const trpc = useTRPC();
-  const [capacity, setCapacity] = useState<{ metric: string; below: number } | null>(null);
+  const pathname = usePathname();
+  const params = useSearchParams();
+  // The question and the chart's metric live in the URL, so a link shows the same answer.
+  const capacity = capacityFromUrl(new URLSearchParams(params));
+  const go = (patch: Record<string, string | null>) => {
+    const next = new URLSearchParams(params);
+    for (const [k, v] of Object.entries(patch)) {
+      if (v) next.set(k, v);
+      else next.delete(k);
+    }
+    const query = next.toString();
+    // The page itself does not change, only what it shows: no server round trip (Next keeps
+    // useSearchParams in step with the history API).
+    window.history.replaceState(null, "", query ? `${pathname}?${query}` : pathname);
+  };
+  const setCapacity = (q: { metric: string; below: number } | null) =>
+    go({ capacity: q?.metric ?? null, below: q ? String(q.below) : null });
   const sweep = useQuery({
     ...trpc.sweep.byId.queryOptions({ id, capacity }),
     placeholderData: (prev) => prev,
     refetchInterval: (q) => (q.state.data?.sweep.status === "running" ? 1_000 : false),
   });
-  const [metric, setMetric] = useState<string | null>(null);
+  const metricParam = params.get("metric");
+  const metric = metricParam && isKnownMetric(metricParam) ? metricParam : null;
+  const setMetric = (k: string) => go({ metric: k });
   const [showPublished, setShowPublished] = useState(false);
   const me = useQuery(trpc.auth.me.queryOptions());
   const qc = useQueryClient();
@@ -97,7 +129,14 @@ export function SweepReport({ id }: { id: string }) {
   const labelOf = (runId: string) => rows.find((r) => r.runId === runId)?.label ?? runId;
   const hasTargets = view.thresholds.length > 0;
   const best = rows.find((r) => r.best);
-  const invalidCount = rows.filter((r) => r.valid === false && r.status === "succeeded" && !r.excluded).length;
+  const counted = rows.filter((r) => r.status === "succeeded" && !r.excluded);
+  const invalidCount = counted.filter((r) => runReading(r) === "invalid").length;
+  const saturatedCount = counted.filter((r) => runReading(r) === "saturated").length;
+  const capacityAnswer = view.capacity;
+  const sustainedLabel =
+    capacityAnswer?.sustained && points.some((p) => p.value === capacityAnswer.sustained!.rate)
+      ? formatSweepValue(capacityAnswer.sustained.rate)
+      : null;
 
   return (
     <div className="space-y-6">
@@ -125,6 +164,30 @@ export function SweepReport({ id }: { id: string }) {
           error={cancel.isError ? errorMessage(cancel.error) : null}
           onCancel={() => cancel.mutate({ id })}
         />
+      )}
+
+      {capacityAnswer && (
+        <section
+          aria-label="Capacity"
+          data-capacity
+          className={cx(
+            "rounded-lg border px-4 py-3 text-sm",
+            capacityAnswer.sustained
+              ? "border-emerald-200 bg-emerald-50 text-emerald-950"
+              : "border-amber-200 bg-amber-50 text-amber-950",
+          )}
+        >
+          <p className="text-base font-semibold">{capacityAnswer.statement}</p>
+          <p className="mt-1 text-xs text-slate-600">
+            {capacity
+              ? `Answering the question asked: ${view.objectiveText}.`
+              : hasTargets
+                ? `Thresholds: ${view.thresholds.map((t) => `${metricDef(t.metric).label} ${t.op} ${formatMetric(t.metric, t.value)}`).join(", ")}.`
+                : "No thresholds are set: a rate counts when at least 99% of its requests succeed."}{" "}
+            Saturated runs are valid measurements of the target at its limit; invalid ones (the load generator&apos;s
+            doing) answer nothing.
+          </p>
+        </section>
       )}
 
       <Card
@@ -163,9 +226,11 @@ export function SweepReport({ id }: { id: string }) {
               best: p.best,
               meetsTargets: p.meetsTargets,
               invalid: p.invalidRuns > 0,
+              saturated: p.saturatedRuns > 0 && p.invalidRuns === 0,
             }))}
             format={(v) => formatMetric(chosen, v)}
             thresholds={thresholds}
+            markers={sustainedLabel ? [{ at: sustainedLabel, label: `sustains ${sustainedLabel} req/s` }] : []}
           />
         )}
         <p className="mt-2 text-xs text-slate-500">
@@ -173,6 +238,8 @@ export function SweepReport({ id }: { id: string }) {
             ? `Best: ${view.sweep.parameter} = ${formatSweepValue(best.value)} (${best.label}), the ${view.objectiveText} among runs that ${hasTargets ? "meet every threshold" : "succeeded with at least 99% success and a valid measurement"}.`
             : "No value qualifies as best yet."}{" "}
           Green marks the best value, red the values that miss a threshold; dashed lines are thresholds on this metric.
+          {saturatedCount > 0 &&
+            ` Ringed points saturated the target (${saturatedCount} run${saturatedCount === 1 ? "" : "s"}): valid measurements of the target at its limit.`}
           {invalidCount > 0 &&
             ` Hollow amber points are not valid measurements (${invalidCount} run${invalidCount === 1 ? "" : "s"}): their figures may be the load generator's rather than the target's, so they are never the best value or a capacity answer — the table says why.`}
         </p>
@@ -237,8 +304,12 @@ export function SweepReport({ id }: { id: string }) {
                         {row.label}
                       </Link>{" "}
                       {row.status !== "succeeded" && <StatusBadge status={row.status} />}
-                      {row.status === "succeeded" && row.valid === false && (
-                        <InvalidBadge reasons={row.invalidReasons} />
+                      {row.status === "succeeded" && (
+                        <ReadingBadge
+                          reading={runReading(row)}
+                          invalidReasons={row.invalidReasons}
+                          saturationReasons={row.saturationReasons}
+                        />
                       )}
                       {row.included && <div className="text-[11px] text-slate-500">shared with another sweep</div>}
                       {row.excluded && (
@@ -318,6 +389,7 @@ export function SweepReport({ id }: { id: string }) {
             source={view.published.reference.source}
             url={view.published.reference.url}
             table={view.published.reference.table}
+            date={view.published.reference.date}
             note={view.published.reference.note}
             checks={view.published.checks}
             runLabel={labelOf}
@@ -396,8 +468,8 @@ function SweepProgress({
 }
 
 /**
- * "Highest rate whose p99 stays under X": best by a limit instead of by the metric alone (which,
- * for latency over a rate sweep, trivially picks the lowest rate).
+ * "Highest rate whose p99 stays at or under X": best by a limit instead of by the metric alone
+ * (which, for latency over a rate sweep, trivially picks the lowest rate). Kept in the URL.
  */
 function CapacityQuestion({
   metrics,
@@ -410,9 +482,12 @@ function CapacityQuestion({
   objectiveText: string;
   onAsk: (q: { metric: string; below: number } | null) => void;
 }) {
-  const [metric, setMetric] = useState(current?.metric ?? metrics.find((k) => k === "latency_p99") ?? metrics[0] ?? "");
+  const [picked, setMetric] = useState(current?.metric ?? null);
   const [below, setBelow] = useState(current ? String(current.below) : "");
   if (metrics.length === 0) return null;
+  // The form may first render before any run has finished: the choice follows the metrics measured.
+  const metric =
+    picked && metrics.includes(picked) ? picked : (metrics.find((k) => k === "latency_p99") ?? metrics[0]!);
   const value = Number(below);
   const valid = below.trim() !== "" && Number.isFinite(value) && value > 0;
   return (
@@ -441,7 +516,7 @@ function CapacityQuestion({
           </select>
         </label>
         <label className="flex flex-col gap-1 text-xs text-slate-600">
-          stays under ({metricDef(metric).unit})
+          stays at or under ({metricDef(metric).unit})
           <input
             className="w-28 rounded-md border border-slate-300 px-2 py-1.5 text-sm"
             inputMode="decimal"
@@ -459,7 +534,7 @@ function CapacityQuestion({
         </button>
         {current && (
           <button type="button" className="px-2 py-1.5 text-sm text-slate-600 underline" onClick={() => onAsk(null)}>
-            Back to the sweep's metric
+            Back to the sweep's own answer
           </button>
         )}
       </form>

@@ -1,7 +1,7 @@
 "use client";
 
 import { formatMetric } from "@benchboard/core";
-import { Card, EmptyState, ErrorState, Skeleton, StatCard, StatusBadge } from "@benchboard/ui";
+import { Card, EmptyState, ErrorState, ReadingBadge, Skeleton, StatCard, StatusBadge } from "@benchboard/ui";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "~/trpc/client";
@@ -69,7 +69,7 @@ export function ProjectOverview({ projectId }: { projectId: string }) {
                 <th>Status</th>
                 <th>Scenario</th>
                 <th>Target</th>
-                <th className="text-right">Req/s</th>
+                <th className="text-right">Rate</th>
                 <th className="text-right">p99</th>
                 <th className="pl-4">Started</th>
               </tr>
@@ -81,15 +81,22 @@ export function ProjectOverview({ projectId }: { projectId: string }) {
                   <tr key={r.id} className="border-t border-slate-100">
                     <td className="py-1.5">
                       <Link href={`/runs/${r.id}`} className="font-medium text-sky-700 hover:underline">
-                        #{r.number}
+                        {r.title}
                       </Link>
                     </td>
                     <td>
                       <StatusBadge status={r.status} />
+                      <ReadingBadge
+                        reading={r.result?.reading}
+                        saturationReasons={r.result?.saturationReasons}
+                        headline={r.result?.saturation}
+                      />
                     </td>
                     <td>{r.scenarioName}</td>
                     <td>{r.target?.name ?? "—"}</td>
-                    <td className="text-right tabular-nums">{m.rps !== undefined ? m.rps.toFixed(1) : "—"}</td>
+                    <td className="text-right tabular-nums">
+                      {r.result?.rate ? formatMetric(r.result.rate.metric, r.result.rate.value) : "—"}
+                    </td>
                     <td className="text-right tabular-nums">{formatMetric("latency_p99", m.latency_p99)}</td>
                     <td className="pl-4 text-slate-600">{new Date(r.startedAt ?? r.createdAt).toLocaleString()}</td>
                   </tr>

@@ -1,7 +1,7 @@
 "use client";
 
 import type { RouterOutputs } from "@benchboard/api";
-import { formatDurationMs, formatMetric, metricDef, THRESHOLD_STATUS_TEXT } from "@benchboard/core";
+import { formatDurationMs, formatMetric, metricDef, publishedHeadline, THRESHOLD_STATUS_TEXT } from "@benchboard/core";
 import { Card, cx, Skeleton, StatCard } from "@benchboard/ui";
 import { HistogramChart } from "@benchboard/ui/charts/histogram-chart";
 import { PublishedFigures } from "@benchboard/ui/published-figures";
@@ -126,19 +126,27 @@ function SummaryCard({
   derived,
   failed,
   printed,
+  publication,
   disagreement,
 }: {
   metric: string;
   value: number | undefined;
-  /** Benchboard's own figure when it disagrees with the printed one, and how it was obtained. */
-  disagreement?: { computedText: string; detail: string | null };
+  /** The printed figure (formatted like any other) when Benchboard's own disagrees with it, and why. */
+  disagreement?: { publishedText: string; detail: string | null };
   derived: boolean;
   failed: number;
-  /** The figure as a document printed it: shown as printed, precision and "~" kept. */
+  /** The figure as a document printed it: the card says so, and formats the value like any other. */
   printed?: string;
+  /** The document that printed it: its date (YYYY-MM-DD) and whether the figure was approximate. */
+  publication?: { date?: string; approximate?: boolean; range?: readonly [number, number] };
 }) {
   const def = metricDef(metric);
-  const text = printed ?? formatMetric(metric, value);
+  // A derived figure is Benchboard's own; a stored one of a transcribed run is the document's.
+  const { text, source } = publishedHeadline(
+    metric,
+    value,
+    printed !== undefined && !derived ? (publication ?? {}) : null,
+  );
   // A long unit (req/s/vCPU) moves under the number so the card keeps one line.
   const long = text.endsWith(` ${def.unit}`) && text.length > 11;
   const tone =
@@ -150,16 +158,14 @@ function SummaryCard({
       tone={tone}
       hint={
         <>
-          {[long ? def.unit : null, derived ? "derived" : null, printed ? "as published" : null]
-            .filter(Boolean)
-            .join(" · ") || null}
+          {[long ? def.unit : null, derived ? "derived" : null, source].filter(Boolean).join(" · ") || null}
           {disagreement && (
             <span
               className="block font-medium text-amber-700"
               title={disagreement.detail ?? undefined}
               data-published-disagreement
             >
-              ⚠ computed {disagreement.computedText}
+              ⚠ published {disagreement.publishedText}
             </span>
           )}
         </>
@@ -198,31 +204,46 @@ export function RunReport({
   const disagreements = new Map(
     (view.published?.checks ?? []).flatMap((c) =>
       c.figure.kind === "value" && c.status === "mismatch"
-        ? [[c.figure.metric, { computedText: c.computedText, detail: c.detail }] as const]
+        ? [
+            [
+              c.figure.metric,
+              { publishedText: formatMetric(c.figure.metric, c.figure.value), detail: c.detail },
+            ] as const,
+          ]
         : [],
     ),
   );
+  const publicationOf = (metric: string) => {
+    const figure = view.published?.checks.map((c) => c.figure).find((f) => f.kind === "value" && f.metric === metric);
+    return {
+      date: view.published?.reference.date,
+      ...(figure?.kind === "value" ? { approximate: figure.approximate, range: figure.range } : {}),
+    };
+  };
   const percentiles = PERCENTILE_KEYS.filter((k) => m[k] !== undefined);
   const statusCounts = Object.entries(result.statusCounts);
   const otherErrors = result.errors.filter((e) => e.kind !== "status");
 
   return (
     <div className="space-y-6">
-      {!result.valid && (
+      {result.reading === "invalid" && (
         <div role="alert" className="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
           <span className="font-semibold">Not a valid measurement: </span>
           {result.invalidReasons.join("; ") || "the engine flagged this run"}
         </div>
       )}
 
-      {result.valid && result.targetLimits.length > 0 && (
+      {result.reading === "saturated" && (
         <section
           aria-label="The target at its limit"
           className="rounded-lg border border-sky-200 bg-sky-50 px-4 py-3 text-sm text-sky-900"
+          data-reading="saturated"
         >
-          <span className="font-semibold">The target was at its limit: </span>
-          {result.targetLimits.join("; ")}. The figures are valid: they measure the target under this load, not the load
-          generator.
+          <span className="font-semibold">
+            {result.saturation ? `${result.saturation[0]!.toUpperCase()}${result.saturation.slice(1)}` : "Saturated"}:{" "}
+          </span>
+          {result.saturationReasons.join("; ")}. The figures are valid: they measure the target at its limit, not the
+          load generator.
         </section>
       )}
 
@@ -242,6 +263,7 @@ export function RunReport({
             derived={derived.has(k)}
             failed={failed}
             printed={printed[k]}
+            publication={printed[k] !== undefined ? publicationOf(k) : undefined}
             disagreement={printed[k] ? disagreements.get(k) : undefined}
           />
         ))}
@@ -261,6 +283,7 @@ export function RunReport({
             helperThreads={result.helperThreads}
             loopSlice={result.loopSlice}
             pacingThread={result.pacingThread}
+            stalls={result.stalls}
           />
         </Card>
       )}
@@ -403,6 +426,7 @@ export function RunReport({
             source={view.published.reference.source}
             url={view.published.reference.url}
             table={view.published.reference.table}
+            date={view.published.reference.date}
             checks={view.published.checks}
             runLabel={() => `#${view.run.number}`}
           />
