@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { formatMetric, metricDef } from "@benchboard/core";
 import { Octokit } from "@octokit/core";
-import type { TCompareResult } from "./api-types";
+import { compareOutcome, type TCompareOutcome, type TCompareResult } from "./api-types";
 import { verdictStatus } from "./summary";
 
 /**
@@ -138,6 +138,22 @@ export function thresholdAnnotations(result: TCompareResult, path: string) {
 }
 
 /**
+ * An inconclusive gate is `neutral`: neither a green check it did not earn nor a red one for a
+ * regression it did not find (the job's exit code still fails the job unless told otherwise).
+ */
+const CHECK_CONCLUSION: Record<TCompareOutcome, "success" | "failure" | "neutral"> = {
+  pass: "success",
+  fail: "failure",
+  inconclusive: "neutral",
+};
+
+function checkTitle(result: TCompareResult, outcome: TCompareOutcome): string {
+  if (outcome === "pass") return "No regression";
+  if (outcome === "fail") return result.reasons[0] ?? "Gate failed";
+  return `Inconclusive: ${result.inconclusiveReasons?.[0] ?? "the gate could not judge"}`;
+}
+
+/**
  * Write the comparison to the pull request: the comment (one per scenario, edited in place) and
  * a check run on the head commit. A fork's pull request (read-only token) or a token that may
  * not write gets nothing written; the outcome says why, for the job summary.
@@ -162,6 +178,7 @@ export async function publishToGitHub(
     ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
   });
   const repo = { owner: ctx.owner, repo: ctx.repo };
+  const outcome = compareOutcome(result);
   let comment: PublishOutcome["comment"] = null;
   let commentId: number | null = null;
   try {
@@ -195,10 +212,10 @@ export async function publishToGitHub(
         name: `Benchboard: ${result.head.scenario.name}`.slice(0, 100),
         head_sha: ctx.headSha,
         status: "completed",
-        conclusion: result.passed ? "success" : "failure",
+        conclusion: CHECK_CONCLUSION[outcome],
         details_url: result.head.url,
         output: {
-          title: result.passed ? "No regression" : (result.reasons[0] ?? "Gate failed").slice(0, 255),
+          title: checkTitle(result, outcome).slice(0, 255),
           summary: markdown.slice(0, 65_000),
           ...(ctx.workflowPath && annotations.length ? { annotations } : {}),
         },
@@ -220,12 +237,35 @@ export async function publishToGitHub(
   }
 }
 
+/**
+ * Who the token writes as: its user for a personal or OAuth token; "app" for a GitHub App's
+ * installation token — Actions' GITHUB_TOKEN is one — which may not read `/user` (GitHub answers
+ * 403) and whose comments are by the app's bot account.
+ */
+async function tokenAuthor(octokit: Octokit): Promise<{ id: number } | "app"> {
+  try {
+    const me = await octokit.request("GET /user");
+    return { id: Number(me.data.id) };
+  } catch (err) {
+    if ((err as { status?: number }).status === 403) return "app";
+    throw err;
+  }
+}
+
+/**
+ * This scenario's comment, written by this token earlier: it begins with the marker and its
+ * author is the token's own user (the app's bot for an installation token). A person's comment
+ * holding the marker — a quote, a copy — is never edited; the command writes a new one instead.
+ */
 async function findComment(
   octokit: Octokit,
   repo: { owner: string; repo: string },
   issueNumber: number,
   marker: string,
 ): Promise<number | null> {
+  const author = await tokenAuthor(octokit);
+  const writtenByUs = (user: { id: number | bigint; type?: string } | null | undefined) =>
+    author === "app" ? user?.type === "Bot" : user !== null && user !== undefined && Number(user.id) === author.id;
   // Bounded: 20 pages of 100 comments.
   for (let page = 1; page <= 20; page++) {
     const res = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", {
@@ -234,7 +274,7 @@ async function findComment(
       per_page: 100,
       page,
     });
-    const found = res.data.find((c) => c.body?.includes(marker));
+    const found = res.data.find((c) => writtenByUs(c.user) && (c.body ?? "").trimStart().startsWith(marker));
     if (found) return Number(found.id);
     if (res.data.length < 100) return null;
   }

@@ -159,6 +159,26 @@ describe("notification settings", () => {
     await card.screenshot({ path: path.join(screenshotsDir, "notifications-settings.png") });
     await page.setViewportSize({ width: 1440, height: 1000 });
 
+    // Every attempt stays in the log: the failing receiver's delivery lists each one.
+    const brokenEndpoint = await db.notificationEndpoint.findFirstOrThrow({ where: { name: "broken receiver" } });
+    await waitFor(
+      async () =>
+        (await db.notificationDeliveryAttempt.count({ where: { delivery: { endpointId: brokenEndpoint.id } } })) >= 2,
+      60_000,
+      "a second attempt to the failing receiver",
+    );
+    await page.reload();
+    const brokenRow = log.getByRole("row", { name: /broken receiver/ }).first();
+    await brokenRow.locator("summary").click();
+    const attempts = brokenRow.getByRole("list", { name: "Attempts" });
+    await attempts.waitFor();
+    const items = await attempts.getByRole("listitem").allTextContents();
+    expect(items.length).toBeGreaterThanOrEqual(2);
+    expect(items[0]).toMatch(/#1 .*failed, retried.*500/);
+    expect(items[1]).toMatch(/#2 /);
+    expect(items.join(" ")).not.toContain("receiver-private-answer");
+    await log.screenshot({ path: path.join(screenshotsDir, "notification-attempts.png") });
+
     // What the Slack channel shows, drawn from the payload the receiver got.
     const preview = await stack.browser.newPage({ viewport: { width: 820, height: 420 } });
     await preview.setContent(blockKitHtml(JSON.parse(slack.body)));

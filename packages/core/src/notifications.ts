@@ -8,6 +8,8 @@ import { formatMetric, metricDef } from "./metrics";
  */
 
 export const NOTIFICATION_EVENT_KINDS = [
+  "run.started",
+  "run.finished",
   "run.failed",
   "run.invalid",
   "thresholds.failed",
@@ -24,6 +26,8 @@ export const ZNotificationEventKind = z.enum(NOTIFICATION_EVENT_KINDS);
 export const TEST_EVENT_KIND = "notification.test";
 
 export const EVENT_KIND_LABELS: Record<NotificationEventKind, string> = {
+  "run.started": "Run started",
+  "run.finished": "Run finished (any outcome)",
   "run.failed": "Run failed",
   "run.invalid": "Run flagged invalid",
   "thresholds.failed": "Thresholds failed",
@@ -57,7 +61,10 @@ export const ZNotificationLink = z.object({ label: z.string(), url: z.string() }
 /** The data every channel renders, and the `data` of a signed webhook. */
 export const ZNotificationData = z.object({
   title: z.string(),
-  /** One word for the outcome: failed, invalid, regressed, changed, offline, test. */
+  /**
+   * One word for the outcome: failed, invalid, regressed, changed, offline, test; started, and
+   * a finished run's status (succeeded, failed, canceled).
+   */
   verdict: z.string(),
   summary: z.string(),
   organization: z.string(),
@@ -125,6 +132,9 @@ const VERDICT_EMOJI: Record<string, string> = {
   changed: ":bar_chart:",
   offline: ":electric_plug:",
   test: ":white_check_mark:",
+  started: ":arrow_forward:",
+  succeeded: ":large_green_circle:",
+  canceled: ":black_square_for_stop:",
 };
 
 /** Slack mrkdwn treats &, < and > as markup; everything from a tenant is escaped. */

@@ -17,7 +17,10 @@ import { type Resolve, resolveUrl, type SafetyPolicy, type UrlVerdict } from "./
  */
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
-/** Receivers answer "ok"; anything bigger is read no further than this. */
+/**
+ * A non-2xx answer is read this far for its size (the install's own organization sees it); a
+ * 2xx answer's body is not read at all: the status is the receiver's whole answer.
+ */
 export const DELIVERY_MAX_BYTES = 64 * 1024;
 
 export interface DeliveryRequest {
@@ -105,7 +108,10 @@ export function signWebhook(event: NotificationEnvelope, body: string, secrets: 
   };
 }
 
-/** One attempt: POST the channel's body; a 2xx is delivered, anything else is not. */
+/**
+ * One attempt: POST the channel's body; a 2xx is delivered once its status arrives (a big or
+ * slow body after it changes nothing), anything else is not.
+ */
 export async function deliverNotification(
   request: DeliveryRequest,
   policy: SafetyPolicy,
@@ -143,6 +149,7 @@ export async function deliverNotification(
       policy: pinned,
       timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
       maxBytes: DELIVERY_MAX_BYTES,
+      readBody: (status) => status < 200 || status >= 300,
     });
     if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status };
     // 410 Gone is a receiver saying it is not coming back.

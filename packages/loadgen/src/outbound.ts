@@ -19,6 +19,11 @@ export interface OutboundOptions {
   timeoutMs?: number;
   /** Bytes of body read at most; more fails the request. */
   maxBytes?: number;
+  /**
+   * Whether the body of an answer with this status is read (default: always). A caller for whom
+   * the status is the whole answer says no: the body is dropped unread, however big or slow.
+   */
+  readBody?: (status: number) => boolean;
   policy: SafetyPolicy;
 }
 
@@ -67,6 +72,12 @@ export async function outboundRequest(url: string, options: OutboundOptions): Pr
       body: options.body,
       signal,
     });
+    if (options.readBody && !options.readBody(res.statusCode)) {
+      // Dropping the body aborts its reading; that abort is the intent, not an error to raise.
+      res.body.on("error", () => {});
+      res.body.destroy();
+      return { status: res.statusCode, headers: res.headers, body: Buffer.alloc(0), address: verdict.pin.address };
+    }
     const length = Number(res.headers["content-length"]);
     if (Number.isFinite(length) && length > maxBytes) {
       res.body.destroy();

@@ -2,10 +2,13 @@ import type { AllowList } from "@benchboard/core/address";
 import {
   DELIVERY_MAX_ATTEMPTS,
   deliveriesToRequeue,
+  deliveryOrgId,
   disableRefusedEndpoint,
   enabledNotificationReceivers,
   orgAllowList,
+  planAgentOffline,
   planRunNotifications,
+  planRunStarts,
   planWorkerOffline,
   WORKER_OFFLINE_NOTIFY_AFTER_MS,
 } from "@benchboard/db";
@@ -17,7 +20,7 @@ import {
   workerConnection,
 } from "@benchboard/jobs";
 import { judgeReceiver } from "@benchboard/loadgen/notify";
-import { type Job, Worker } from "bullmq";
+import { DelayedError, type Job, Worker } from "bullmq";
 import { handleNotificationDeliver, type NotificationDeps } from "./processors/notification-deliver";
 
 /**
@@ -72,7 +75,17 @@ export interface NotifierOptions extends Omit<NotificationDeps, "maxAttempts" | 
   /** A due delivery is requeued from PostgreSQL when it is this late (the queue lost it). */
   requeueGraceMs?: number;
   workerOfflineAfterMs?: number;
+  /** A load agent silent this long (without saying it stopped) is announced offline. */
+  agentOfflineAfterMs?: number;
+  /** Deliveries in flight at once on this worker, all organizations together. */
   concurrency?: number;
+  /**
+   * Deliveries of one organization in flight at once on this worker; the other slots stay free
+   * for everyone else, so one organization's slow or failing receivers never delay another's.
+   */
+  perOrgConcurrency?: number;
+  /** How long a delivery of an organization at its limit waits before it is looked at again. */
+  deferMs?: number;
   /** How often stored endpoints are judged again by the address rule (also once at start). */
   recheckEveryMs?: number;
 }
@@ -81,11 +94,43 @@ export const DEFAULT_NOTIFY_EVERY_MS = 2_000;
 export const DEFAULT_RETRY_BASE_MS = 10_000;
 export const DEFAULT_REQUEUE_GRACE_MS = 30_000;
 export const DEFAULT_RECHECK_EVERY_MS = 60 * 60_000;
+/** Deliveries wait on receivers, not on CPU: many can be in flight on one worker. */
+export const DEFAULT_NOTIFY_CONCURRENCY = 16;
+/** A quarter of the slots: four organizations with stuck receivers still leave room for a fifth. */
+export const DEFAULT_PER_ORG_CONCURRENCY = 4;
+export const DEFAULT_DEFER_MS = 250;
 
 /**
- * The notification side of a worker: plans what ended runs and silent workers have to tell,
- * queues the deliveries, consumes the delivery queue, and puts back deliveries that PostgreSQL
- * says are due but the queue no longer holds (Redis restarted or flushed).
+ * Per-organization slots on one worker. A delivery job of an organization already at its limit
+ * goes back to the queue (delayed, not failed: its attempts are not spent) instead of holding
+ * one of the shared slots while it waits, so the next organization's job is taken at once.
+ * Counted in this process only: the shared resource is this worker's slots, and a count that
+ * lives with them cannot leak when a worker dies.
+ */
+export function orgSlots(limit: number) {
+  const inFlight = new Map<string, number>();
+  return {
+    /** Take a slot for the organization, or false when it has `limit` in flight already. */
+    take(orgId: string): boolean {
+      const n = inFlight.get(orgId) ?? 0;
+      if (n >= limit) return false;
+      inFlight.set(orgId, n + 1);
+      return true;
+    },
+    release(orgId: string) {
+      const n = (inFlight.get(orgId) ?? 1) - 1;
+      if (n <= 0) inFlight.delete(orgId);
+      else inFlight.set(orgId, n);
+    },
+    inFlight: (orgId: string) => inFlight.get(orgId) ?? 0,
+  };
+}
+
+/**
+ * The notification side of a worker: plans what started and ended runs and silent workers and
+ * agents have to tell, queues the deliveries, consumes the delivery queue, and puts back
+ * deliveries that PostgreSQL says are due but the queue no longer holds (Redis restarted or
+ * flushed).
  */
 export async function startNotifier(options: NotifierOptions) {
   const retry = {
@@ -94,16 +139,44 @@ export async function startNotifier(options: NotifierOptions) {
   };
   const deps: NotificationDeps = { ...options, maxAttempts: retry.attempts, baseDelayMs: retry.baseDelayMs };
   const queue = createNotificationsQueue(options.redisUrl, options.prefix);
+  const concurrency = options.concurrency ?? DEFAULT_NOTIFY_CONCURRENCY;
+  // One organization may never take every slot: at least one stays free for the others.
+  const slots = orgSlots(
+    Math.max(1, Math.min(options.perOrgConcurrency ?? DEFAULT_PER_ORG_CONCURRENCY, concurrency - 1)),
+  );
+  const deferMs = options.deferMs ?? DEFAULT_DEFER_MS;
+  // A delivery's organization never changes; deferred jobs come back often, so it is looked up once.
+  const orgOf = new Map<string, string>();
   const consumer = new Worker(
     NOTIFICATIONS_QUEUE,
-    async (job: Job) => {
+    async (job: Job, token?: string) => {
       if (job.name !== JOBS.notificationDeliver.name) throw new Error(`unknown job ${job.name}`);
-      return handleNotificationDeliver(deps, JOBS.notificationDeliver.schema.parse(job.data));
+      const payload = JOBS.notificationDeliver.schema.parse(job.data);
+      let orgId = orgOf.get(payload.deliveryId) ?? null;
+      if (!orgId) {
+        orgId = await deliveryOrgId(options.db, payload.deliveryId);
+        if (orgId) {
+          if (orgOf.size >= 10_000) orgOf.clear();
+          orgOf.set(payload.deliveryId, orgId);
+        }
+      }
+      // Gone from PostgreSQL: the handler finds nothing to claim and says so.
+      if (!orgId) return handleNotificationDeliver(deps, payload);
+      if (!slots.take(orgId)) {
+        await job.moveToDelayed(Date.now() + deferMs + Math.floor(Math.random() * deferMs), token);
+        throw new DelayedError();
+      }
+      try {
+        return await handleNotificationDeliver(deps, payload);
+      } finally {
+        slots.release(orgId);
+        orgOf.delete(payload.deliveryId);
+      }
     },
     {
       connection: workerConnection(options.redisUrl),
       prefix: options.prefix,
-      concurrency: options.concurrency ?? 4,
+      concurrency,
       autorun: true,
     },
   );
@@ -120,12 +193,19 @@ export async function startNotifier(options: NotifierOptions) {
   };
   const graceMs = options.requeueGraceMs ?? DEFAULT_REQUEUE_GRACE_MS;
   const tick = async () => {
+    // Starts before ends: a run that started and ended between two sweeps is told in that order.
+    const started = await planRunStarts(options.db, { publicUrl: options.publicUrl });
+    await queueThem(started.map((id) => ({ id })));
     const planned = await planRunNotifications(options.db, { publicUrl: options.publicUrl });
     await queueThem(planned.map((id) => ({ id })));
     const offline = await planWorkerOffline(options.db, {
       offlineAfterMs: options.workerOfflineAfterMs ?? WORKER_OFFLINE_NOTIFY_AFTER_MS,
     });
     await queueThem(offline.map((id) => ({ id })));
+    const agentsOffline = await planAgentOffline(options.db, {
+      ...(options.agentOfflineAfterMs !== undefined ? { offlineAfterMs: options.agentOfflineAfterMs } : {}),
+    });
+    await queueThem(agentsOffline.map((id) => ({ id })));
     await queueThem(await deliveriesToRequeue(options.db, new Date(Date.now() - graceMs)));
   };
   let busy = false;

@@ -33,6 +33,7 @@ let apiUrl = "";
 let githubUrl = "";
 let token = "";
 let headId = "";
+let okHeadId = "";
 const servers: http.Server[] = [];
 
 interface GitHubCall {
@@ -42,7 +43,9 @@ interface GitHubCall {
   body: Record<string, unknown> | null;
 }
 const calls: GitHubCall[] = [];
-const comments = new Map<number, { id: number; body: string }>();
+const PERSON = { id: 4242, login: "a-reviewer", type: "User" };
+const ACTIONS_BOT = { id: 41898282, login: "github-actions[bot]", type: "Bot" };
+const comments = new Map<number, { id: number; body: string; user: typeof ACTIONS_BOT }>();
 let nextId = 1000;
 
 function toRest(req: http.IncomingMessage, origin: string) {
@@ -79,6 +82,8 @@ beforeAll(async () => {
     });
   await upload("main", { rps: 500, latency_p50: 20, latency_p99: 45 });
   headId = (await upload("feature/cache", { rps: 430, latency_p50: 26, latency_p99: 71 })).id;
+  // Within its thresholds, against a main with one run: nothing to judge a regression by.
+  okHeadId = (await upload("feature/docs", { rps: 495, latency_p50: 20, latency_p99: 46 })).id;
   token = (await createApiToken(t.db, org.id, { name: "ci", scopes: ["runs:read"], createdById: null })).token;
 
   redis = new Redis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
@@ -111,17 +116,21 @@ beforeAll(async () => {
       const send = (status: number, data: unknown) =>
         res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(data));
       if (req.headers.authorization !== `token ${GH_TOKEN}`) return send(401, { message: "Bad credentials" });
+      // A `ghs_` token is an app's installation token, as in Actions: it may not read /user.
+      if (req.method === "GET" && p === "/api/v3/user") {
+        return send(403, { message: "Resource not accessible by integration" });
+      }
       if (req.method === "GET" && p === "/api/v3/repos/acme/shop/issues/7/comments") {
-        return send(200, [{ id: 1, body: "LGTM" }, ...comments.values()]);
+        return send(200, [{ id: 1, body: "LGTM", user: PERSON }, ...comments.values()]);
       }
       if (req.method === "POST" && p === "/api/v3/repos/acme/shop/issues/7/comments") {
-        const c = { id: nextId++, body: String(body?.body) };
+        const c = { id: nextId++, body: String(body?.body), user: ACTIONS_BOT };
         comments.set(c.id, c);
         return send(201, c);
       }
       const patch = /^\/api\/v3\/repos\/acme\/shop\/issues\/comments\/(\d+)$/.exec(p);
       if (req.method === "PATCH" && patch && comments.has(Number(patch[1]))) {
-        const c = { id: Number(patch[1]), body: String(body?.body) };
+        const c = { id: Number(patch[1]), body: String(body?.body), user: ACTIONS_BOT };
         comments.set(c.id, c);
         return send(200, c);
       }
@@ -157,7 +166,7 @@ function event(fork: boolean) {
   return { dir, file };
 }
 
-function compareGithub(fork = false) {
+function compareGithub(fork = false, head = headId) {
   const { dir, file } = event(fork);
   const summary = path.join(dir, "summary.md");
   writeFileSync(summary, "");
@@ -180,7 +189,7 @@ function compareGithub(fork = false) {
   return new Promise<{ code: number; stdout: string; stderr: string; summary: string }>((resolve, reject) => {
     execFile(
       process.execPath,
-      [BIN, "compare", "--baseline", "main", "--head", headId, "--github"],
+      [BIN, "compare", "--baseline", "main", "--head", head, "--github"],
       { cwd: dir, env, timeout: 60_000 },
       (err, stdout, stderr) => {
         if (err && typeof err.code !== "number") return reject(err);
@@ -252,5 +261,23 @@ describe("compare --github", () => {
     expect(calls.length).toBe(before);
     expect(fork.summary).toContain("comes from a fork");
     expect(fork.summary).toContain("| Latency p99 | 45 ms | 71 ms | +57.8% |");
+  });
+
+  it("an inconclusive gate is a neutral check run and says so in the comment, exit 3", async () => {
+    const before = calls.length;
+    const result = await compareGithub(false, okHeadId);
+    expect(result.code, result.stderr).toBe(3);
+    const check = calls.slice(before).find((c) => c.method === "POST" && c.path.endsWith("/check-runs"));
+    expect(check?.body).toMatchObject({ conclusion: "neutral", name: "Benchboard: checkout 500 rps" });
+    const output = check!.body?.output as { title: string; summary: string };
+    expect(output.title).toMatch(/^Inconclusive: the baseline has 1 of the 5 runs of main it needs/);
+    const comment = [...comments.values()].at(-1)!.body;
+    expect(comment).toContain("## ⚠️ Benchboard: inconclusive, 1 of 5 baseline runs");
+    expect(comment).not.toContain("✅ Benchboard");
+    expect(result.summary).toContain("**Why the gate could not judge**");
+    writeFileSync(
+      path.join(SCREENSHOTS, "pr-comment-inconclusive.md"),
+      comment.replaceAll(apiUrl, "https://benchboard.example.com"),
+    );
   });
 });

@@ -11,6 +11,7 @@ import {
   withDerivedMetrics,
 } from "@benchboard/core";
 import type { Db } from "../client";
+import { AGENT_OFFLINE_AFTER_MS } from "./agent";
 import { endpointsFor, insertEvents, type NewEvent, recordNotificationEvent } from "./notification";
 import { LOCAL_ORG_SLUG } from "./org";
 import { scenarioHistory } from "./trend";
@@ -40,6 +41,10 @@ const RUN_SELECT = {
   number: true,
   status: true,
   error: true,
+  source: true,
+  agentLabel: true,
+  startedAt: true,
+  endedAt: true,
   branch: true,
   commit: true,
   createdAt: true,
@@ -81,6 +86,17 @@ export async function planRun(db: Db, runId: string, options: PlanOptions): Prom
     if (endpointIds.length) planned.push({ event, endpointIds });
   };
 
+  await add({
+    kind: "run.finished",
+    dedupeKey: `run.finished:${run.id}`,
+    data: {
+      ...base,
+      title: `${titleOf(run)} ${run.status === "succeeded" ? "finished" : run.status}`,
+      verdict: run.status,
+      summary: finishedSummary(run),
+      figures: finishedFigures(run),
+    },
+  });
   if (run.status === "failed") {
     await add({
       kind: "run.failed",
@@ -170,6 +186,88 @@ export async function planRun(db: Db, runId: string, options: PlanOptions): Prom
     if (!count) return [];
     return insertEvents(tx, run.orgId, planned, options.now);
   });
+}
+
+/**
+ * Runs that started and whose start was not looked at yet: a launched run announces
+ * `run.started` once (uploads and imports start and end in one step, so they only finish).
+ * The run's `startNotifiedAt` is set in the transaction that records the event.
+ */
+export async function planRunStarts(db: Db, options: PlanOptions): Promise<string[]> {
+  const due = await db.run.findMany({
+    where: { startNotifiedAt: null, startedAt: { not: null } },
+    orderBy: { startedAt: "asc" },
+    take: options.take ?? 20,
+    select: { id: true },
+  });
+  const deliveries: string[] = [];
+  for (const { id } of due) deliveries.push(...(await planRunStart(db, id, options)));
+  return deliveries;
+}
+
+async function planRunStart(db: Db, runId: string, options: PlanOptions): Promise<string[]> {
+  const run = await loadRun(db, runId);
+  if (!run) return [];
+  const planned: { event: NewEvent; endpointIds: string[] }[] = [];
+  if (run.source === "launched" && run.startedAt) {
+    const targets = await endpointsFor(db, run.orgId, "run.started", {
+      projectId: run.projectId,
+      scenarioId: run.scenarioId,
+    });
+    const endpointIds = [...new Set(targets.flatMap((t) => t.endpointIds))];
+    const where = run.agentLabel ? `on an agent labelled ${run.agentLabel}` : "on the install's workers";
+    if (endpointIds.length) {
+      planned.push({
+        event: {
+          kind: "run.started",
+          dedupeKey: `run.started:${run.id}`,
+          data: {
+            ...runData(run, options.publicUrl),
+            title: `${titleOf(run)} started`,
+            verdict: "started",
+            summary: `started ${where} at ${run.startedAt.toISOString()}`,
+          },
+        },
+        endpointIds,
+      });
+    }
+  }
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.run.updateMany({
+      where: { id: run.id, startNotifiedAt: null },
+      data: { startNotifiedAt: options.now ?? new Date() },
+    });
+    if (!count) return [];
+    return insertEvents(tx, run.orgId, planned, options.now);
+  });
+}
+
+function finishedSummary(run: PlannedRun): string {
+  const took =
+    run.startedAt && run.endedAt
+      ? ` after ${Math.round((run.endedAt.getTime() - run.startedAt.getTime()) / 1000)} s`
+      : "";
+  switch (run.status) {
+    case "succeeded": {
+      const reading = run.result && !run.result.valid ? "; the measurement is flagged invalid" : "";
+      return `succeeded${took}${reading}`;
+    }
+    case "failed":
+      return `failed${took}: ${run.error ?? "the run failed"}`;
+    case "canceled":
+      return `canceled${took}`;
+    default:
+      return `${run.status}${took}`;
+  }
+}
+
+/** The headline figures of a finished run (those it measured). */
+function finishedFigures(run: PlannedRun) {
+  if (!run.result) return [];
+  const metrics = metricsOf(run);
+  return ["rps", "latency_p99", "success_rate"]
+    .filter((key) => Number.isFinite(metrics[key]))
+    .map((key) => notificationFigure(key, metrics[key]!, null, (f) => `${f.label}: ${f.value}`));
 }
 
 function titleOf(run: PlannedRun): string {
@@ -317,6 +415,12 @@ async function planChangePoints(
 
 /** A worker that wrote no heartbeat for this long is offline. */
 export const WORKER_OFFLINE_NOTIFY_AFTER_MS = 60_000;
+/**
+ * Silences are looked for this far back: each sweep looks at the workers and agents that went
+ * quiet within the window (the event's key makes a repeat a no-op), not at every row that ever
+ * went quiet. A silence older than this when the first notifier starts is not announced.
+ */
+export const OFFLINE_LOOKBACK_MS = 60 * 60_000;
 
 /**
  * Workers that stopped heartbeating: told once per silence (the key includes the last
@@ -324,11 +428,16 @@ export const WORKER_OFFLINE_NOTIFY_AFTER_MS = 60_000;
  */
 export async function planWorkerOffline(
   db: Db,
-  options: { now?: Date; offlineAfterMs?: number } = {},
+  options: { now?: Date; offlineAfterMs?: number; lookbackMs?: number } = {},
 ): Promise<string[]> {
   const now = options.now ?? new Date();
   const cutoff = new Date(now.getTime() - (options.offlineAfterMs ?? WORKER_OFFLINE_NOTIFY_AFTER_MS));
-  const silent = await db.worker.findMany({ where: { heartbeatAt: { lt: cutoff } }, take: 50 });
+  const since = new Date(cutoff.getTime() - (options.lookbackMs ?? OFFLINE_LOOKBACK_MS));
+  const silent = await db.worker.findMany({
+    where: { heartbeatAt: { lt: cutoff, gte: since } },
+    orderBy: { heartbeatAt: "desc" },
+    take: 50,
+  });
   if (!silent.length) return [];
   const org = await db.organization.findUnique({ where: { slug: LOCAL_ORG_SLUG }, select: { id: true, name: true } });
   if (!org) return [];
@@ -354,9 +463,7 @@ export async function planWorkerOffline(
   return deliveries;
 }
 
-/**
- * A load agent went offline: the one call its offline detection makes. Told once per silence.
- */
+/** A load agent went offline: told once per silence (the key includes its last heartbeat). */
 export async function notifyAgentOffline(
   db: Db,
   agent: { orgId: string; id: string; name: string; lastSeenAt: Date },
@@ -376,4 +483,27 @@ export async function notifyAgentOffline(
       subject: { id: agent.id, name: agent.name, lastSeenAt: agent.lastSeenAt.toISOString() },
     },
   });
+}
+
+/**
+ * Load agents that stopped heartbeating without saying they stopped (killed, crashed, cut off):
+ * `agent.offline` to their organization, once per silence. An agent that said it stopped
+ * (`--once` after its run, a shutdown) is not announced: nothing went wrong.
+ */
+export async function planAgentOffline(
+  db: Db,
+  options: { now?: Date; offlineAfterMs?: number; lookbackMs?: number } = {},
+): Promise<string[]> {
+  const now = options.now ?? new Date();
+  const cutoff = new Date(now.getTime() - (options.offlineAfterMs ?? AGENT_OFFLINE_AFTER_MS));
+  const since = new Date(cutoff.getTime() - (options.lookbackMs ?? OFFLINE_LOOKBACK_MS));
+  const silent = await db.agent.findMany({
+    where: { stoppedAt: null, lastSeenAt: { lt: cutoff, gte: since } },
+    orderBy: { lastSeenAt: "desc" },
+    take: 50,
+    select: { id: true, orgId: true, name: true, lastSeenAt: true },
+  });
+  const deliveries: string[] = [];
+  for (const agent of silent) deliveries.push(...(await notifyAgentOffline(db, agent)));
+  return deliveries;
 }

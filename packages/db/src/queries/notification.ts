@@ -274,6 +274,10 @@ export async function listNotificationDeliveries(db: Db, orgId: string, take = 5
       nextAttemptAt: true,
       event: { select: { id: true, kind: true, payload: true } },
       endpoint: { select: { id: true, name: true, channel: true } },
+      attemptLog: {
+        orderBy: [{ attempt: "asc" }, { createdAt: "asc" }],
+        select: { attempt: true, outcome: true, status: true, error: true, durationMs: true, createdAt: true },
+      },
     },
   });
   return rows.map((r) => ({
@@ -290,6 +294,21 @@ export async function listNotificationDeliveries(db: Db, orgId: string, take = 5
     kind: r.event.kind,
     title: ZNotificationData.safeParse(r.event.payload).data?.title ?? r.event.kind,
     endpoint: r.endpoint,
+    /** Every attempt, first to last, told like the delivery itself (a tenant reads classes). */
+    attemptLog: r.attemptLog.map((a) => ({
+      attempt: a.attempt,
+      outcome: a.outcome,
+      at: a.createdAt,
+      durationMs: a.durationMs,
+      statusClass: statusClass(a.status),
+      status: options.detail ? a.status : null,
+      error:
+        a.outcome === "delivered"
+          ? null
+          : options.detail
+            ? a.error
+            : tenantError({ lastStatus: a.status, lastError: a.error }),
+    })),
   }));
 }
 
@@ -416,6 +435,12 @@ export interface ClaimedDelivery {
   event: NotificationEnvelope;
 }
 
+/** The organization a delivery belongs to (null when it no longer exists). */
+export async function deliveryOrgId(db: Db, id: string): Promise<string | null> {
+  const row = await db.notificationDelivery.findUnique({ where: { id }, select: { orgId: true } });
+  return row?.orgId ?? null;
+}
+
 /** Why a delivery was not sent: its endpoint was disabled after the delivery was recorded. */
 export const SKIPPED_DISABLED = "not sent: the endpoint is disabled";
 
@@ -478,11 +503,41 @@ export async function claimDelivery(
   };
 }
 
-export async function markDelivered(db: Db, delivery: ClaimedDelivery, status: number, now = new Date()) {
+/** One attempt as the delivery log keeps it (every attempt, not only the last). */
+function attemptRow(
+  delivery: ClaimedDelivery,
+  outcome: "delivered" | "failed" | "retry",
+  status: number | null,
+  error: string | null,
+  durationMs: number | undefined,
+  now: Date,
+) {
+  return {
+    orgId: delivery.orgId,
+    deliveryId: delivery.id,
+    attempt: delivery.attempt,
+    outcome,
+    status,
+    error,
+    durationMs: Math.max(0, Math.round(durationMs ?? 0)),
+    createdAt: now,
+  };
+}
+
+export async function markDelivered(
+  db: Db,
+  delivery: ClaimedDelivery,
+  status: number,
+  now = new Date(),
+  durationMs?: number,
+) {
   await db.$transaction([
     db.notificationDelivery.update({
       where: { id: delivery.id },
       data: { status: "delivered", lastStatus: status, lastError: null, deliveredAt: now },
+    }),
+    db.notificationDeliveryAttempt.create({
+      data: attemptRow(delivery, "delivered", status, null, durationMs, now),
     }),
     db.notificationEndpoint.updateMany({
       where: { deliveries: { some: { id: delivery.id } } },
@@ -497,6 +552,8 @@ export interface FailedAttempt {
   error: string;
   /** A refusal by the address rules is not retried: the address will not become allowed by waiting. */
   permanent: boolean;
+  /** How long the attempt took, for the delivery log. */
+  durationMs?: number;
 }
 
 /**
@@ -515,15 +572,20 @@ export async function markAttemptFailed(
   const error = failure.error.slice(0, 500);
   if (!failure.permanent && delivery.attempt < maxAttempts) {
     const retryInMs = retryDelayMs(delivery.attempt, options.baseDelayMs);
-    await db.notificationDelivery.update({
-      where: { id: delivery.id },
-      data: {
-        status: "pending",
-        lastStatus: failure.status,
-        lastError: error,
-        nextAttemptAt: new Date(now.getTime() + retryInMs),
-      },
-    });
+    await db.$transaction([
+      db.notificationDelivery.update({
+        where: { id: delivery.id },
+        data: {
+          status: "pending",
+          lastStatus: failure.status,
+          lastError: error,
+          nextAttemptAt: new Date(now.getTime() + retryInMs),
+        },
+      }),
+      db.notificationDeliveryAttempt.create({
+        data: attemptRow(delivery, "retry", failure.status, error, failure.durationMs, now),
+      }),
+    ]);
     return { retryInMs, disabled: false };
   }
   return db.$transaction(async (tx) => {
@@ -531,6 +593,9 @@ export async function markAttemptFailed(
       where: { id: delivery.id },
       data: { status: "failed", lastStatus: failure.status, lastError: error },
       select: { endpointId: true, endpoint: { select: { name: true } } },
+    });
+    await tx.notificationDeliveryAttempt.create({
+      data: attemptRow(delivery, "failed", failure.status, error, failure.durationMs, now),
     });
     // A test delivery does not count against the endpoint.
     if (delivery.event.kind === "notification.test") return { retryInMs: null, disabled: false };

@@ -56,9 +56,11 @@ export async function handleNotificationDeliver(
   const claimed = await claimDelivery(deps.db, payload.deliveryId, deps.secretKey);
   if (!claimed) return "skipped";
   const policy = await notificationPolicy(deps, claimed.orgId);
+  const started = performance.now();
   const outcome = await deliverNotification(claimed, policy, { timeoutMs: deps.timeoutMs });
+  const durationMs = performance.now() - started;
   if (outcome.ok) {
-    await markDelivered(deps.db, claimed, outcome.status);
+    await markDelivered(deps.db, claimed, outcome.status, new Date(), durationMs);
     return "delivered";
   }
   const installOrg = await isInstallOrganization(deps.db, claimed.orgId);
@@ -70,7 +72,7 @@ export async function handleNotificationDeliver(
   const { retryInMs, disabled } = await markAttemptFailed(
     deps.db,
     claimed,
-    { status: outcome.status, error, permanent: outcome.permanent },
+    { status: outcome.status, error, permanent: outcome.permanent, durationMs },
     { baseDelayMs: deps.baseDelayMs, maxAttempts: deps.maxAttempts, disableAfter: deps.disableAfter },
   );
   deps.log(

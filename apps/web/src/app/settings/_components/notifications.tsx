@@ -10,6 +10,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
+import { DeliveryAttempts } from "./delivery-attempts";
 import { NotificationEndpoints } from "./notification-endpoints";
 
 /** Notifications: endpoints, the rules that send events to them, and the delivery log. */
@@ -20,8 +21,9 @@ export function Notifications() {
   return (
     <Card title="Notifications">
       <p className="mb-4 text-sm text-slate-600">
-        Tell people where they already are: failed or invalid runs, thresholds, regressions against a baseline branch,
-        change points and offline workers go to signed webhooks, Slack or Microsoft Teams.
+        Tell people where they already are: runs that start and finish, failed or invalid runs, thresholds, regressions
+        against a baseline branch, change points and offline workers or agents go to signed webhooks, Slack or Microsoft
+        Teams.
       </p>
       <div className="space-y-6">
         {me.data?.role === "owner" && <OwnerNotices />}
@@ -266,8 +268,9 @@ const STATUS_STYLE: Record<string, string> = {
 };
 
 /**
- * Time, event, endpoint, status and attempts; never what the receiver answered. The HTTP column
- * is the exact status for the install's own organization and the class ("4xx") for any other.
+ * Time, event, endpoint, status and attempts (each one listed: open the count); never what the
+ * receiver answered. The HTTP column is the exact status for the install's own organization and
+ * the class ("4xx") for any other.
  */
 function DeliveryLog() {
   const trpc = useTRPC();
@@ -317,7 +320,9 @@ function DeliveryLog() {
                     )}
                   </td>
                   <td className="text-right font-mono text-xs">{d.lastStatus ?? d.statusClass ?? "—"}</td>
-                  <td className="text-right text-xs">{d.attempts}</td>
+                  <td className="text-right text-xs">
+                    <DeliveryAttempts count={d.attempts} attempts={d.attemptLog} />
+                  </td>
                 </tr>
               ))}
             </tbody>
