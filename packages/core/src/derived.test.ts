@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  achievedRate,
   deriveBounds,
   derivedContext,
   deriveMetrics,
@@ -63,5 +64,15 @@ describe("derivation on intervals", () => {
     expect(bounds.rps).toEqual([51.5, 52.5]);
     expect(bounds.rps_per_vcpu![0]).toBeCloseTo(1030, 9);
     expect(bounds.rps_per_vcpu![1]).toBeCloseTo(1050, 9);
+  });
+});
+
+describe("achievedRate", () => {
+  it("reads req/s where measured, else messages per second, and never an offered rate", () => {
+    expect(achievedRate({ rps: 512.3, throughput: 9 })).toEqual({ metric: "rps", value: 512.3 });
+    // A chat run: 502,000 messages over 240 s.
+    const chat = withDerivedMetrics({ messages: 502_000, runtime_ms: 240_000 }, derivedContext(null));
+    expect(achievedRate(chat)).toEqual({ metric: "throughput", value: 502_000 / 240 });
+    expect(achievedRate({ target_rps: 5000, latency_mean: 2120 })).toBeNull();
   });
 });

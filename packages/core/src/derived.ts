@@ -215,3 +215,18 @@ export function contradictions(metrics: Readonly<Record<string, number>>): strin
   }
   return out;
 }
+
+/**
+ * The achieved rate a list of runs shows: req/s where the engine measured requests, else the
+ * delivered messages per second (derived from messages over runtime for chat runs); null when a
+ * run has neither (an offered rate alone is not an achieved one).
+ */
+export function achievedRate(
+  metrics: Readonly<Record<string, number>>,
+): { metric: "rps" | "throughput"; value: number } | null {
+  for (const metric of ["rps", "throughput"] as const) {
+    const value = metrics[metric];
+    if (typeof value === "number" && Number.isFinite(value)) return { metric, value };
+  }
+  return null;
+}

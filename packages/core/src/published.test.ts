@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { derivedContext, withDerivedBounds, withDerivedMetrics } from "./derived";
-import { checkPublishedFigures, type PublishedRunFacts, stepsFromFigures, type TPublishedFigure } from "./published";
+import {
+  checkPublishedFigures,
+  type PublishedRunFacts,
+  publicationDateText,
+  publishedHeadline,
+  publishedTallyText,
+  stepsFromFigures,
+  type TPublishedFigure,
+  tallyPublishedChecks,
+} from "./published";
 
 function facts(
   runId: string,
@@ -200,5 +209,97 @@ describe("checkPublishedFigures", () => {
     ];
     const checks = checkPublishedFigures(figures, new Map([["a", facts("a", {}, [])]]));
     expect(checks.map((c) => c.status)).toEqual(["unavailable", "unavailable"]);
+  });
+});
+
+describe("figures copied from the document into the run", () => {
+  // Chat run 8 as the tuning log prints it: every stored value is the log's own.
+  const figures: TPublishedFigure[] = [
+    { kind: "value", label: "Runtime", text: "240.0s", runId: "8", metric: "runtime_ms", value: 240_000, step: 100 },
+    { kind: "value", label: "Messages", text: "502,000", runId: "8", metric: "messages", value: 502_000, step: 0 },
+    { kind: "value", label: "Throughput", text: "2,091 msg/s", runId: "8", metric: "throughput", value: 2091, step: 1 },
+    { kind: "config", label: "Pool size", text: "1,000", runId: "8", path: "scenario.poolSize", value: 1000 },
+    { kind: "value", label: "Runtime", text: "250.0s", runId: "9", metric: "runtime_ms", value: 250_000, step: 100 },
+    { kind: "value", label: "Messages", text: "502,000", runId: "9", metric: "messages", value: 502_000, step: 0 },
+    {
+      kind: "delta",
+      label: "Runtime",
+      text: "+4%",
+      runId: "9",
+      baseRunId: "8",
+      metric: "runtime_ms",
+      value: 0.04,
+      step: 0.01,
+    },
+  ];
+  const run = (id: string, runtime: number, transcribed: boolean) => ({
+    ...facts(id, { messages: 502_000, runtime_ms: runtime }, figures, null, { spec: { poolSize: 1000 } }),
+    transcribed,
+  });
+
+  it("are shown as published and never counted as agreeing", () => {
+    const checks = checkPublishedFigures(
+      figures,
+      new Map([
+        ["8", run("8", 240_000, true)],
+        ["9", run("9", 250_000, true)],
+      ]),
+    );
+    // Stored runtime and messages are the figures themselves; throughput (messages over runtime)
+    // and the runtime delta are Benchboard's own arithmetic.
+    expect(checks.map((c) => c.status)).toEqual([
+      "carried",
+      "carried",
+      "match",
+      "carried",
+      "carried",
+      "carried",
+      "match",
+    ]);
+    const tally = tallyPublishedChecks(checks);
+    expect(tally).toEqual({ computed: 2, agree: 2, rounded: 0, disagree: 0, carried: 5, unavailable: 0 });
+    expect(publishedTallyText(tally)).toBe("2 figures computed: 2 agree; 5 carried as published");
+  });
+
+  it("a copy that differs from the stored value is still a disagreement", () => {
+    const checks = checkPublishedFigures(figures.slice(0, 1), new Map([["8", run("8", 250_000, true)]]));
+    expect(checks[0]!.status).toBe("mismatch");
+    expect(publishedTallyText(tallyPublishedChecks(checks))).toBe("1 figure computed: 0 agree, 1 disagrees");
+  });
+
+  it("measured runs check every figure", () => {
+    const checks = checkPublishedFigures(
+      figures,
+      new Map([
+        ["8", run("8", 240_000, false)],
+        ["9", run("9", 250_000, false)],
+      ]),
+    );
+    expect(checks.every((c) => c.status === "match")).toBe(true);
+    expect(publishedTallyText(tallyPublishedChecks(checks))).toBe("7 figures computed: 7 agree");
+  });
+});
+
+describe("headline figures of a published run", () => {
+  it("are formatted from the metric vocabulary, never the printed string", () => {
+    const mib = 1024 ** 2;
+    expect(publishedHeadline("mem_peak_bytes", 1312.79 * mib, { date: undefined })).toEqual({
+      text: "1.28 GiB",
+      source: "as published, undated",
+    });
+    expect(publishedHeadline("latency_p99", 0.04713, { date: "2024-02-15" })).toEqual({
+      text: "47.1 µs",
+      source: "as published, 15 Feb 2024",
+    });
+    expect(publishedHeadline("rps", 1234.5, null)).toEqual({ text: "1,234.5 req/s", source: null });
+    // "~35–40" and "~20" stay approximate, in the metric's own formatting.
+    expect(publishedHeadline("queue_depth_peak", 40, { range: [35, 40], approximate: true }).text).toBe("~35–40");
+    expect(publishedHeadline("latency_p50", 20, { approximate: true }).text).toBe("~20 ms");
+  });
+
+  it("name the publication's date or say it has none", () => {
+    expect(publicationDateText("2024-02-15")).toBe("15 Feb 2024");
+    expect(publicationDateText(undefined)).toBe("undated");
+    expect(publicationDateText("February 2024")).toBe("undated");
   });
 });

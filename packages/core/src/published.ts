@@ -76,6 +76,8 @@ export const ZPublishedReference = z.object({
     .optional(),
   /** The table (or section) within it. */
   table: z.string().min(1),
+  /** The date the document gives for itself (YYYY-MM-DD); absent when it states none. */
+  date: z.iso.date().optional(),
   note: z.string().optional(),
   figures: z.array(ZPublishedFigure),
 });
@@ -96,13 +98,21 @@ export interface PublishedRunFacts {
   meetsTargets: boolean | null;
   /** The thresholds taken together, when known: a "not measured" run neither meets nor misses them. */
   thresholdsOutcome?: ThresholdsOutcome;
+  /**
+   * The run's stored metrics and snapshots were copied from the document itself (an imported
+   * write-up): a printed figure for them is carried, not checked. Derived figures, deltas,
+   * ratios, verdicts and the best run are still computed.
+   */
+  transcribed?: boolean;
 }
 
 /**
  * `rounded`: the figure follows from the document's own rounded inputs (e.g. req/s per vCPU from
  * a req/s column rounded to whole numbers) but not from the measured values it rounded.
+ * `carried`: the figure was copied into the run from the document, so comparing the two proves
+ * nothing; it is shown as published and not counted as a check.
  */
-export type PublishedStatus = "match" | "rounded" | "mismatch" | "unavailable";
+export type PublishedStatus = "match" | "rounded" | "mismatch" | "unavailable" | "carried";
 
 export interface PublishedCheck {
   figure: TPublishedFigure;
@@ -140,6 +150,16 @@ function quotientBounds(num: Interval, den: Interval, minusOne: boolean): Interv
 function sameValue(a: unknown, b: unknown): boolean {
   if (typeof a === "number" && typeof b === "number") return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a));
   return String(a) === String(b);
+}
+
+const CARRIED = "copied from the document into the run: shown as published, not checked";
+
+/** Whether Benchboard computes this metric for the run from other figures (req/s per vCPU, throughput, …). */
+function derivedHere(metric: string, run: PublishedRunFacts): boolean {
+  if (!(DERIVED_KEYS as readonly string[]).includes(metric)) return false;
+  const inputs: Record<string, Interval> = {};
+  for (const [k, v] of Object.entries(run.bounds)) if (k !== metric) inputs[k] = v;
+  return deriveBounds(inputs, run.context)[metric] !== undefined;
 }
 
 /** Check every figure; `bestRunId` is the run Benchboard marks best (sweeps). */
@@ -187,6 +207,12 @@ export function checkPublishedFigures(
         const printed = published(figure.value, figure.step, figure.range);
         const computedText = formatMetric(figure.metric, value);
         const how = describeDerivation(figure.metric, run.context);
+        if (run.transcribed && !derivedHere(figure.metric, run)) {
+          // The stored value is this very figure: a copy that disagrees is a transcription slip.
+          return overlaps(printed, bounds)
+            ? { figure, status: "carried", computedText, detail: CARRIED }
+            : { figure, status: "mismatch", computedText, detail: "differs from the value stored for the run" };
+        }
         if (overlaps(printed, bounds)) return { figure, status: "match", computedText, detail: how };
         const fromPrinted = derivedFromPrintedInputs(figure.metric, run);
         if (fromPrinted && overlaps(printed, fromPrinted.bounds)) {
@@ -228,11 +254,12 @@ export function checkPublishedFigures(
       case "config": {
         const actual = readParameter(run.snapshots, figure.path);
         if (actual === null) return missing(`${run.label} does not record ${figure.path}`);
+        const same = sameValue(actual, figure.value);
         return {
           figure,
-          status: sameValue(actual, figure.value) ? "match" : "mismatch",
+          status: same ? (run.transcribed ? "carried" : "match") : "mismatch",
           computedText: formatSweepValue(actual),
-          detail: null,
+          detail: same && run.transcribed ? CARRIED : null,
         };
       }
       case "verdict": {
@@ -291,4 +318,78 @@ export function approximateFromFigures(figures: readonly TPublishedFigure[], run
 export function publishedText(figures: readonly TPublishedFigure[], runId: string, metric: string): string | null {
   for (const f of figures) if (f.kind === "value" && f.runId === runId && f.metric === metric) return f.text;
   return null;
+}
+
+/** How many checks computed something, and how they came out; carried figures are not checks. */
+export interface PublishedTally {
+  /** Figures Benchboard computed and compared: agree + rounded + disagree. */
+  computed: number;
+  agree: number;
+  rounded: number;
+  disagree: number;
+  /** Copied from the document into the run: shown as published, not counted. */
+  carried: number;
+  unavailable: number;
+}
+
+export function tallyPublishedChecks(checks: readonly { status: PublishedStatus }[]): PublishedTally {
+  const n = (s: PublishedStatus) => checks.filter((c) => c.status === s).length;
+  const agree = n("match");
+  const rounded = n("rounded");
+  const disagree = n("mismatch");
+  return {
+    computed: agree + rounded + disagree,
+    agree,
+    rounded,
+    disagree,
+    carried: n("carried"),
+    unavailable: n("unavailable"),
+  };
+}
+
+/** "12 figures computed: 12 agree; 29 carried as published" — the one summary line of a check. */
+export function publishedTallyText(t: PublishedTally): string {
+  const computed = [`${t.agree} agree${t.agree === 1 ? "s" : ""}`];
+  if (t.rounded > 0) computed.push(`${t.rounded} follow${t.rounded === 1 ? "s" : ""} only from rounded inputs`);
+  if (t.disagree > 0) computed.push(`${t.disagree} disagree${t.disagree === 1 ? "s" : ""}`);
+  const parts = [`${t.computed} figure${t.computed === 1 ? "" : "s"} computed: ${computed.join(", ")}`];
+  if (t.carried > 0) parts.push(`${t.carried} carried as published`);
+  if (t.unavailable > 0) parts.push(`${t.unavailable} not recorded`);
+  return parts.join("; ");
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** A document's date as shown beside its figures: "15 Feb 2024", or "undated" when it states none. */
+export function publicationDateText(date: string | null | undefined): string {
+  const m = date ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(date) : null;
+  if (!m) return "undated";
+  return `${Number(m[3])} ${MONTHS[Number(m[2]) - 1]} ${m[1]}`;
+}
+
+/**
+ * A headline figure of a run whose figures came from a document: always the metric's own
+ * formatting (unit and precision from the metric vocabulary), never the printed string; the
+ * source says where it came from and when ("as published, 15 Feb 2024").
+ */
+export function publishedHeadline(
+  metric: string,
+  value: number | null | undefined,
+  publication: {
+    date?: string | null;
+    /** Printed as approximate ("~20"): the card keeps the "~". */
+    approximate?: boolean;
+    /** A printed range ("~35–40"): the card shows both ends. */
+    range?: readonly [number, number];
+  } | null,
+): { text: string; source: string | null } {
+  const range = publication?.range;
+  const approximate = publication?.approximate || range !== undefined;
+  const formatted = range
+    ? `${formatMetric(metric, range[0])}–${formatMetric(metric, range[1])}`
+    : formatMetric(metric, value);
+  return {
+    text: approximate && formatted !== "—" ? `~${formatted}` : formatted,
+    source: publication ? `as published, ${publicationDateText(publication.date)}` : null,
+  };
 }

@@ -1,9 +1,10 @@
+import { publicationDateText, publishedTallyText, tallyPublishedChecks } from "@benchboard/core";
 import type { ReactNode } from "react";
 import { cx } from "./primitives";
 
 export interface PublishedCheckRow {
   figure: { kind: string; label: string; text: string; runId: string; baseRunId?: string; note?: string };
-  status: "match" | "rounded" | "mismatch" | "unavailable";
+  status: "match" | "rounded" | "mismatch" | "unavailable" | "carried";
   computedText: string;
   detail: string | null;
 }
@@ -13,6 +14,7 @@ const STATUS: Record<PublishedCheckRow["status"], { label: string; className: st
   rounded: { label: "≈ from rounded inputs", className: "text-sky-700" },
   mismatch: { label: "⚠ disagrees", className: "font-semibold text-amber-800" },
   unavailable: { label: "— not recorded", className: "text-slate-500" },
+  carried: { label: "as published", className: "text-slate-500" },
 };
 
 export function publishedStatusLabel(status: PublishedCheckRow["status"]): string {
@@ -21,17 +23,21 @@ export function publishedStatusLabel(status: PublishedCheckRow["status"]): strin
 
 /**
  * Figures a document published, beside what Benchboard computes from the same runs. Every
- * disagreement shows both numbers.
+ * disagreement shows both numbers. Only figures Benchboard computed count as checks: one copied
+ * from the document into the run reads "as published".
  */
 export function PublishedFigures({
   source,
   url,
   table,
+  date,
   note,
   checks,
   runLabel,
 }: {
   source: string;
+  /** The date the document gives for itself (YYYY-MM-DD), when it gives one. */
+  date?: string;
   /** The document's public address, when it has one; else it is cited by its title. */
   url?: string;
   table: string;
@@ -39,8 +45,7 @@ export function PublishedFigures({
   checks: readonly PublishedCheckRow[];
   runLabel: (runId: string) => ReactNode;
 }) {
-  const count = (s: PublishedCheckRow["status"]) => checks.filter((c) => c.status === s).length;
-  const disagreements = count("mismatch");
+  const tally = tallyPublishedChecks(checks);
   return (
     <div>
       <p className="text-sm text-slate-600">
@@ -52,16 +57,9 @@ export function PublishedFigures({
         ) : (
           <cite className="not-italic">{source}</cite>
         )}{" "}
-        — {table}.{" "}
-        <span className="tabular-nums">
-          {checks.length} figures: {count("match")} agree
-          {count("rounded") > 0 && `, ${count("rounded")} follow only from rounded inputs`}
-          {disagreements > 0 && (
-            <span className="font-semibold text-amber-800">
-              , {disagreements} disagree{disagreements === 1 ? "s" : ""}
-            </span>
-          )}
-          {count("unavailable") > 0 && `, ${count("unavailable")} not recorded`}.
+        <span data-published-date>({publicationDateText(date)})</span> — {table}.{" "}
+        <span className={cx("tabular-nums", tally.disagree > 0 && "font-semibold text-amber-800")} data-published-tally>
+          {publishedTallyText(tally)}.
         </span>
       </p>
       {note && <p className="mt-1 text-sm text-slate-600">{note}</p>}
@@ -123,14 +121,18 @@ export function PublishedMark({ check, shown }: { check: PublishedCheckRow | und
           ? "text-emerald-700"
           : check.status === "rounded"
             ? "text-sky-700"
-            : check.status === "unavailable"
+            : check.status === "unavailable" || check.status === "carried"
               ? "text-slate-400"
               : "font-semibold text-amber-800",
       )}
       title={[check.detail, check.figure.note].filter(Boolean).join(" — ") || undefined}
       data-published-status={check.status}
     >
-      {ok ? "✓" : check.status === "rounded" ? "≈" : check.status === "unavailable" ? "—" : "⚠"} published{" "}
+      {ok
+        ? "✓ published"
+        : check.status === "carried"
+          ? "as published:"
+          : `${check.status === "rounded" ? "≈" : check.status === "unavailable" ? "—" : "⚠"} published`}{" "}
       {check.figure.text}
     </div>
   );

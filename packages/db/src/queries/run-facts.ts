@@ -5,6 +5,8 @@ import {
   publicConfigSnapshot,
   publicScenarioSnapshot,
   publicTargetSnapshot,
+  runIdentity,
+  runTitle,
   stepsFromFigures,
   type ThresholdStatus,
   type TPublishedReference,
@@ -45,8 +47,21 @@ export const runFactsSelect = {
   scenarioSnapshot: true,
   targetSnapshot: true,
   project: { select: { id: true, name: true } },
-  result: { select: { metrics: true, thresholdResults: true, extra: true, valid: true, invalidReasons: true } },
+  sweep: { select: { parameter: true, values: true, repetitions: true } },
+  result: {
+    select: {
+      metrics: true,
+      thresholdResults: true,
+      extra: true,
+      valid: true,
+      invalidReasons: true,
+      saturationReasons: true,
+    },
+  },
 } satisfies Prisma.RunSelect;
+
+/** The source of runs transcribed from a published document: their stored figures are the document's own. */
+export const PUBLISHED_SOURCE = "import:published";
 
 export type RunFactsRow = Prisma.RunGetPayload<{ select: typeof runFactsSelect }>;
 
@@ -93,6 +108,13 @@ export function runLabel(row: { number: number }): string {
 }
 
 export function toRunFacts(row: RunFactsRow) {
+  const identity = {
+    scenarioSnapshot: row.scenarioSnapshot,
+    configSnapshot: row.configSnapshot,
+    sweep: row.sweep,
+    sweepValue: row.sweepValue,
+    groupIndex: row.groupIndex,
+  };
   const context = derivedContext(row.configSnapshot, row.scenarioSnapshot);
   const stored = numericMetrics(row.result?.metrics);
   const published = runPublished(row.result?.extra);
@@ -108,6 +130,7 @@ export function toRunFacts(row: RunFactsRow) {
     snapshots: { config, scenario },
     meetsTargets: verdicts.length ? verdicts.every((v) => v.passed) : null,
     thresholdsOutcome: thresholdsOutcome(verdicts),
+    transcribed: row.source === PUBLISHED_SOURCE,
   };
   return {
     id: row.id,
@@ -128,6 +151,10 @@ export function toRunFacts(row: RunFactsRow) {
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     endedAt: row.endedAt,
+    /** "Run #24 · 400 req/s · 20 s · rate = 400 (value 3 of 4)": what ran, not the scenario's name. */
+    title: runTitle({ ...identity, number: row.number, scenarioName: row.scenarioName }),
+    /** The same without the number: "400 req/s · 20 s · rate = 400 (value 3 of 4)". */
+    identity: runIdentity(identity) ?? null,
     target: publicTargetSnapshot(row.targetSnapshot),
     config,
     scenario,
@@ -135,6 +162,7 @@ export function toRunFacts(row: RunFactsRow) {
     approximate: published ? approximateFromFigures(published.figures, row.id) : {},
     valid: row.result?.valid ?? true,
     invalidReasons: row.result?.invalidReasons ?? [],
+    saturationReasons: row.result?.saturationReasons ?? [],
     verdicts,
     published,
     facts,

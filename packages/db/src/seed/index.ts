@@ -12,6 +12,7 @@ import {
 import { z } from "zod";
 import type { Db } from "../client";
 import type { Prisma } from "../generated/prisma/client";
+import { PUBLISHED_SOURCE } from "../queries/run-facts";
 import {
   approximateOf,
   configSnapshot,
@@ -28,7 +29,7 @@ import { BIFROST_OVERHEAD_STAGES } from "./published/bifrost";
 
 export const DEMO_ORG_SLUG = "demo";
 export const DEMO_ORG_NAME = "Published benchmarks";
-export const PUBLISHED_SOURCE = "import:published";
+export { PUBLISHED_SOURCE } from "../queries/run-facts";
 
 const TARGET_KIND = { gateway: "llm", examples: "http", chat: "ws-chat" } as const;
 const TARGET_NAME = { gateway: "Bifrost gateway", examples: "Shuttle example apps", chat: "Chat server" } as const;
@@ -83,6 +84,7 @@ function reference(table: SeedTable, ids: ReadonlyMap<string, string>): TPublish
     source: table.cite.title,
     ...(table.cite.url ? { url: table.cite.url } : {}),
     table: table.cite.table,
+    ...(table.cite.date ? { date: table.cite.date } : {}),
     ...(table.note ? { note: table.note } : {}),
     figures: withIds(table.figures, ids),
   };
@@ -241,6 +243,7 @@ async function upsertRun(
     source: run.cite.title,
     ...(run.cite.url ? { url: run.cite.url } : {}),
     table: run.cite.table,
+    ...(run.cite.date ? { date: run.cite.date } : {}),
     figures: runFigures(run, stored.id),
   };
   const columns = {

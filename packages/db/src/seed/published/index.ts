@@ -71,6 +71,7 @@ export function seedRunFacts(run: SeedRun, meetsTargets: boolean | null): Publis
     context: ctx,
     snapshots: { config: configSnapshot(run), scenario: scenarioSnapshot(run) },
     meetsTargets,
+    transcribed: true,
   };
 }
 

@@ -1,3 +1,4 @@
+import { DERIVED_KEYS, publishedTallyText, tallyPublishedChecks } from "@benchboard/core";
 import { describe, expect, it } from "vitest";
 import { verdictsFor } from "../index";
 import {
@@ -90,6 +91,21 @@ describe("published tables against computed values", () => {
       "chat-tuned-summary",
     ]);
     expect(checks).toHaveLength(243);
+  });
+
+  it("counts only figures it computed: copied measurements and settings are carried as published", () => {
+    const table = (key: string) => tallyPublishedChecks(checks.filter((c) => c.table === key));
+    // Throughput per run, the deltas between runs: computed. Runtime, latency, pool size: copied.
+    expect(publishedTallyText(table("chat-scaling-final"))).toBe(
+      "11 figures computed: 11 agree; 30 carried as published",
+    );
+    const carried = checks.filter((c) => c.status === "carried");
+    expect(carried.length).toBe(154);
+    // Nothing Benchboard works out itself is ever carried.
+    expect(carried.filter((c) => !["value", "config"].includes(c.figure.kind))).toEqual([]);
+    expect(carried.filter((c) => c.figure.kind === "value" && DERIVED_KEYS.includes(c.figure.metric as never))).toEqual(
+      [],
+    );
   });
 
   it("finds exactly the known disagreements", () => {

@@ -8,6 +8,8 @@ import type { SeedProject, SeedRun, SeedTable, SourceDocument } from "./types";
 const FILE: SourceDocument = {
   title: "Shuttle Example project benchmarks",
   url: "https://github.com/shuttle-hq/shuttle-examples/blob/main/_benchmarks/README.md",
+  // "General info › Date: 2024-02-15"; the Bifrost pages and the tuning log state no date.
+  date: "2024-02-15",
 };
 
 export const examplesProject: SeedProject = {

@@ -5,6 +5,8 @@ import type { Fig } from "./figures";
 export interface SourceDocument {
   title: string;
   url?: string;
+  /** The date the document gives for itself (YYYY-MM-DD); left out when it states none. */
+  date?: string;
 }
 
 /** Where a figure was printed: the document and the table (or section) in it. */

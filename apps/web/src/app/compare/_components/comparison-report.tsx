@@ -2,7 +2,7 @@
 
 import type { RouterOutputs } from "@benchboard/api";
 import { formatBytes, formatDeltaPct, formatDurationMs, formatMetric } from "@benchboard/core";
-import { Card, cx, EmptyState, StatusBadge, WideTable } from "@benchboard/ui";
+import { Card, cx, EmptyState, ReadingBadge, StatusBadge, WideTable } from "@benchboard/ui";
 import { colorAt } from "@benchboard/ui/charts/palette";
 import { TimeSeriesChart } from "@benchboard/ui/charts/time-series-chart";
 import { PublishedFigures, PublishedMark, SourceCheckToggle } from "@benchboard/ui/published-figures";
@@ -114,12 +114,13 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                       />
                       {label(run.id)}
                     </div>
-                    <div className="text-xs text-slate-500">{run.configName ?? run.scenarioName}</div>
+                    <div className="text-xs text-slate-500">{run.identity ?? run.configName ?? run.scenarioName}</div>
                     <div className="mt-0.5 flex items-center justify-end gap-1 text-xs">
                       {run.id === baselineRunId ? (
                         <span className="rounded bg-slate-800 px-1.5 py-0.5 font-medium text-white">baseline</span>
                       ) : null}
                       {run.status !== "succeeded" && <StatusBadge status={run.status} />}
+                      {run.status === "succeeded" && <ReadingBadge reading={run.reading} headline={run.saturation} />}
                       {run.excluded && (
                         <span className="rounded bg-slate-200 px-1.5 py-0.5 text-slate-700">excluded</span>
                       )}
@@ -322,6 +323,7 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
             source={view.published.reference.source}
             url={view.published.reference.url}
             table={view.published.reference.table}
+            date={view.published.reference.date}
             note={view.published.reference.note}
             checks={view.published.checks}
             runLabel={label}
