@@ -36,6 +36,8 @@ export const ZRun = z.object({
   status: z.enum(["queued", "running", "succeeded", "failed", "canceled"]),
   source: z.string(),
   scenario: z.object({ id: z.string().nullable(), name: z.string() }),
+  /** "Run #24 · 400 req/s · 20 s · rate = 400 (value 3 of 4)": what ran; absent from older servers. */
+  title: z.string().optional(),
   git: ZGit,
   error: z.string().nullable(),
   progress: z.record(z.string(), z.unknown()).nullable(),
@@ -44,6 +46,12 @@ export const ZRun = z.object({
   /** False when the engine flagged the measurement as unsound; null or absent before results. */
   valid: z.boolean().nullable().optional(),
   invalidReasons: z.array(z.string()).optional(),
+  /** valid, saturated (the target was the limit; still valid) or invalid; absent from older servers. */
+  reading: z.enum(["valid", "saturated", "invalid"]).nullable().optional(),
+  /** "saturated at ~N req/s achieved of M offered" for a saturated run. */
+  saturation: z.string().nullable().optional(),
+  /** A queued agent run: which agents it waits for ("waiting for an agent labelled lab (2 online)"). */
+  waitingFor: z.object({ message: z.string() }).nullable().optional(),
 });
 export type TRun = z.infer<typeof ZRun>;
 
@@ -58,11 +66,24 @@ const ZRunSummary = ZRun.pick({
   scenario: true,
   git: true,
   project: true,
+  reading: true,
+  saturation: true,
 });
+
+export const ZCompareOutcome = z.enum(["pass", "fail", "inconclusive"]);
+export type TCompareOutcome = z.infer<typeof ZCompareOutcome>;
 
 export const ZCompareResult = z.object({
   base: ZRunSummary,
   head: ZRunSummary,
+  /** Absent from servers that compared against one run only. */
+  baseline: z
+    .object({
+      branch: z.string().nullable(),
+      required: z.number(),
+      runs: z.array(z.object({ id: z.string(), number: z.number() })),
+    })
+    .optional(),
   tolerancePct: z.number(),
   metrics: z.array(
     z.object({
@@ -71,22 +92,25 @@ export const ZCompareResult = z.object({
       base: z.number().nullable(),
       head: z.number().nullable(),
       delta: z.number().nullable(),
-      verdict: z.enum(["regressed", "improved", "unchanged", "incomparable"]),
-      statistical: z
+      verdict: z.enum(["regressed", "improved", "unchanged", "noise", "inconclusive", "incomparable"]),
+      noise: z
         .object({
           n: z.number(),
-          mean: z.number(),
-          pValue: z.number(),
-          verdict: z.enum(["regressed", "improved", "unchanged"]),
+          scale: z.enum(["log", "linear"]),
+          low: z.number(),
+          high: z.number(),
+          pWorse: z.number().nullable(),
         })
         .nullable()
         .optional(),
+      note: z.string().optional(),
     }),
   ),
   regressed: z.array(z.string()),
   improved: z.array(z.string()),
   thresholds: ZThresholds,
-  gate: z.enum(["tolerance", "statistical", "both"]).optional(),
+  gate: z.string().optional(),
+  alpha: z.number().optional(),
   changePoints: z
     .array(
       z.object({
@@ -101,9 +125,17 @@ export const ZCompareResult = z.object({
     .optional(),
   valid: z.boolean().optional(),
   invalidReasons: z.array(z.string()).optional(),
+  /** Servers before the three outcomes send `passed` only. */
+  outcome: ZCompareOutcome.optional(),
   passed: z.boolean(),
   reasons: z.array(z.string()),
+  inconclusiveReasons: z.array(z.string()).optional(),
 });
 export type TCompareResult = z.infer<typeof ZCompareResult>;
+
+/** The gate's outcome, read from servers with and without `outcome`. */
+export function compareOutcome(result: Pick<TCompareResult, "outcome" | "passed">): TCompareOutcome {
+  return result.outcome ?? (result.passed ? "pass" : "fail");
+}
 
 export const TERMINAL_STATUSES: ReadonlySet<TRun["status"]> = new Set(["succeeded", "failed", "canceled"]);

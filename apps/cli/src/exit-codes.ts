@@ -7,6 +7,8 @@ export const EXIT = {
   gateFailed: 1,
   /** Bad input or usage: unreadable file, unknown format, malformed tool output, bad option. */
   badInput: 2,
+  /** The gate could not judge: too few baseline runs, a metric one side lacks, an invalid baseline. */
+  inconclusive: 3,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -98,6 +98,24 @@ describe("server commands", () => {
     expect(tolerance.stderr).toContain("expected a percentage from 0 to 1000");
     const format = await benchboard(["upload", wrk, "--project", "gw", "--format", "locust"], env);
     expect(format.stderr).toContain("expected auto, native, k6");
+    const gate = await benchboard(["compare", "--baseline", "main", "--head", "x", "--on-inconclusive", "maybe"], env);
+    expect(gate.code).toBe(2);
+    expect(gate.stderr).toContain("expected fail or pass");
+  });
+
+  it("refuse to apply a file to another project than the one it names, naming both", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "bb-apply-"));
+    const file = path.join(dir, "benchboard.yml");
+    writeFileSync(file, "version: 1\nproject: billing\nthresholds: []\n");
+    const env = { BENCHBOARD_URL: "http://127.0.0.1:9", BENCHBOARD_TOKEN: TOKEN };
+    const fromEnv = await benchboard(["apply", "-f", file], { ...env, BENCHBOARD_PROJECT: "checkout-api" });
+    expect(fromEnv).toMatchObject({ code: 2, stdout: "" });
+    expect(fromEnv.stderr.trim()).toBe(
+      `benchboard: ${file} names project "billing" (project:) but BENCHBOARD_PROJECT is "checkout-api": make them agree, or drop one`,
+    );
+    const fromFlag = await benchboard(["apply", "-f", file, "--project", "checkout-api"], env);
+    expect(fromFlag.code).toBe(2);
+    expect(fromFlag.stderr).toContain('but --project is "checkout-api"');
   });
 
   it("list the server commands in the help", async () => {

@@ -48,11 +48,11 @@ describe("compareMarkdown", () => {
     const md = compareMarkdown(regression);
     expect(md.split("\n")[0]).toBe("## ❌ Benchboard: 1 regression, 1 failed threshold");
     expect(md).toContain(
-      "**checkout** in LLM gateway: head [#12](https://bench.example.com/runs/run12) `feature|x` @ `fedcba9876` against base [#10](https://bench.example.com/runs/run10) `main` @ `0123456789`, tolerance ±5%.",
+      "**checkout** in LLM gateway: head [#12](https://bench.example.com/runs/run12) `feature|x` @ `fedcba9876` against base [#10](https://bench.example.com/runs/run10) `main` @ `0123456789`. A regression is worse than the base run by more than ±5%.",
     );
-    expect(md).toContain("| Achieved rate | 1,000 req/s | 900 req/s | −10.0% | ❌ regressed |");
-    expect(md).toContain("| Latency p99 | 10 ms | 10.2 ms | +2.0% | unchanged |");
-    expect(md).toContain("| Time to first token p50 | — | 3 ms | — | not comparable |");
+    expect(md).toContain("| Achieved rate | 1,000 req/s | 900 req/s | −10.0% | — | ❌ regressed |");
+    expect(md).toContain("| Latency p99 | 10 ms | 10.2 ms | +2.0% | — | unchanged |");
+    expect(md).toContain("| Time to first token p50 | — | 3 ms | — | — | ⚠️ not comparable |");
     expect(md).toContain("- ✅ Latency p99 < 50 ms (10.2 ms; project threshold)");
     expect(md).toContain("- ❌ `http_req_failed` `rate<0.01` (the load tool's own threshold)");
     expect(md).toContain("**Why the gate failed**\n\n- Achieved rate regressed −10.0% (tolerance 5%)");
@@ -75,7 +75,70 @@ describe("compareMarkdown", () => {
       ...regression,
       metrics: [{ key: "custom.a|b", label: "A|b", base: 1, head: 1, delta: 0, verdict: "unchanged" }],
     });
-    expect(md).toContain("| A\\|b | 1 | 1 | 0.0% | unchanged |");
+    expect(md).toContain("| A\\|b | 1 | 1 | 0.0% | — | unchanged |");
+  });
+
+  const baseline = {
+    branch: "main",
+    required: 5,
+    runs: [6, 7, 8, 9, 10].map((n) => ({ id: `run${n}`, number: n })),
+  };
+
+  it("shows the baseline's runs, median and noise bound under the default gate", () => {
+    const md = compareMarkdown({
+      ...regression,
+      gate: "noise",
+      alpha: 0.01,
+      baseline,
+      outcome: "fail",
+      metrics: [
+        {
+          key: "latency_p99",
+          label: "Latency p99",
+          base: 10,
+          head: 20,
+          delta: 1,
+          verdict: "regressed",
+          noise: { n: 5, scale: "log", low: 8.1, high: 12.3, pWorse: 0.0001 },
+        },
+        {
+          key: "rps",
+          label: "Achieved rate",
+          base: 1000,
+          head: 900,
+          delta: -0.1,
+          verdict: "noise",
+          noise: { n: 5, scale: "log", low: 850, high: 1170, pWorse: 0.04 },
+          note: "beyond the tolerance, within the baseline's noise",
+        },
+      ],
+    });
+    expect(md).toContain("against the last 5 runs of `main` (#6–#10, newest [#10]");
+    expect(md).toContain(
+      "by more than ±5% and beyond the baseline's noise (a bound one more run of the baseline passes 1 time in 100)",
+    );
+    expect(md).toContain("| Metric | Base (median) | Head | Change | Noise bound | Verdict |");
+    expect(md).toContain("| Latency p99 | 10 ms | 20 ms | +100.0% | ≤ 12.3 ms | ❌ regressed |");
+    expect(md).toContain("| Achieved rate | 1,000 req/s | 900 req/s | −10.0% | ≥ 850 req/s | within noise |");
+  });
+
+  it("says inconclusive, never ✅, when the gate could not judge", () => {
+    const md = compareMarkdown({
+      ...regression,
+      gate: "noise",
+      baseline: { ...baseline, runs: baseline.runs.slice(3) },
+      outcome: "inconclusive",
+      passed: false,
+      regressed: [],
+      reasons: [],
+      inconclusiveReasons: ["the baseline has 2 of the 5 runs of main it needs"],
+      thresholds: { passed: true, verdicts: [], tool: [] },
+      metrics: [{ key: "rps", label: "Achieved rate", base: 1000, head: 500, delta: -0.5, verdict: "inconclusive" }],
+    });
+    expect(md.split("\n")[0]).toBe("## ⚠️ Benchboard: inconclusive, 2 of 5 baseline runs");
+    expect(md).not.toContain("✅");
+    expect(md).toContain("| Achieved rate | 1,000 req/s | 500 req/s | −50.0% | — | ⚠️ can't tell (noise unknown) |");
+    expect(md).toContain("**Why the gate could not judge**\n\n- the baseline has 2 of the 5 runs of main it needs");
   });
 });
 
@@ -186,6 +249,22 @@ describe("gates: not measured and invalid runs", () => {
     // Other sources and other metrics get no k6 advice.
     expect(notMeasuredHint("import:k6-json", "latency_p99")).toBeUndefined();
     expect(notMeasuredHint("import:k6", "queue_depth_peak")).toBeUndefined();
+  });
+
+  it("passes a saturated run on its thresholds and says where the target topped out", () => {
+    const saturated: TRun = {
+      ...base,
+      thresholds: { passed: true, verdicts: [], tool: [] },
+      valid: true,
+      reading: "saturated",
+      saturation: "saturated at ~1,840 req/s achieved of 2,500 offered",
+    };
+    expect(runGate(saturated)).toEqual({ passed: true, reasons: [] });
+    const md = runMarkdown(saturated);
+    expect(md).toContain(
+      "> ℹ️ The run saturated at ~1,840 req/s achieved of 2,500 offered: the target was the limit; the figures are a valid measurement of it.",
+    );
+    expect(md).not.toContain("Not a valid measurement");
   });
 
   it("never passes an invalid run unless allowed, even when every threshold passes", () => {

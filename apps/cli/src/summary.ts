@@ -1,5 +1,12 @@
 import { formatDeltaPct, formatMetric, mean, metricDef, sampleVariance } from "@benchboard/core";
-import type { TCompareResult, TRun, TThresholdStatus, TThresholds } from "./api-types";
+import {
+  compareOutcome,
+  type TCompareOutcome,
+  type TCompareResult,
+  type TRun,
+  type TThresholdStatus,
+  type TThresholds,
+} from "./api-types";
 
 /**
  * Markdown for a CI job page (GitHub's step summary, a GitLab job log): what was compared, the
@@ -26,9 +33,11 @@ function describeRun(run: RunRef): string {
 
 const VERDICT_TEXT: Record<TCompareResult["metrics"][number]["verdict"], string> = {
   regressed: "❌ regressed",
-  improved: "✅ improved",
+  improved: "improved",
   unchanged: "unchanged",
-  incomparable: "not comparable",
+  noise: "within noise",
+  inconclusive: "⚠️ can't tell (noise unknown)",
+  incomparable: "⚠️ not comparable",
 };
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -70,45 +79,110 @@ function notMeasuredCount(thresholds: TThresholds): number {
   return thresholds.verdicts.filter((v) => verdictStatus(v) === "not_measured").length;
 }
 
-export function compareMarkdown(result: TCompareResult): string {
+type CompareMetric = TCompareResult["metrics"][number];
+
+/** The noise band's edge on the metric's worse side: where a regression would have to go. */
+function noiseEdge(m: CompareMetric, direction: "lower" | "higher" | "neutral"): string {
+  if (!m.noise || direction === "neutral") return "—";
+  return direction === "lower" ? `≤ ${formatMetric(m.key, m.noise.high)}` : `≥ ${formatMetric(m.key, m.noise.low)}`;
+}
+
+/** What head was judged against, in words: "the last 5 runs of `main`" or "base #12". */
+function baselineText(result: TCompareResult): string {
+  const b = result.baseline;
+  if (!b?.branch) return `base ${describeRun(result.base)}`;
+  if (b.runs.length === 1) return `the last run of ${code(b.branch)}, ${describeRun(result.base)}`;
+  const numbers = b.runs.map((r) => `#${r.number}`);
+  const span = `${numbers[0]}–${numbers.at(-1)}`;
+  return `the last ${plural(b.runs.length, "run")} of ${code(b.branch)} (${span}, newest ${describeRun(result.base)})`;
+}
+
+/** The rule a metric was judged by, in one sentence. */
+function ruleText(result: TCompareResult): string {
+  const alpha = result.alpha ?? 0.01;
+  const noise = `beyond the baseline's noise (a bound one more run of the baseline passes ${alpha === 0.01 ? "1 time in 100" : `with probability ${alpha}`})`;
+  const center = (result.baseline?.runs.length ?? 1) > 1 ? "the baseline's median" : "the base run";
+  // Servers before the noise gate send no `gate` or judge by the tolerance.
+  const gate = result.gate ?? "tolerance";
+  if (gate === "statistical") return `A regression is ${noise}.`;
+  if (gate !== "noise") return `A regression is worse than ${center} by more than ±${result.tolerancePct}%.`;
+  return `A regression is worse than ${center} by more than ±${result.tolerancePct}% and ${noise}.`;
+}
+
+function headlineOf(result: TCompareResult, outcome: TCompareOutcome): string {
+  if (outcome === "pass") {
+    const gate = result.gate ?? "tolerance";
+    const against =
+      gate !== "noise" && gate !== "statistical"
+        ? `beyond ±${result.tolerancePct}%`
+        : gate === "statistical"
+          ? "beyond the baseline's noise"
+          : `beyond ±${result.tolerancePct}% and the baseline's noise`;
+    const runs = result.baseline?.branch
+      ? ` (${plural(result.baseline.runs.length, "run")} of ${result.baseline.branch})`
+      : "";
+    return `## ✅ Benchboard: no regression ${against}${runs}`;
+  }
+  if (outcome === "inconclusive") {
+    const b = result.baseline;
+    const short = b?.branch && b.runs.length < b.required && (result.gate ?? "tolerance") !== "tolerance";
+    const why = short
+      ? `${b.runs.length} of ${b.required} baseline runs`
+      : (result.inconclusiveReasons?.[0] ?? "the gate could not judge");
+    return `## ⚠️ Benchboard: inconclusive, ${why}`;
+  }
   const failedThresholds = failedThresholdCount(result.thresholds);
   const notMeasured = notMeasuredCount(result.thresholds);
   const problems: string[] = [];
   if (result.valid === false) problems.push("head run not valid");
   if (result.regressed.length) problems.push(plural(result.regressed.length, "regression"));
   if (failedThresholds) problems.push(plural(failedThresholds, "failed threshold"));
-  if (notMeasured && !result.passed) problems.push(`${plural(notMeasured, "threshold")} not measured`);
+  if (notMeasured) problems.push(`${plural(notMeasured, "threshold")} not measured`);
   if (result.head.status !== "succeeded") problems.push(`head run ${result.head.status}`);
-  const headline = result.passed
-    ? `## ✅ Benchboard: no regression beyond ±${result.tolerancePct}%`
-    : `## ❌ Benchboard: ${problems.join(", ") || "gate failed"}`;
+  return `## ❌ Benchboard: ${problems.join(", ") || "gate failed"}`;
+}
+
+export function compareMarkdown(result: TCompareResult): string {
+  const outcome = compareOutcome(result);
   const lines = [
-    headline,
+    headlineOf(result, outcome),
     "",
-    `**${result.head.scenario.name}** in ${result.head.project.name}: head ${describeRun(result.head)} against base ${describeRun(result.base)}, tolerance ±${result.tolerancePct}%.`,
+    `**${result.head.scenario.name}** in ${result.head.project.name}: head ${describeRun(result.head)} against ${baselineText(result)}. ${ruleText(result)}`,
     "",
   ];
   if (result.metrics.length) {
-    lines.push("| Metric | Base | Head | Change | Verdict |", "| --- | ---: | ---: | ---: | --- |");
+    const many = (result.baseline?.runs.length ?? 1) > 1;
+    lines.push(
+      `| Metric | ${many ? "Base (median)" : "Base"} | Head | Change | Noise bound | Verdict |`,
+      "| --- | ---: | ---: | ---: | ---: | --- |",
+    );
     for (const m of result.metrics) {
+      const direction = metricDef(m.key).direction;
+      // An incomparable metric says which side lacks it; the rest explain themselves below the table.
+      const verdict =
+        m.note && m.verdict === "incomparable" ? `${VERDICT_TEXT[m.verdict]}: ${m.note}` : VERDICT_TEXT[m.verdict];
       lines.push(
-        `| ${cell(m.label)} | ${formatMetric(m.key, m.base)} | ${formatMetric(m.key, m.head)} | ${formatDeltaPct(m.delta)} | ${VERDICT_TEXT[m.verdict]} |`,
+        `| ${cell(m.label)} | ${formatMetric(m.key, m.base)} | ${formatMetric(m.key, m.head)} | ${formatDeltaPct(m.delta)} | ${noiseEdge(m, direction)} | ${cell(verdict)} |`,
       );
     }
   } else {
-    lines.push("_Neither run has a metric to compare._");
+    lines.push("_Neither side has a metric to compare._");
   }
   if (result.valid === false) {
     lines.push(
       "",
       `> ⚠️ Head is not a valid measurement: ${result.invalidReasons?.join("; ") || "flagged by the engine"}`,
     );
+  } else if (result.head.reading === "saturated") {
+    lines.push("", saturatedNote("Head", result.head.saturation));
   }
   const changes = changePointLines(result);
   if (changes.length) lines.push("", "**Change points in head's history**", "", ...changes);
   const thresholds = thresholdLines(result.thresholds);
   if (thresholds.length) lines.push("", "**Thresholds of the head run**", "", ...thresholds);
   if (result.reasons.length) lines.push("", "**Why the gate failed**", "", ...result.reasons.map((r) => `- ${r}`));
+  const unjudged = result.inconclusiveReasons ?? [];
+  if (unjudged.length) lines.push("", "**Why the gate could not judge**", "", ...unjudged.map((r) => `- ${r}`));
   return `${lines.join("\n")}\n`;
 }
 
@@ -182,7 +256,7 @@ export function notMeasuredHint(source: string, metric: string): string | undefi
 }
 
 /** One run on its own: its status, headline metrics and thresholds (a gate without a baseline). */
-export function runMarkdown(run: TRun, note?: string, options: GateOptions = {}): string {
+export function runMarkdown(run: TRun, note?: string, options: GateOptions = {}, headline?: string): string {
   const failed = run.thresholds ? failedThresholdCount(run.thresholds) : 0;
   const notMeasured = run.thresholds ? notMeasuredCount(run.thresholds) : 0;
   const ok = runGate(run, options).passed;
@@ -193,9 +267,11 @@ export function runMarkdown(run: TRun, note?: string, options: GateOptions = {})
     ...(notMeasured ? [`${plural(notMeasured, "threshold")} not measured`] : []),
   ];
   const lines = [
-    ok
-      ? `## ✅ Benchboard: run passed its thresholds${problems.length ? ` (${problems.join(", ")}: allowed)` : ""}`
-      : `## ❌ Benchboard: ${problems.join(", ")}`,
+    ok && headline
+      ? headline
+      : ok
+        ? `## ✅ Benchboard: run passed its thresholds${problems.length ? ` (${problems.join(", ")}: allowed)` : ""}`
+        : `## ❌ Benchboard: ${problems.join(", ")}`,
     "",
     `**${run.scenario.name}** in ${run.project.name}: ${describeRun(run)} (${run.source}).`,
   ];
@@ -203,6 +279,8 @@ export function runMarkdown(run: TRun, note?: string, options: GateOptions = {})
   if (run.error) lines.push("", `> ${run.error.replace(/\n/g, " ")}`);
   if (run.valid === false) {
     lines.push("", `> ⚠️ Not a valid measurement: ${run.invalidReasons?.join("; ") || "flagged by the engine"}`);
+  } else if (run.reading === "saturated") {
+    lines.push("", saturatedNote("The run", run.saturation));
   }
   const metrics = run.result?.metrics ?? {};
   const shown = RUN_METRICS.filter((k) => k in metrics);
@@ -317,4 +395,9 @@ export function groupMarkdown(runs: readonly TRun[], options: GateOptions = {}):
     lines.push(`| [#${run.number}](${run.url}) | ${status} | ${cell(verdict)} |`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** A saturated run is a valid measurement of the target at its limit: said, never as a fault. */
+function saturatedNote(who: string, saturation: string | null | undefined): string {
+  return `> ℹ️ ${who} ${saturation ?? "saturated"}: the target was the limit; the figures are a valid measurement of it.`;
 }

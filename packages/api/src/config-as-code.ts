@@ -70,14 +70,19 @@ export const ZConfigDocument = z.strictObject({
 });
 export type TConfigDocument = z.infer<typeof ZConfigDocument>;
 
-export type ConfigKind = "project" | "thresholds" | "target" | "instanceConfig" | "scenario";
-export interface ConfigChange {
-  kind: ConfigKind;
-  name: string;
-  action: "create" | "update" | "unchanged";
+/**
+ * One line of an apply's plan. `project` is the project the document creates (it comes first);
+ * `thresholds` the project's thresholds (named `project`).
+ */
+export const ZConfigChange = z.object({
+  kind: z.enum(["project", "thresholds", "target", "instanceConfig", "scenario"]),
+  name: z.string(),
+  action: z.enum(["create", "update", "unchanged"]),
   /** The fields that differ, for an update. */
-  fields?: string[];
-}
+  fields: z.array(z.string()).optional(),
+});
+export type ConfigChange = z.infer<typeof ZConfigChange>;
+export type ConfigKind = ConfigChange["kind"];
 
 type Caller = ReturnType<typeof createCaller>;
 

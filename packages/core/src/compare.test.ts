@@ -7,6 +7,7 @@ import {
   formatDeltaPct,
   relativeDelta,
 } from "./compare";
+import { welchDeltaInterval } from "./statistics";
 
 describe("relativeDelta", () => {
   it("is (b − a) / a with a the baseline", () => {
@@ -73,8 +74,30 @@ describe("buildCompareTable", () => {
     // The interval on the delta spans 0 within noise and lies above it for the real gain.
     expect(rps!.cells[1]!.ci!.low).toBeLessThan(0);
     expect(rps!.cells[1]!.ci!.high).toBeGreaterThan(0);
-    expect(rps!.cells[2]!.ci!.low).toBeGreaterThan(0.2);
+    expect(rps!.cells[2]!.ci!.low).toBeGreaterThan(0.15);
     expect(rps!.cells[0]!.ci).toBeNull();
+  });
+
+  it("gives intervals that can be: a latency never falls by more than 100 %, and two runs a side get none", () => {
+    // Groups of three with a wide spread: on a linear scale the interval ran below −100 %.
+    const wide = [
+      { runId: "a", metrics: { latency_p99: 5 }, repetitions: { latency_p99: [5, 40, 12] } },
+      { runId: "b", metrics: { latency_p99: 8 }, repetitions: { latency_p99: [8, 60, 10] } },
+    ];
+    const linear = welchDeltaInterval([5, 40, 12], [8, 60, 10])!;
+    expect(linear.low).toBeLessThan(-1);
+    const [p99] = buildCompareTable(wide, 0, ["latency_p99"]);
+    const ci = p99!.cells[1]!.ci!;
+    expect(ci.low).toBeGreaterThan(-1);
+    expect(ci.high).toBeGreaterThan(ci.low);
+    // Two runs a side: one degree of freedom says nothing; the cell says why there is none.
+    const pairs = [
+      { runId: "a", metrics: { rps: 100 }, repetitions: { rps: [100, 120] } },
+      { runId: "b", metrics: { rps: 90 }, repetitions: { rps: [90, 95] } },
+    ];
+    const [rps] = buildCompareTable(pairs, 0, ["rps"]);
+    expect(rps!.cells[1]!.ci).toBeNull();
+    expect(rps!.cells[1]!.ciNote).toBe("no confidence interval: fewer than 3 runs a side (2 and 2)");
   });
 
   it("shows a repeated run's group mean and spread, the figures its p-value and interval come from", () => {

@@ -1,5 +1,5 @@
 import { isKnownMetric, METRICS, type MetricDirection, type MetricUnit, metricDef } from "./metrics";
-import { mean, NOISE_ALPHA, sampleVariance, welchDeltaInterval, welchTTest } from "./statistics";
+import { MIN_INTERVAL_RUNS, mean, NOISE_ALPHA, ratioDeltaInterval, sampleVariance, welchTTest } from "./statistics";
 
 /**
  * Comparing runs: one definition of the delta everywhere, `(b − a) / a` with `a` the baseline,
@@ -49,8 +49,14 @@ export interface CompareCell {
   verdict: DeltaVerdict;
   /** Welch's t-test p-value over the repetition groups, when both sides were repeated. */
   pValue: number | null;
-  /** 95 % confidence interval on the relative delta of the repetition means, when both sides were repeated. */
+  /**
+   * 95 % confidence interval on the relative delta, when both sides have MIN_INTERVAL_RUNS
+   * repetitions: on the log scale for positive values (a change of the geometric means, never
+   * below −100 %).
+   */
   ci: { low: number; high: number } | null;
+  /** Why there is no interval where both sides were repeated. */
+  ciNote?: string;
   repetitions: number;
   /** Why the verdict is neutral where the metric has a direction (it only restates an input). */
   note?: string;
@@ -106,11 +112,17 @@ export function buildCompareTable(
       const test = welchTTest(baseReps, reps);
       let verdict = deltaVerdict(key, delta);
       if (test && test.pValue >= NOISE_ALPHA && (verdict === "better" || verdict === "worse")) verdict = "noise";
-      const interval = welchDeltaInterval(baseReps, reps);
+      const interval = ratioDeltaInterval(baseReps, reps);
+      const repeated = baseReps.length >= 2 && reps.length >= 2;
+      const ciNote =
+        repeated && !interval
+          ? `no confidence interval: fewer than ${MIN_INTERVAL_RUNS} runs a side (${baseReps.length} and ${reps.length})`
+          : undefined;
       const restated = restatesFixedRate(key, baseline?.metrics, column.metrics);
       if (restated && delta !== null && delta !== 0) verdict = "neutral";
       return {
         ...(restated && delta !== null && delta !== 0 ? { note: restated } : {}),
+        ...(ciNote ? { ciNote } : {}),
         value,
         delta,
         verdict,

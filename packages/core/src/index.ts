@@ -4,6 +4,7 @@ export * from "./caps";
 export * from "./change-point";
 export * from "./compare";
 export * from "./derived";
+export * from "./gate";
 export * from "./generator-capacity";
 export * from "./histogram";
 export * from "./install";

@@ -118,3 +118,20 @@ export function describeScenarioSpec(spec: TScenarioSpec): string {
         : `${n(spec.users)} users · ${n(spec.rooms)} rooms · ${n(spec.messagesPerUser)} msgs each`;
   }
 }
+
+/** Engines whose spec defaults `maxConnections` (to 1,000) when it is not given. */
+const CONNECTION_DEFAULT_ENGINES = new Set(["http-open", "llm"]);
+const DEFAULT_MAX_CONNECTIONS = 1_000;
+
+/**
+ * A scenario spec as written (before its defaults are filled in) with the connection pool it
+ * leaves out sized within the organization's cap: a file that says nothing about connections
+ * applies to an organization allowing 200 as it is, where the bare default of 1,000 would be
+ * refused. A value the spec gives is kept, and checked against the caps as usual.
+ */
+export function withConnectionDefaultWithinCaps(spec: unknown, caps: Pick<TOrgCaps, "maxConnections">): unknown {
+  if (!spec || typeof spec !== "object" || Array.isArray(spec)) return spec;
+  const raw = spec as Record<string, unknown>;
+  if (!CONNECTION_DEFAULT_ENGINES.has(String(raw.engine)) || raw.maxConnections !== undefined) return spec;
+  return { ...raw, maxConnections: Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, Math.floor(caps.maxConnections))) };
+}

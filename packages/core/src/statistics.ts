@@ -144,6 +144,37 @@ export function welchDeltaInterval(
   return { delta: diff / scale, low: (diff - half) / scale, high: (diff + half) / scale };
 }
 
+/** Fewer runs than this on either side, and a confidence interval on a delta is withheld. */
+export const MIN_INTERVAL_RUNS = 3;
+
+/**
+ * A confidence interval on the relative change between repetition groups, on the scale the
+ * values live on. Latencies, rates and sizes are positive and vary by ratios: the interval is
+ * Welch's on their logarithms, turned back into a change of the geometric means, so it is
+ * asymmetric and can never fall below −100 %. With a zero or negative value the linear interval
+ * is returned. Null unless both groups have MIN_INTERVAL_RUNS values: with two, Student's t has
+ * one or two degrees of freedom and the interval says nothing (±1,000 % and beyond).
+ */
+export function ratioDeltaInterval(
+  a: readonly number[],
+  b: readonly number[],
+  confidence = 0.95,
+): { low: number; high: number; scale: "log" | "linear" } | null {
+  if (a.length < MIN_INTERVAL_RUNS || b.length < MIN_INTERVAL_RUNS) return null;
+  if (![...a, ...b].every((v) => v > 0 && Number.isFinite(v))) {
+    const linear = welchDeltaInterval(a, b, confidence);
+    return linear ? { low: linear.low, high: linear.high, scale: "linear" } : null;
+  }
+  const la = a.map(Math.log);
+  const lb = b.map(Math.log);
+  const test = welchTTest(la, lb);
+  if (!test) return null;
+  const se = Math.sqrt(sampleVariance(la) / la.length + sampleVariance(lb) / lb.length);
+  const half = se === 0 ? 0 : studentTCritical(1 - confidence, test.df) * se;
+  const diff = test.meanB - test.meanA;
+  return { low: Math.exp(diff - half) - 1, high: Math.exp(diff + half) - 1, scale: "log" };
+}
+
 export interface HistoryTestResult {
   /** Runs the new value was judged against. */
   n: number;

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from "commander";
-import { ZCompareResult, ZRun } from "../api-types";
+import { compareOutcome, type TCompareOutcome, ZCompareResult, ZRun } from "../api-types";
 import { ciGitDefaults } from "../ci-env";
 import { ApiClient, ApiError, addServerOptions, type ServerOptions, serverConfig } from "../client";
 import { CliError, EXIT } from "../exit-codes";
@@ -17,8 +17,10 @@ interface CompareOptions extends ServerOptions {
   allowNoBaseline?: boolean;
   allowNotMeasured?: boolean;
   allowInvalid?: boolean;
-  gate: "tolerance" | "statistical" | "both";
+  gate: "noise" | "tolerance" | "statistical";
   history?: number;
+  onInconclusive: "fail" | "pass";
+  alpha?: number;
   json?: boolean;
   github?: boolean;
 }
@@ -38,14 +40,26 @@ export function baselineRef(value: string): string {
 }
 
 function gateKind(value: string): CompareOptions["gate"] {
-  if (value === "tolerance" || value === "statistical" || value === "both") return value;
-  throw new InvalidArgumentError("expected tolerance, statistical or both.");
+  if (value === "noise" || value === "tolerance" || value === "statistical") return value;
+  throw new InvalidArgumentError("expected noise, tolerance or statistical.");
+}
+
+function onInconclusive(value: string): CompareOptions["onInconclusive"] {
+  if (value === "fail" || value === "pass") return value;
+  throw new InvalidArgumentError("expected fail or pass.");
 }
 
 function historyRuns(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 3 || n > 100)
-    throw new InvalidArgumentError("expected a whole number from 3 to 100.");
+  if (!Number.isInteger(n) || n < 1 || n > 100)
+    throw new InvalidArgumentError("expected a whole number from 1 to 100.");
+  return n;
+}
+
+function alphaLevel(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > 0.5)
+    throw new InvalidArgumentError("expected a number above 0, at most 0.5.");
   return n;
 }
 
@@ -60,28 +74,45 @@ export function registerCompare(program: Command, io: CliIo): void {
     program
       .command("compare")
       .description(
-        "compare a run against a baseline; exit 1 on a regression, a failed or unmeasured threshold or an invalid head run, with a Markdown summary and the change points in head's history",
+        "compare a run against a baseline; exit 1 on a regression, a failed or unmeasured threshold or an invalid head run, exit 3 when the gate could not judge (too few baseline runs, a metric one side lacks), with a Markdown summary and the change points in head's history",
       )
-      .requiredOption("--baseline <branch|run>", "a branch (its latest succeeded run of the same scenario) or a run id")
+      .requiredOption(
+        "--baseline <branch|run>",
+        "a branch (its last --history runs of the same scenario and config, succeeded and valid) or a run id",
+      )
       .option("--head <run>", "the run to judge (default: the last run uploaded or launched from this directory)")
       .option("--tolerance <percent>", "how much a metric may worsen before it counts as a regression", tolerance, 5)
       .option(
         "--metrics <keys>",
         "comma-separated metrics to judge, e.g. rps,latency_p99 (default: the usual gate metrics)",
       )
-      .option("--allow-no-baseline", "when the baseline branch has no run yet, gate on the head run's thresholds alone")
+      .option(
+        "--allow-no-baseline",
+        "when the baseline branch has no run yet, gate on the head run's thresholds alone (pass or fail, not inconclusive)",
+      )
       .option("--allow-not-measured", "a threshold the head run did not measure does not fail the gate")
       .option("--allow-invalid", "a head run the engine flagged invalid does not fail the gate")
       .option(
         "--gate <kind>",
-        "what fails the gate beside thresholds: tolerance (percent), statistical (t-test against the baseline branch's last runs) or both",
+        "what makes a metric a regression: noise (beyond --tolerance and beyond the baseline's own noise), tolerance (beyond --tolerance alone, e.g. against one run) or statistical (beyond the noise alone)",
         gateKind,
-        "tolerance",
+        "noise",
       )
       .option(
         "--history <runs>",
-        "how many of the baseline branch's latest runs the statistical test uses",
+        "how many of the baseline branch's latest runs make the baseline (default 5); fewer make the gate inconclusive",
         historyRuns,
+      )
+      .option(
+        "--alpha <p>",
+        "how rarely one more baseline run may land beyond the noise bound (one-sided; default 0.01)",
+        alphaLevel,
+      )
+      .option(
+        "--on-inconclusive <fail|pass>",
+        "when the gate could not judge: fail (exit 3) or pass (exit 0; the summary still says inconclusive)",
+        onInconclusive,
+        "fail",
       )
       .option("--json", "print the comparison as JSON instead of Markdown")
       .option(
@@ -104,10 +135,11 @@ export function registerCompare(program: Command, io: CliIo): void {
     if (options.metrics) query.set("metrics", options.metrics);
     if (options.allowNotMeasured) query.set("allowNotMeasured", "true");
     if (options.allowInvalid) query.set("allowInvalid", "true");
-    if (options.gate !== "tolerance") query.set("gate", options.gate);
+    query.set("gate", options.gate);
     if (options.history) query.set("history", String(options.history));
+    if (options.alpha) query.set("alpha", String(options.alpha));
     let markdown: string;
-    let passed: boolean;
+    let outcome: TCompareOutcome;
     try {
       const { body, raw } = await client.request({
         method: "GET",
@@ -118,7 +150,7 @@ export function registerCompare(program: Command, io: CliIo): void {
       });
       if (options.json) writeJson(io, raw, false);
       markdown = compareMarkdown(body);
-      passed = body.passed;
+      outcome = compareOutcome(body);
       if (github) {
         const outcome = await publishToGitHub(github, body, markdown, { ciUrl: ciGitDefaults(io.env).ciUrl });
         if (outcome.comment)
@@ -131,7 +163,7 @@ export function registerCompare(program: Command, io: CliIo): void {
       }
     } catch (err) {
       const noBaseline = err instanceof ApiError && err.status === 404 && err.field === "base";
-      if (!noBaseline || !options.allowNoBaseline) throw err;
+      if (!noBaseline) throw err;
       const { body: run, raw } = await client.request({
         method: "GET",
         path: `/runs/${encodeURIComponent(head)}`,
@@ -141,25 +173,50 @@ export function registerCompare(program: Command, io: CliIo): void {
       });
       const gate = { allowNotMeasured: options.allowNotMeasured, allowInvalid: options.allowInvalid };
       const verdict = runGate(run, gate);
+      const why = err.message.replace(/^.*?: base: /, "");
+      // Without a baseline nothing was compared: the thresholds alone can fail the run, and pass
+      // it only when asked to (--allow-no-baseline); otherwise the gate could not judge.
+      outcome = !verdict.passed ? "fail" : options.allowNoBaseline ? "pass" : "inconclusive";
+      const inconclusiveReasons = outcome === "inconclusive" ? [`no baseline: ${why}`] : [];
       if (options.json) {
         const body = raw as Record<string, unknown>;
         writeJson(
           io,
-          { ...body, valid: run.valid ?? null, invalidReasons: run.invalidReasons ?? [], ...verdict },
+          {
+            ...body,
+            valid: run.valid ?? null,
+            invalidReasons: run.invalidReasons ?? [],
+            outcome,
+            ...verdict,
+            inconclusiveReasons,
+          },
           false,
         );
       }
       markdown = runMarkdown(
         run,
-        `No baseline yet (${err.message.replace(/^.*?: base: /, "")}); judged by its thresholds alone.`,
+        outcome === "inconclusive"
+          ? `No baseline to compare with (${why}): its thresholds passed, but whether it regressed cannot be told. \`--allow-no-baseline\` judges a first run by its thresholds alone.`
+          : `No baseline yet (${why}); judged by its thresholds alone.`,
         gate,
+        outcome === "inconclusive" ? "## ⚠️ Benchboard: inconclusive, no baseline to compare with" : undefined,
       );
-      passed = verdict.passed;
       if (github)
         markdown = `> **Note:** no baseline to compare with yet, so nothing was written to the pull request.\n\n${markdown}`;
     }
     if (!options.json) io.stdout(markdown);
     await appendStepSummary(io, markdown);
-    if (!passed) throw new CliError("the comparison failed the gate (see the summary above)", EXIT.gateFailed);
+    if (outcome === "fail")
+      throw new CliError("the comparison failed the gate (see the summary above)", EXIT.gateFailed);
+    if (outcome === "inconclusive") {
+      if (options.onInconclusive === "pass") {
+        io.stderr("benchboard: the gate could not judge; passing as --on-inconclusive pass asks\n");
+      } else {
+        throw new CliError(
+          "the gate could not judge (see the summary above); --on-inconclusive pass lets it pass",
+          EXIT.inconclusive,
+        );
+      }
+    }
   });
 }

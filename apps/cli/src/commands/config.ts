@@ -66,12 +66,21 @@ export function readConfigFile(text: string, file: string): Record<string, unkno
   return value as Record<string, unknown>;
 }
 
-function projectRef(options: { project?: string }, io: CliIo, fromFile?: unknown): string {
-  const project = (
-    options.project ??
-    io.env.BENCHBOARD_PROJECT ??
-    (typeof fromFile === "string" ? fromFile : "")
-  ).trim();
+/** Project ids are cuids; anything else names a project by its slug. */
+const PROJECT_ID = /^c[a-z0-9]{20,31}$/;
+
+function projectRef(options: { project?: string }, io: CliIo, fromFile?: unknown, file?: string): string {
+  const given = options.project?.trim() || io.env.BENCHBOARD_PROJECT?.trim() || "";
+  const named = typeof fromFile === "string" ? fromFile.trim() : "";
+  // Both say which project, and differ: refuse rather than rewrite the wrong project. An id may
+  // be the file's project under another name: the server, which knows, refuses a real mismatch.
+  if (given && named && given !== named && !PROJECT_ID.test(given)) {
+    const source = options.project?.trim() ? "--project" : "BENCHBOARD_PROJECT";
+    throw new CliError(
+      `${file ?? "the file"} names project "${named}" (project:) but ${source} is "${given}": make them agree, or drop one`,
+    );
+  }
+  const project = given || named;
   if (!project) throw new CliError("--project is required (or set BENCHBOARD_PROJECT, or project: in the file)");
   return project;
 }
@@ -94,7 +103,7 @@ export function registerConfig(program: Command, io: CliIo): void {
       throw new CliError(`cannot read ${options.file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
     }
     const doc = expandEnv(readConfigFile(text, options.file), io.env) as Record<string, unknown>;
-    const project = projectRef(options, io, doc.project);
+    const project = projectRef(options, io, doc.project, options.file);
     const client = new ApiClient(serverConfig(options, io));
     const { body } = await client.request({
       method: "PUT",

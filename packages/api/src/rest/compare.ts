@@ -1,18 +1,18 @@
 import {
   derivedContext,
   detectChangePoints,
-  evaluateRegressions,
   formatDeltaPct,
   formatMetric,
+  type GateOutcome,
+  gateMetricKeys,
+  judgeMetric,
   metricDef,
-  type RegressionRow,
-  testAgainstHistory,
   withDerivedMetrics,
 } from "@benchboard/core";
-import { findBranchBaseline, scenarioHistory, storedThresholds } from "@benchboard/db";
+import { branchBaselineRuns, scenarioHistory, storedThresholds } from "@benchboard/db";
 import { authorize, type RestDeps } from "./auth";
 import { json, RestError, type RestRequest, type RestResponse, restErrorResponse, zodFailure } from "./http";
-import { loadRun, presentRun, requestOrigin } from "./runs";
+import { linkOrigin, loadRun, presentRun } from "./runs";
 import { type TRestCompareResult, ZRestCompareQuery, ZRestRunSummary } from "./schemas";
 
 const BRANCH_PREFIX = "branch:";
@@ -26,15 +26,17 @@ function metricsOf(run: LoadedRun): Record<string, number> {
 }
 
 /**
- * GET /api/v1/compare?base=…&head=…&tolerance=5: head against base, metric by metric, with
- * head's threshold verdicts, and whether a CI gate should pass.
+ * GET /api/v1/compare?base=…&head=…&tolerance=5: head against a baseline, metric by metric, with
+ * head's threshold verdicts, and the gate's outcome: pass, fail, or inconclusive when it could not
+ * judge. `base=branch:<name>` is the branch's last `history` runs of head's scenario and config;
+ * `base=<run id>` is that one run, which shows no noise: only `gate=tolerance` judges against it.
  */
 export async function compareHandler(req: RestRequest, deps: RestDeps): Promise<RestResponse> {
   try {
     const api = await authorize(req, deps, "runs:read");
     const query = ZRestCompareQuery.safeParse(Object.fromEntries(new URL(req.url).searchParams));
     if (!query.success) throw zodFailure(query.error);
-    const { base: baseRef, head: headRef, tolerance, metrics, gate, alpha } = query.data;
+    const { head: headRef, tolerance, metrics, gate, alpha, history } = query.data;
 
     const head = await loadRun(api, headRef, "head");
     if (!head.result) {
@@ -46,50 +48,38 @@ export async function compareHandler(req: RestRequest, deps: RestDeps): Promise<
         },
       );
     }
-    let baseId = baseRef;
-    if (baseRef.startsWith(BRANCH_PREFIX)) {
-      const branch = baseRef.slice(BRANCH_PREFIX.length).trim();
-      if (!branch) throw new RestError(400, "base: name the branch, e.g. branch:main", { field: "base" });
-      const found = await findBranchBaseline(deps.db, api.token.orgId, head, branch);
-      if (!found) {
-        throw new RestError(
-          404,
-          `base: no succeeded run of branch "${branch}" for scenario "${head.scenarioName}" to compare with`,
-          { field: "base" },
-        );
-      }
-      baseId = found.id;
-    }
-    const base = await loadRun(api, baseId, "base");
-    if (base.status !== "succeeded" || !base.result) {
-      throw new RestError(409, `base: run #${base.number} is ${base.status}; compare against a succeeded run`, {
-        field: "base",
-      });
-    }
+    const { base, baseline, baseBranch, inconclusive } = await loadBaseline(api, deps, head, query.data);
 
-    const report = evaluateRegressions(metricsOf(base), metricsOf(head), { tolerancePct: tolerance, metrics });
+    const headMetrics = metricsOf(head);
+    const keys = gateMetricKeys(
+      baseline.map((b) => b.metrics),
+      headMetrics,
+      metrics,
+    );
+    const rows = keys.map((key) => {
+      const def = metricDef(key);
+      const values = baseline.map((b) => b.metrics[key]).filter((v): v is number => Number.isFinite(v));
+      const judged = judgeMetric(key, values, headMetrics[key] ?? null, { tolerancePct: tolerance, gate, alpha });
+      return { key, label: def.label, unit: def.unit, direction: def.direction, ...judged };
+    });
+    const unknown = rows.filter((r) => r.verdict === "inconclusive");
+    if (unknown.length) {
+      inconclusive.push(
+        `${unknown.map((r) => r.label).join(", ")}: beyond the ${tolerance}% tolerance, but ${unknown[0]!.note}`,
+      );
+    }
+    for (const row of rows.filter((r) => r.verdict === "incomparable")) inconclusive.push(`${row.label}: ${row.note}`);
     const thresholds = storedThresholds(head.result);
     const valid = head.result.valid;
     const invalidReasons = head.result.invalidReasons;
 
-    // Head against the latest runs of base's branch, and change points in head's own history.
-    const [baseHistory, headHistory] = await Promise.all([
-      scenarioHistory(deps.db, api.token.orgId, {
-        projectId: head.projectId,
-        scenarioName: head.scenarioName,
-        branch: base.branch,
-        beforeRunId: head.id,
-        through: head.createdAt,
-        take: query.data.history,
-      }),
-      scenarioHistory(deps.db, api.token.orgId, {
-        projectId: head.projectId,
-        scenarioName: head.scenarioName,
-        branch: head.branch,
-        through: head.createdAt,
-      }),
-    ]);
-    const rows = report.rows.map((row) => ({ ...row, statistical: statisticalVerdict(row, baseHistory, head, alpha) }));
+    // Change points in head's own history.
+    const headHistory = await scenarioHistory(deps.db, api.token.orgId, {
+      projectId: head.projectId,
+      scenarioName: head.scenarioName,
+      branch: head.branch,
+      through: head.createdAt,
+    });
     const changePoints = rows.flatMap((row) => {
       const line = headHistory.filter((r) => Number.isFinite(r.metrics[row.key]));
       const found = detectChangePoints(line.map((r) => r.metrics[row.key]!)).at(-1);
@@ -120,37 +110,46 @@ export async function compareHandler(req: RestRequest, deps: RestDeps): Promise<
     for (const v of thresholds.tool.filter((t) => !t.passed)) {
       reasons.push(`tool threshold ${v.metric}: ${v.expression} failed`);
     }
-    if (gate !== "statistical") {
-      for (const row of rows.filter((r) => r.verdict === "regressed")) {
-        reasons.push(
-          `${row.label} regressed ${row.delta === null ? `from ${row.base} to ${row.head}` : formatDeltaPct(row.delta)} (tolerance ${tolerance}%)`,
-        );
-      }
+    const against = baseBranch
+      ? `the last ${baseline.length} ${baseline.length === 1 ? "run" : "runs"} of ${baseBranch}`
+      : `base run #${base.number}`;
+    for (const row of rows.filter((r) => r.verdict === "regressed")) {
+      const change = row.delta === null ? `from ${formatMetric(row.key, row.base)}` : formatDeltaPct(row.delta);
+      const p = row.noise?.pWorse;
+      const why =
+        gate === "tolerance" || p === null || p === undefined
+          ? `beyond the ${tolerance}% tolerance`
+          : gate === "statistical"
+            ? `beyond the baseline's noise (p = ${p.toPrecision(2)} < ${alpha})`
+            : `beyond the ${tolerance}% tolerance and the baseline's noise (p = ${p.toPrecision(2)} < ${alpha})`;
+      reasons.push(
+        `${row.label} regressed ${change} against ${against} (${baseline.length > 1 ? "median " : ""}${formatMetric(row.key, row.base)} → ${formatMetric(row.key, row.head)}): ${why}`,
+      );
     }
-    if (gate !== "tolerance") {
-      for (const row of rows.filter((r) => r.statistical?.verdict === "regressed")) {
-        const st = row.statistical!;
-        reasons.push(
-          `${row.label} regressed against the last ${st.n} runs of ${base.branch ?? "base's line"}: ${formatMetric(row.key, row.head)} vs mean ${formatMetric(row.key, st.mean)} (p = ${st.pValue.toPrecision(2)} < ${alpha})`,
-        );
-      }
-    }
-    const origin = requestOrigin(req);
+    const outcome: GateOutcome = reasons.length ? "fail" : inconclusive.length ? "inconclusive" : "pass";
+    const origin = linkOrigin(req, deps);
     const body: TRestCompareResult = {
       base: ZRestRunSummary.parse(presentRun(base, origin)),
       head: ZRestRunSummary.parse(presentRun(head, origin)),
+      baseline: {
+        branch: baseBranch,
+        required: baseBranch ? history : 1,
+        runs: baseline.map((b) => ({ id: b.runId, number: b.number })),
+      },
       tolerancePct: tolerance,
       metrics: rows,
-      regressed: report.regressed,
-      improved: report.improved,
+      regressed: rows.filter((r) => r.verdict === "regressed").map((r) => r.key),
+      improved: rows.filter((r) => r.verdict === "improved").map((r) => r.key),
       gate,
       alpha,
       changePoints,
       thresholds,
       valid,
       invalidReasons,
-      passed: reasons.length === 0,
+      outcome,
+      passed: outcome === "pass",
       reasons,
+      inconclusiveReasons: inconclusive,
     };
     return json(200, body);
   } catch (err) {
@@ -158,23 +157,62 @@ export async function compareHandler(req: RestRequest, deps: RestDeps): Promise<
   }
 }
 
-/** Head's value against the history's: regressed or improved when the test is significant at `alpha`. */
-function statisticalVerdict(
-  row: RegressionRow,
-  history: readonly { runId: string; metrics: Record<string, number> }[],
-  head: { id: string },
-  alpha: number,
+type BaselineRun = { runId: string; number: number; metrics: Record<string, number> };
+
+/**
+ * The runs head is judged against, its newest as `base`, and why they cannot judge it when they
+ * cannot (each line makes the outcome inconclusive): a branch's last `history` runs of head's
+ * scenario and config, or the one run `base` names.
+ */
+async function loadBaseline(
+  api: Parameters<typeof loadRun>[0],
+  deps: RestDeps,
+  head: LoadedRun,
+  query: { base: string; gate: string; history: number },
 ) {
-  if (row.head === null) return null;
-  const values = history
-    .filter((r) => r.runId !== head.id && Number.isFinite(r.metrics[row.key]))
-    .map((r) => r.metrics[row.key]!);
-  const test = testAgainstHistory(values, row.head);
-  if (!test) return null;
-  let verdict: "regressed" | "improved" | "unchanged" = "unchanged";
-  if (test.pValue < alpha && row.direction !== "neutral") {
-    const higher = row.head > test.mean;
-    verdict = (row.direction === "higher") === higher ? "improved" : "regressed";
+  const { base: baseRef, gate, history } = query;
+  const inconclusive: string[] = [];
+  if (baseRef.startsWith(BRANCH_PREFIX)) {
+    const branch = baseRef.slice(BRANCH_PREFIX.length).trim();
+    if (!branch) throw new RestError(400, "base: name the branch, e.g. branch:main", { field: "base" });
+    const baseline: BaselineRun[] = await branchBaselineRuns(deps.db, api.token.orgId, head, branch, history);
+    const newest = baseline.at(-1);
+    if (!newest) {
+      throw new RestError(
+        404,
+        `base: no succeeded, valid run of branch "${branch}" for scenario "${head.scenarioName}" and head's config to compare with`,
+        { field: "base" },
+      );
+    }
+    if (baseline.length < history && gate !== "tolerance") {
+      inconclusive.push(
+        `the baseline has ${baseline.length} of the ${history} runs of ${branch} it needs (same scenario and config, succeeded and valid): too few to tell a change from noise`,
+      );
+    }
+    return { base: await succeededBase(api, newest.runId), baseline, baseBranch: branch, inconclusive };
   }
-  return { ...test, z: Number.isFinite(test.z) ? test.z : null, verdict };
+  const base = await succeededBase(api, baseRef);
+  if (!base.result.valid) {
+    inconclusive.push(
+      `base run #${base.number} is not a valid measurement${base.result.invalidReasons.length ? `: ${base.result.invalidReasons.join("; ")}` : ""}`,
+    );
+  }
+  if (gate !== "tolerance") {
+    inconclusive.push(
+      `one base run shows nothing of its noise: compare against a branch (its last ${history} runs), or judge by the tolerance alone (gate=tolerance)`,
+    );
+  }
+  const baseline: BaselineRun[] = [{ runId: base.id, number: base.number, metrics: metricsOf(base) }];
+  return { base, baseline, baseBranch: null, inconclusive };
+}
+
+/** The base run, which must have succeeded with results. */
+async function succeededBase(api: Parameters<typeof loadRun>[0], id: string) {
+  const base = await loadRun(api, id, "base");
+  if (base.status !== "succeeded" || !base.result) {
+    throw new RestError(409, `base: run #${base.number} is ${base.status}; compare against a succeeded run`, {
+      field: "base",
+    });
+  }
+  return { ...base, result: base.result };
 }

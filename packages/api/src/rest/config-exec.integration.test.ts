@@ -13,6 +13,7 @@ import type { RestDeps } from "./auth";
 import { getConfigHandler, listConfigHandler, putConfigHandler, putConfigItemHandler } from "./config";
 import { execProgressHandler, finishExecRunHandler, startExecRunHandler } from "./exec-runs";
 import type { RestResponse } from "./http";
+import { openApiDocument } from "./openapi";
 
 // Configuration as code and client-driven runs over REST, on real PostgreSQL and Redis.
 const FIXTURES = fileURLToPath(new URL("../../../core/src/importers/fixtures/", import.meta.url));
@@ -182,6 +183,10 @@ describe("configuration as code", () => {
   it("recreates a project from its export, once the secret values are given", async () => {
     const source = bodyOf(await get(projects["Checkout API"]!.slug));
     const empty = projects.Empty!.slug;
+    // The export names its project: applied to another, the file must say so.
+    const misnamed = await put(empty, source);
+    expect(bodyOf(misnamed).error).toMatchObject({ field: "project" });
+    source.project = empty;
     // Secret values are never exported: a new target needs them, and the error says where.
     const refused = await put(empty, source);
     expect(refused.status).toBe(409);
@@ -194,7 +199,7 @@ describe("configuration as code", () => {
     const applied = await put(empty, withSecret);
     expect(applied.status, JSON.stringify(applied.body)).toBe(200);
     const copy = bodyOf(await get(empty));
-    expect({ ...copy, project: source.project }).toEqual(source);
+    expect(copy).toEqual(source);
     // Applied again: only the given secret is replaced (a file that carries it always replaces it).
     expect(bodyOf(await put(empty, withSecret))).toMatchObject({ changed: 1 });
     expect(bodyOf(await put(empty, source))).toMatchObject({ changed: 0 });
@@ -264,6 +269,53 @@ describe("configuration as code", () => {
     }
   });
 
+  it("sizes a scenario's unsaid connection pool within the caps, and still refuses a stated one over them", async () => {
+    const slug = projects.Empty!.slug;
+    const org = await t.db.project.findUniqueOrThrow({ where: { id: projects.Empty!.id } });
+    // A self-serve organization's caps: 1,000 req/s, 200 connections, 300 s.
+    await t.db.organization.update({
+      where: { id: org.orgId },
+      data: { caps: { maxRate: 1000, maxConnections: 200, maxDurationS: 300 } },
+    });
+    try {
+      // The documentation's example scenario, as written.
+      const example = {
+        version: 1,
+        scenarios: [{ name: "checkout 500 rps", spec: { engine: "http-open", rate: 500, durationS: 60 } }],
+      };
+      const applied = await put(slug, example);
+      expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+      const stored = await t.db.scenario.findFirstOrThrow({
+        where: { projectId: projects.Empty!.id, name: "checkout 500 rps" },
+      });
+      expect(stored.spec).toMatchObject({ rate: 500, maxConnections: 200 });
+      expect(bodyOf(await put(slug, example))).toMatchObject({ changed: 0 });
+      const stated = await put(slug, {
+        version: 1,
+        scenarios: [{ name: "wide", spec: { engine: "http-open", rate: 500, durationS: 60, maxConnections: 1000 } }],
+      });
+      expect(stated.status).toBe(409);
+      expect(bodyOf(stated).error!.message).toMatch(/^scenario "wide": /);
+    } finally {
+      await t.db.organization.update({ where: { id: org.orgId }, data: { caps: {} } });
+    }
+  });
+
+  it("refuses a document that names another project than the one it is sent to", async () => {
+    const slug = projects["Checkout API"]!.slug;
+    const before = bodyOf(await get(slug));
+    const other = await put(slug, { ...DOC, project: "billing", thresholds: [] });
+    expect(other.status).toBe(409);
+    expect(bodyOf(other).error).toEqual({
+      field: "project",
+      message: `project: the document names project "billing" but was sent to project "${slug}"; make them agree`,
+    });
+    expect(bodyOf(await get(slug)).thresholds).toEqual(before.thresholds);
+    // Its own slug, or its id, is no conflict.
+    expect((await put(slug, { ...DOC, project: slug }, tokens.config, true)).status).toBe(200);
+    expect((await put(projects["Checkout API"]!.id, { ...DOC, project: slug }, tokens.config, true)).status).toBe(200);
+  });
+
   it("creates the project the file names when no project has that slug, once", async () => {
     const doc = { ...DOC, project: "new-service", projectName: "New service" };
     const plan = await put("new-service", doc, tokens.config, true);
@@ -294,6 +346,42 @@ describe("configuration as code", () => {
     const notSlug = await put("New Service", DOC);
     expect(notSlug.status).toBe(404);
     expect(bodyOf(notSlug).error!.message).toContain('"new-service"');
+  });
+
+  it("answers only what the OpenAPI document allows: change kinds, and which base URLs a target takes", async () => {
+    const schemas = (openApiDocument().components as { schemas: Record<string, Record<string, unknown>> }).schemas;
+    const kinds = (schemas.ConfigChange!.properties as Record<string, { enum: string[] }>).kind!.enum;
+    const plan = bodyOf(
+      await put("documented-service", { ...DOC, project: "documented-service" }, tokens.config, true),
+    );
+    const answered = (plan.changes as { kind: string }[]).map((c) => c.kind);
+    expect(answered).toContain("project");
+    for (const kind of answered) expect(kinds).toContain(kind);
+
+    const baseUrl = (schemas.ConfigTarget!.properties as Record<string, { pattern?: string; maxLength?: number }>)
+      .baseUrl!;
+    const documented = new RegExp(baseUrl.pattern!);
+    const slug = projects.Other!.slug;
+    for (const value of [
+      "",
+      "   ",
+      "not a url",
+      "ftp://127.0.0.1/",
+      "http://",
+      "http://127.0.0.1:8080",
+      " HTTP://127.0.0.1:8081/v1 ",
+    ]) {
+      const res = await putConfigItemHandler(
+        request("PUT", `/projects/${slug}/targets/doc-check`, tokens.otherProject!, { kind: "http", baseUrl: value }),
+        deps,
+        slug,
+        "targets",
+        "doc-check",
+      );
+      // The document accepts exactly what the server accepts; a refusal names the field.
+      expect(res.status < 300, `${JSON.stringify(value)}: ${JSON.stringify(res.body)}`).toBe(documented.test(value));
+      if (res.status >= 300) expect(bodyOf(res).error).toMatchObject({ field: "baseUrl" });
+    }
   });
 
   it("needs the config scopes and the token's project", async () => {

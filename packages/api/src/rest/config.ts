@@ -1,5 +1,6 @@
+import { withConnectionDefaultWithinCaps } from "@benchboard/core";
 import type { ApiTokenScope, Db } from "@benchboard/db";
-import { findProjectByRef, slugify } from "@benchboard/db";
+import { findProjectByRef, organizationCaps, slugify } from "@benchboard/db";
 import { z } from "zod";
 import {
   applyConfig,
@@ -115,6 +116,18 @@ function kindOf(path: string): (typeof CONFIG_KINDS)[KindPath] {
   return kind;
 }
 
+/** The document's scenarios with the connection pools they leave out sized within the organization's caps. */
+async function withScenarioDefaultsWithinCaps(deps: RestDeps, orgId: string, doc: unknown): Promise<unknown> {
+  if (!doc || typeof doc !== "object" || !Array.isArray((doc as { scenarios?: unknown }).scenarios)) return doc;
+  const caps = await organizationCaps(deps.db, orgId);
+  const scenarios = (doc as { scenarios: unknown[] }).scenarios.map((s) =>
+    s && typeof s === "object" && "spec" in s
+      ? { ...s, spec: withConnectionDefaultWithinCaps((s as { spec: unknown }).spec, caps) }
+      : s,
+  );
+  return { ...doc, scenarios };
+}
+
 function isDryRun(req: RestRequest): boolean {
   const value = new URL(req.url).searchParams.get("dryRun");
   if (value === null || value === "false" || value === "0") return false;
@@ -143,8 +156,20 @@ export async function putConfigHandler(req: RestRequest, deps: RestDeps, project
   try {
     const dryRun = isDryRun(req);
     const { api, project } = await projectFor(req, deps, projectRef, "config:write", { mayBeNew: true });
-    const parsed = ZConfigDocument.safeParse(await jsonBody(req));
+    const parsed = ZConfigDocument.safeParse(
+      await withScenarioDefaultsWithinCaps(deps, api.token.orgId, await jsonBody(req)),
+    );
     if (!parsed.success) throw zodFailure(parsed.error);
+    // A document that names another project than the one it is sent to is a mistake (a job-level
+    // BENCHBOARD_PROJECT over a file for another project): applying it would rewrite the wrong one.
+    const named = parsed.data.project?.trim();
+    if (named && named !== (project ? project.slug : projectRef) && named !== project?.id) {
+      throw new RestError(
+        409,
+        `project: the document names project "${named}" but was sent to project "${project?.slug ?? projectRef}"; make them agree`,
+        { field: "project" },
+      );
+    }
     const changes = await applyConfig(
       context(api, deps),
       project ? { id: project.id } : { create: { slug: projectRef, name: parsed.data.projectName ?? projectRef } },
@@ -219,7 +244,15 @@ export async function putConfigItemHandler(
         field: "name",
       });
     }
-    const parsed = kind.schema.safeParse({ ...body, name });
+    const item =
+      kind.kind === "scenario"
+        ? (
+            (await withScenarioDefaultsWithinCaps(deps, api.token.orgId, { scenarios: [body] })) as {
+              scenarios: unknown[];
+            }
+          ).scenarios[0]
+        : body;
+    const parsed = kind.schema.safeParse({ ...(item as object), name });
     if (!parsed.success) throw zodFailure(parsed.error);
     const doc = ZConfigDocument.parse({ version: 1, [kind.list]: [parsed.data] });
     const [change] = await applyConfig(context(api, deps), { id: project.id }, doc, { dryRun: isDryRun(req) });

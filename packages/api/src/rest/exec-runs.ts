@@ -12,7 +12,7 @@ import {
   restErrorResponse,
   zodFailure,
 } from "./http";
-import { loadRun, presentRun, requestOrigin } from "./runs";
+import { linkOrigin, loadRun, presentRun } from "./runs";
 
 /**
  * Runs a client drives (`benchboard exec`): start, progress about once a second, finish. The
@@ -42,7 +42,7 @@ export async function startExecRunHandler(req: RestRequest, deps: RestDeps): Pro
         ? await findExecRunByIdempotencyKey(deps.db, api.token.orgId, idempotencyKey)
         : null;
       if (!earlier) return null;
-      const run = presentRun(await loadRun(api, earlier.id), requestOrigin(req));
+      const run = presentRun(await loadRun(api, earlier.id), linkOrigin(req, deps));
       return json(200, { run, created: false }, { location: run.url });
     };
     const replayed = await replay();
@@ -67,7 +67,7 @@ export async function startExecRunHandler(req: RestRequest, deps: RestDeps): Pro
       if (raced) return raced;
       throw err;
     }
-    const run = presentRun(await loadRun(api, started.id), requestOrigin(req));
+    const run = presentRun(await loadRun(api, started.id), linkOrigin(req, deps));
     return json(201, { run, created: true }, { location: run.url });
   } catch (err) {
     return restErrorResponse(err, "POST /runs/exec");
@@ -98,7 +98,7 @@ export async function finishExecRunHandler(req: RestRequest, deps: RestDeps, id:
     if (!parsed.success) throw zodFailure(parsed.error);
     await loadRun(api, id);
     await api.caller.execRun.finish({ ...parsed.data, id });
-    return json(200, { run: presentRun(await loadRun(api, id), requestOrigin(req)) });
+    return json(200, { run: presentRun(await loadRun(api, id), linkOrigin(req, deps)) });
   } catch (err) {
     return restErrorResponse(err, "POST /runs/{id}/finish");
   }

@@ -1,7 +1,14 @@
-import { MAX_SHARDS, METRICS } from "@benchboard/core";
+import { DEFAULT_BASELINE_RUNS, DEFAULT_GATE_ALPHA, MAX_SHARDS, METRICS } from "@benchboard/core";
 import { ZNormalizedRun } from "@benchboard/core/importers";
+import { AGENT_CAPS } from "@benchboard/db";
 import { z } from "zod";
-import { ZConfigDocument, ZConfigInstanceConfig, ZConfigScenario, ZConfigTarget } from "../config-as-code";
+import {
+  ZConfigChange,
+  ZConfigDocument,
+  ZConfigInstanceConfig,
+  ZConfigScenario,
+  ZConfigTarget,
+} from "../config-as-code";
 import { ZExecFinishInput, ZExecProgressInput, ZExecStartInput } from "../routers/exec-run";
 import { UPLOAD_FORMATS, ZUploadRunInput } from "../routers/upload";
 import {
@@ -143,6 +150,7 @@ export function openApiDocument(): JsonObject {
         [ZRestLaunchResult, "LaunchResult"],
         [ZRestCompareResult, "CompareResult"],
         [ZRestTrend, "Trend"],
+        [ZConfigChange, "ConfigChange"],
       ],
       "output",
     ),
@@ -218,7 +226,10 @@ export function openApiDocument(): JsonObject {
             "results; wrk/wrk2, hey, ab, drill text). Send either a JSON envelope (`UploadEnvelope`), " +
             "or the file itself as the body with the other fields as query parameters. The run is stored succeeded, " +
             "with source `upload` or `import:<format>`, its start and end from the data, the project's and the " +
-            "same-named scenario's thresholds evaluated and the tool's own threshold verdicts kept. Needs scope `runs:write`.",
+            "same-named scenario's thresholds evaluated and the tool's own threshold verdicts kept. Every part of the " +
+            "result is bounded (see `maxProperties`/`maxItems` in `NormalizedRun`: e.g. at most 5,000 metrics); a result " +
+            "over a bound, or with a key named `__proto__`, `constructor` or `prototype` at any depth, is a 400 naming " +
+            "the field, and nothing is stored. Needs scope `runs:write`.",
           parameters: [
             {
               name: "Idempotency-Key",
@@ -290,7 +301,9 @@ export function openApiDocument(): JsonObject {
             "`shards` splits each run across worker processes (results merge exactly), `workerLabel` sends it to workers " +
             "offering that label, `agentLabel` runs it on the organization's own agents offering that label instead " +
             "(`benchboard agent`, inside its network: no origin verification, private addresses allowed; a target " +
-            "declared agent-only always runs there), and `rate`, `concurrency` and `durationS` override the scenario's load for this launch " +
+            "declared agent-only always runs there; a label no online agent offers is refused with 409 naming it and when an " +
+            "agent with it was last seen, unless `queueWithoutAgent` is true: the run then waits, `GET /runs/{id}` says for " +
+            "what in `waitingFor`, and it ends `failed` if no agent takes it within `BENCHBOARD_QUEUE_GIVE_UP_S`), and `rate`, `concurrency` and `durationS` override the scenario's load for this launch " +
             "(kept on the run's snapshot, within the caps). " +
             "Poll `GET /runs/{id}` for progress and results. Needs scope `runs:launch`.",
           parameters: [
@@ -322,7 +335,7 @@ export function openApiDocument(): JsonObject {
             ...COMMON_ERRORS,
             "404": errorResponse("No such project, scenario, target or instance config."),
             "409": errorResponse(
-              "Over the organization's caps (rate, connections, duration, concurrent runs, worker slots), the target's origin not verified for the organization, a split the scenario cannot take, an override its engine has no use for, or a label no online worker offers.",
+              "Over the organization's caps (rate, connections, duration, concurrent runs, worker slots), the target's origin not verified for the organization, a split the scenario cannot take, an override its engine has no use for, a label no online worker offers, or a label no online agent offers (without `queueWithoutAgent`).",
             ),
           },
         },
@@ -384,20 +397,19 @@ export function openApiDocument(): JsonObject {
             }),
             queryParam(
               "gate",
-              "What fails the gate beside thresholds: the percent tolerance, the statistical test against history, or either.",
-              { type: "string", enum: ["tolerance", "statistical", "both"], default: "tolerance" },
+              "What makes a metric a regression: noise (beyond the tolerance and beyond the baseline's own noise), tolerance (beyond the tolerance alone, e.g. against one run) or statistical (beyond the noise alone).",
+              { type: "string", enum: ["noise", "tolerance", "statistical"], default: "noise" },
             ),
-            queryParam("history", "How many latest runs of base's branch the statistical test uses.", {
-              type: "integer",
-              minimum: 3,
-              maximum: 100,
-              default: 10,
-            }),
-            queryParam("alpha", "Significance level of the statistical test.", {
+            queryParam(
+              "history",
+              "How many latest runs of base's branch (same scenario and config, succeeded and valid) make the baseline; fewer make the outcome inconclusive.",
+              { type: "integer", minimum: 1, maximum: 100, default: DEFAULT_BASELINE_RUNS },
+            ),
+            queryParam("alpha", "One-sided level of the baseline's noise bound.", {
               type: "number",
               exclusiveMinimum: 0,
               maximum: 0.5,
-              default: 0.01,
+              default: DEFAULT_GATE_ALPHA,
             }),
             orgHeader,
           ],
@@ -655,19 +667,14 @@ function execPaths(): JsonObject {
   };
 }
 
-const CHANGES = {
-  type: "array",
-  items: {
-    type: "object",
-    properties: {
-      kind: { type: "string", enum: ["thresholds", "target", "instanceConfig", "scenario"] },
-      name: { type: "string" },
-      action: { type: "string", enum: ["create", "update", "unchanged"] },
-      fields: { type: "array", items: { type: "string" } },
-    },
-    required: ["kind", "name", "action"],
-  },
-};
+const CHANGES = { type: "array", items: { $ref: REF("ConfigChange") } };
+
+/** The kinds of configuration item, each PUT and DELETE at `/projects/{project}/<path>/{name}`. */
+const ITEM_KINDS = [
+  { path: "targets", schema: "ConfigTarget", what: "target", operation: "Target" },
+  { path: "instance-configs", schema: "ConfigInstanceConfig", what: "instance config", operation: "InstanceConfig" },
+  { path: "scenarios", schema: "ConfigScenario", what: "scenario", operation: "Scenario" },
+] as const;
 
 /** A project's configuration (`benchboard apply` / `export`). */
 function configPaths(): JsonObject {
@@ -773,67 +780,59 @@ function configPaths(): JsonObject {
           "404": errorResponse("No such project."),
           "405": {
             ...errorResponse(
-              "Only `thresholds` is replaced as a whole: PUT one item at `/projects/{project}/{kind}/{name}`, or the document at `/projects/{project}/config`.",
+              "Only `thresholds` is replaced as a whole: PUT one item at `/projects/{project}/targets/{name}` (or `instance-configs`, `scenarios`), or the document at `/projects/{project}/config`.",
             ),
             headers: { Allow: { description: "The methods this path answers.", schema: { type: "string" } } },
           },
         },
       },
     },
-    "/projects/{project}/{kind}/{name}": {
-      put: {
-        tags: ["config"],
-        operationId: "putConfigItem",
-        summary: "Create or update one target, instance config or scenario by name",
-        description: `The body is the item (\`ConfigTarget\`, \`ConfigInstanceConfig\` or \`ConfigScenario\`); its name is the path's. ${writeNote}`,
-        parameters: [
-          projectParam,
-          kindParam,
-          { name: "name", in: "path", required: true, schema: { type: "string" } },
-          dryRunParam,
-          orgHeader,
-        ],
-        requestBody: {
-          required: true,
-          content: {
-            "application/json": {
-              schema: {
-                oneOf: [
-                  { $ref: REF("ConfigTarget") },
-                  { $ref: REF("ConfigInstanceConfig") },
-                  { $ref: REF("ConfigScenario") },
-                ],
-              },
+    // One path per kind, so that each PUT's body is the schema of its kind: the server refuses a
+    // target's fields sent to an instance config.
+    ...Object.fromEntries(
+      ITEM_KINDS.map(({ path, schema, what, operation }) => [
+        `/projects/{project}/${path}/{name}`,
+        {
+          put: {
+            tags: ["config"],
+            operationId: `put${operation}`,
+            summary: `Create or update one ${what} by name`,
+            description: `The body is the ${what} (\`${schema}\`); its name is the path's. ${writeNote}`,
+            parameters: [
+              projectParam,
+              { name: "name", in: "path", required: true, schema: { type: "string" } },
+              dryRunParam,
+              orgHeader,
+            ],
+            requestBody: { required: true, content: { "application/json": { schema: { $ref: REF(schema) } } } },
+            responses: {
+              "201": jsonAnswer("Created."),
+              "200": jsonAnswer("Updated, or unchanged."),
+              "400": errorResponse("Bad input, naming the field."),
+              ...COMMON_ERRORS,
+              "404": errorResponse("No such project."),
+              "409": errorResponse("Refused by a rule, naming the field."),
+            },
+          },
+          delete: {
+            tags: ["config"],
+            operationId: `delete${operation}`,
+            summary: `Delete one ${what} by name`,
+            description: `Runs keep their snapshots. ${writeNote}`,
+            parameters: [
+              projectParam,
+              { name: "name", in: "path", required: true, schema: { type: "string" } },
+              orgHeader,
+            ],
+            responses: {
+              "200": jsonAnswer("Deleted."),
+              ...COMMON_ERRORS,
+              "404": errorResponse(`No such project or ${what}.`),
             },
           },
         },
-        responses: {
-          "201": jsonAnswer("Created."),
-          "200": jsonAnswer("Updated, or unchanged."),
-          "400": errorResponse("Bad input, naming the field."),
-          ...COMMON_ERRORS,
-          "404": errorResponse("No such project or kind."),
-          "409": errorResponse("Refused by a rule, naming the field."),
-        },
-      },
-      delete: {
-        tags: ["config"],
-        operationId: "deleteConfigItem",
-        summary: "Delete one target, instance config or scenario by name",
-        description: `Runs keep their snapshots. ${writeNote}`,
-        parameters: [
-          projectParam,
-          kindParam,
-          { name: "name", in: "path", required: true, schema: { type: "string" } },
-          orgHeader,
-        ],
-        responses: {
-          "200": jsonAnswer("Deleted."),
-          ...COMMON_ERRORS,
-          "404": errorResponse("No such project, kind or item."),
-        },
-      },
-    },
+      ]),
+    ),
   };
 }
 
@@ -845,6 +844,11 @@ const AGENT_ERRORS = {
   "401": errorResponse("Missing, unknown or revoked agent token (API tokens are refused here)."),
   "404": errorResponse("No such agent for this token, or no such run (or shard) claimed by this agent."),
   "429": errorResponse("Too many requests with this agent token; retry after `Retry-After` seconds."),
+};
+
+/** A report on a run (or shard) that has ended changes nothing. */
+const ENDED_ERROR = {
+  "409": errorResponse("The run (or shard) has ended: nothing was recorded; stop its load."),
 };
 
 const cancelAnswer = (description: string) =>
@@ -875,7 +879,7 @@ function agentPaths(): JsonObject {
         description: `${description} Needs an agent token; only the agent that claimed the run (or shard) may call it.`,
         parameters: [idParam],
         requestBody: jsonBody(body),
-        responses: { "200": ok, ...AGENT_ERRORS },
+        responses: { "200": ok, ...AGENT_ERRORS, ...(what === "result" ? {} : ENDED_ERROR) },
       },
     },
   });
@@ -894,6 +898,9 @@ function agentPaths(): JsonObject {
             properties: { agent: { type: "object", properties: { id: { type: "string" }, name: { type: "string" } } } },
           }),
           ...AGENT_ERRORS,
+          "409": errorResponse(
+            `The organization's online agents would offer more than ${AGENT_CAPS.labelsPerOrg} labels, or the token already runs ${AGENT_CAPS.agentsPerToken} online agents.`,
+          ),
         },
       },
     },

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { ZScenarioSpec } from "@benchboard/core";
+import { RESULT_LIMITS, ZScenarioSpec } from "@benchboard/core";
 import { importRun } from "@benchboard/core/importers";
 import {
   type ApiTokenScope,
@@ -20,6 +20,7 @@ import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFallbackRateLimiter, createRedisRateLimiter } from "../rate-limit";
+import { ZAgentResultInput } from "./agent-schemas";
 import type { RestDeps, RestLimits } from "./auth";
 import { compareHandler } from "./compare";
 import type { RestResponse } from "./http";
@@ -524,6 +525,154 @@ describe("POST /api/v1/runs", () => {
   });
 });
 
+describe("every record of an uploaded result is bounded", () => {
+  const keys = (n: number, value: (i: number) => unknown) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, value(i)]));
+  const list = (n: number, value: (i: number) => unknown) => Array.from({ length: n }, (_, i) => value(i));
+  const result = (parts: Record<string, unknown>) =>
+    JSON.stringify({ schemaVersion: 1, tool: { name: "custom" }, result: { metrics: { rps: 1 }, ...parts } });
+  const OVER: [string, Record<string, unknown>, string, RegExp][] = [
+    ["metrics", { metrics: keys(200_000, (i) => i) }, "result.metrics", /has 200,000 metrics; at most 5,000/],
+    [
+      "status counts",
+      { statusCounts: keys(RESULT_LIMITS.statusCounts + 1, () => 1) },
+      "result.statusCounts",
+      /has 1,001 status codes; at most 1,000/,
+    ],
+    [
+      "errors",
+      { errors: list(RESULT_LIMITS.errors + 1, (i) => ({ kind: "transport", message: `e${i}`, count: 1 })) },
+      "result.errors",
+      /has 1,001 error entries; at most 1,000/,
+    ],
+    ["stages", { stages: keys(RESULT_LIMITS.stages + 1, () => ({ meanMs: 1 })) }, "result.stages", /at most 200/],
+    [
+      "series",
+      { series: keys(RESULT_LIMITS.series + 1, () => ({ start: 0, values: [1] })) },
+      "result.series",
+      /has 101 series; at most 100/,
+    ],
+    [
+      "histograms",
+      { histograms: keys(RESULT_LIMITS.histograms + 1, () => "x") },
+      "result.histograms",
+      /has 301 histograms; at most 300/,
+    ],
+    [
+      "tool verdicts",
+      {
+        toolThresholds: list(RESULT_LIMITS.toolThresholds + 1, () => ({ metric: "m", expression: "e", passed: true })),
+      },
+      "result.toolThresholds",
+      /at most 1,000/,
+    ],
+    ["extra", { extra: { blob: "x".repeat(RESULT_LIMITS.extraChars) } }, "result.extra", /as JSON; at most 1,000,000/],
+  ];
+
+  for (const [what, parts, field, message] of OVER) {
+    it(`refuses too many ${what} with a 400 naming ${field} and the limit, storing nothing`, async () => {
+      const before = await counts();
+      const metricRows = await t.db.runMetric.count();
+      const res = await upload(`?project=${project.slug}`, { body: result(parts), contentType: "application/json" });
+      expect(res.status).toBe(400);
+      expect(errorOf(res)).toMatchObject({ field, message: expect.stringMatching(message) });
+      expect(await counts()).toEqual(before);
+      expect(await t.db.runMetric.count()).toBe(metricRows);
+    });
+  }
+
+  it("refuses 200,000 metric keys however the run is sent: in the envelope, or as text", async () => {
+    const run = JSON.parse(result({ metrics: keys(200_000, (i) => i) })) as unknown;
+    const before = await counts();
+    const envelope = await upload("", {
+      body: JSON.stringify({ project: project.slug, run }),
+      contentType: "application/json",
+    });
+    const text = await upload(`?project=${project.slug}&format=native`, {
+      body: JSON.stringify(run),
+      contentType: "text/plain",
+    });
+    for (const res of [envelope, text]) {
+      expect(res.status).toBe(400);
+      expect(errorOf(res)).toMatchObject({ field: "result.metrics", message: expect.stringMatching(/at most 5,000/) });
+    }
+    expect(await counts()).toEqual(before);
+  });
+
+  it("bounds what an importer keeps: a k6 summary of 20,000 metrics is refused at result.extra", async () => {
+    const doc = JSON.parse(fixture("k6/summary-export.json")) as { metrics: Record<string, unknown> };
+    for (let i = 0; i < 20_000; i++) doc.metrics[`custom_trend_${i}`] = { avg: 1, min: 1, med: 1, max: 1, "p(90)": 1 };
+    const before = await counts();
+    const res = await upload(`?project=${project.slug}&format=k6`, {
+      body: JSON.stringify(doc),
+      contentType: "application/json",
+    });
+    expect(res.status).toBe(400);
+    expect(errorOf(res)).toMatchObject({ field: "result.extra", message: expect.stringMatching(/^k6 summary, field/) });
+    expect(await counts()).toEqual(before);
+  });
+
+  it("takes a result at every limit, so real runs fit", async () => {
+    const res = await upload(`?project=${project.slug}`, {
+      body: result({
+        metrics: keys(RESULT_LIMITS.metrics, (i) => i),
+        statusCounts: keys(RESULT_LIMITS.statusCounts, () => 1),
+        stages: keys(RESULT_LIMITS.stages, () => ({ meanMs: 1 })),
+        extra: { blob: "x".repeat(RESULT_LIMITS.extraChars - 100) },
+      }),
+      contentType: "application/json",
+    });
+    expect(res.status).toBe(201);
+    const { run } = ZRestUploadResult.parse(res.body);
+    expect(await t.db.runMetric.count({ where: { runId: run.id } })).toBe(RESULT_LIMITS.metrics);
+  });
+
+  it("bounds an agent's result with the same schema", () => {
+    const parsed = ZAgentResultInput.safeParse({
+      agentId: "a",
+      status: "succeeded",
+      result: { metrics: keys(200_000, (i) => i), startedAt: 0, endedAt: 1 },
+    });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]).toMatchObject({
+      path: ["result", "metrics"],
+      message: expect.stringMatching(/at most 5,000/),
+    });
+  });
+});
+
+describe("links in responses", () => {
+  const spoofed = { "x-forwarded-host": "evil.example", "x-forwarded-proto": "javascript" };
+
+  it("point at the configured public URL whatever X-Forwarded-Host and -Proto say", async () => {
+    const configured: RestDeps = { ...deps(), publicUrl: "https://bench.example.com/perf/" };
+    const res = await upload(`?project=${project.slug}`, {
+      body: nativeRun({ rps: 10 }),
+      contentType: "application/json",
+      headers: spoofed,
+      deps: configured,
+    });
+    expect(res.status).toBe(201);
+    const { run } = ZRestUploadResult.parse(res.body);
+    expect(run.url).toBe(`https://bench.example.com/perf/runs/${run.id}`);
+    expect(res.headers?.location).toBe(run.url);
+    const fetched = await getRun(run.id, { headers: spoofed, deps: configured });
+    expect(ZRestRun.parse(fetched.body).url).toBe(`https://bench.example.com/perf/runs/${run.id}`);
+  });
+
+  it("without a configured URL, point at the address the request was sent to, never a forwarded one", async () => {
+    const res = await upload(`?project=${project.slug}`, {
+      body: nativeRun({ rps: 11 }),
+      contentType: "application/json",
+      headers: spoofed,
+    });
+    const { run } = ZRestUploadResult.parse(res.body);
+    expect(run.url).toBe(`http://bench.test/runs/${run.id}`);
+    expect(res.headers?.location).toBe(run.url);
+    expect(JSON.stringify(res.body)).not.toContain("evil.example");
+  });
+});
+
 describe("tokens", () => {
   it("refuses a missing, malformed, unknown, revoked or expired token with 401 and stores nothing", async () => {
     const revoked = await createApiToken(t.db, org.id, { name: "old", scopes: ["runs:write"], createdById: null });
@@ -827,10 +976,36 @@ describe("GET /api/v1/compare", () => {
     await store("same", "feature", { rps: 990, latency_p50: 3.9, latency_p99: 10.3, requests: 59_400 });
   });
 
-  it("finds the latest run of the branch for head's scenario and reports a regression beyond the tolerance", async () => {
+  it("is inconclusive on a baseline shorter than the runs it needs, and says so", async () => {
     const res = await compare(`?base=branch:main&head=${ids.slower}`);
     expect(res.status).toBe(200);
     const result = ZRestCompareResult.parse(res.body);
+    expect(result).toMatchObject({ outcome: "inconclusive", passed: false, reasons: [], gate: "noise" });
+    // The branch's runs of head's scenario only (not "login"), oldest first.
+    expect(result.baseline).toEqual({
+      branch: "main",
+      required: 5,
+      runs: [
+        { id: ids.oldMain, number: expect.any(Number) },
+        { id: ids.main, number: expect.any(Number) },
+      ],
+    });
+    expect(result.base.id).toBe(ids.main);
+    expect(result.inconclusiveReasons[0]).toBe(
+      "the baseline has 2 of the 5 runs of main it needs (same scenario and config, succeeded and valid): too few to tell a change from noise",
+    );
+    // rps 900 against a median of 750: beyond the tolerance, with no noise to judge it by.
+    expect(result.metrics.find((m) => m.key === "rps")).toMatchObject({
+      base: 750,
+      verdict: "inconclusive",
+      noise: null,
+    });
+  });
+
+  it("judges against the latest run alone by the tolerance when asked (gate=tolerance, history=1)", async () => {
+    const result = ZRestCompareResult.parse(
+      (await compare(`?base=branch:main&head=${ids.slower}&gate=tolerance&history=1`)).body,
+    );
     expect(result.base.id).toBe(ids.main);
     expect(result.tolerancePct).toBe(5);
     expect(result.regressed).toEqual(["rps"]);
@@ -841,17 +1016,29 @@ describe("GET /api/v1/compare", () => {
       verdict: "regressed",
     });
     expect(result.metrics.find((m) => m.key === "latency_p99")?.verdict).toBe("unchanged");
-    expect(result.passed).toBe(false);
-    expect(result.reasons).toEqual(["Achieved rate regressed −10.0% (tolerance 5%)"]);
+    expect(result).toMatchObject({ outcome: "fail", passed: false });
+    expect(result.reasons).toEqual([
+      "Achieved rate regressed −10.0% against the last 1 run of main (1,000 req/s → 900 req/s): beyond the 5% tolerance",
+    ]);
   });
 
   it("passes within the tolerance, and with a wider one", async () => {
-    const same = ZRestCompareResult.parse((await compare(`?base=branch:main&head=${ids.same}`)).body);
-    expect(same).toMatchObject({ passed: true, regressed: [], reasons: [] });
-    const wide = ZRestCompareResult.parse((await compare(`?base=${ids.main}&head=${ids.slower}&tolerance=12.5`)).body);
+    const same = ZRestCompareResult.parse(
+      (await compare(`?base=branch:main&head=${ids.same}&gate=tolerance&history=1`)).body,
+    );
+    expect(same).toMatchObject({ outcome: "pass", passed: true, regressed: [], reasons: [] });
+    const wide = ZRestCompareResult.parse(
+      (await compare(`?base=${ids.main}&head=${ids.slower}&tolerance=12.5&gate=tolerance`)).body,
+    );
     expect(wide.passed).toBe(true);
+    // One run shows no noise: only the tolerance gate judges against it.
+    const one = ZRestCompareResult.parse((await compare(`?base=${ids.main}&head=${ids.slower}&tolerance=12.5`)).body);
+    expect(one).toMatchObject({ outcome: "inconclusive", passed: false });
+    expect(one.inconclusiveReasons).toEqual([
+      "one base run shows nothing of its noise: compare against a branch (its last 5 runs), or judge by the tolerance alone (gate=tolerance)",
+    ]);
     const chosen = ZRestCompareResult.parse(
-      (await compare(`?base=${ids.main}&head=${ids.slower}&metrics=latency_p99,latency_p50`)).body,
+      (await compare(`?base=${ids.main}&head=${ids.slower}&metrics=latency_p99,latency_p50&gate=tolerance`)).body,
     );
     expect(chosen.metrics.map((m) => m.key)).toEqual(["latency_p99", "latency_p50"]);
     expect(chosen.passed).toBe(true);
@@ -867,7 +1054,8 @@ describe("GET /api/v1/compare", () => {
     const result = ZRestCompareResult.parse((await compare(`?base=branch:main&head=${ids.thresholded}`)).body);
     expect(result.regressed).toEqual([]);
     expect(result.thresholds.passed).toBe(false);
-    expect(result.passed).toBe(false);
+    // A failed threshold fails the gate even where the baseline could not judge.
+    expect(result).toMatchObject({ outcome: "fail", passed: false });
     expect(result.reasons).toEqual(["threshold Latency p99 < 10 ms failed (was 10.1 ms)"]);
   });
 
@@ -875,7 +1063,8 @@ describe("GET /api/v1/compare", () => {
     const none = await compare(`?base=branch:release&head=${ids.slower}`);
     expect(none.status).toBe(404);
     expect(errorOf(none)).toEqual({
-      message: 'base: no succeeded run of branch "release" for scenario "checkout" to compare with',
+      message:
+        'base: no succeeded, valid run of branch "release" for scenario "checkout" and head\'s config to compare with',
       field: "base",
     });
     const tolerance = await compare(`?base=${ids.main}&head=${ids.slower}&tolerance=lots`);
@@ -915,12 +1104,43 @@ describe("GET /api/v1/compare: validity, not measured, statistics over history",
       `head run #${head.number} is not a valid measurement: 5000 req/s not held: 99.9% of sends more than 100 ms late`,
     ]);
     const allowed = ZRestCompareResult.parse(
-      (await compare(`?base=${base.id}&head=${head.id}&allowInvalid=true`)).body,
+      (await compare(`?base=${base.id}&head=${head.id}&allowInvalid=true&gate=tolerance`)).body,
     );
-    expect(allowed).toMatchObject({ passed: true, valid: false, reasons: [] });
+    expect(allowed).toMatchObject({ outcome: "pass", passed: true, valid: false, reasons: [] });
+    // An invalid base judges nothing: inconclusive, even by the tolerance alone.
+    const invalidBase = ZRestCompareResult.parse(
+      (await compare(`?base=${head.id}&head=${base.id}&gate=tolerance`)).body,
+    );
+    expect(invalidBase).toMatchObject({ outcome: "inconclusive", passed: false, reasons: [] });
+    expect(invalidBase.inconclusiveReasons).toEqual([
+      `base run #${head.number} is not a valid measurement: 5000 req/s not held: 99.9% of sends more than 100 ms late`,
+    ]);
     const bad = await compare(`?base=${base.id}&head=${head.id}&allowInvalid=maybe`);
     expect(bad.status).toBe(400);
     expect(errorOf(bad)).toMatchObject({ field: "allowInvalid", message: "allowInvalid: must be true or false" });
+  });
+
+  it("passes a saturated head on its figures, and shows its reading apart from an invalid one", async () => {
+    const limit = "the target is the limit: requests waited for one of the 64 connections (p99 900 ms)";
+    const base = await store("main", { rps: 1840, target_rps: 2500, latency_p99: 900 }, "saturated-head");
+    const head = await store("feature", { rps: 1850, target_rps: 2500, latency_p99: 890 }, "saturated-head", {
+      valid: true,
+      saturationReasons: [limit],
+    });
+    expect(head).toMatchObject({
+      valid: true,
+      reading: "saturated",
+      saturation: "saturated at ~1,850 req/s achieved of 2,500 offered",
+      invalidReasons: [],
+      saturationReasons: [limit],
+    });
+    expect(base).toMatchObject({ reading: "valid", saturation: null });
+    const judged = ZRestCompareResult.parse((await compare(`?base=${base.id}&head=${head.id}&gate=tolerance`)).body);
+    expect(judged).toMatchObject({ outcome: "pass", passed: true, valid: true, reasons: [] });
+    expect(judged.head).toMatchObject({
+      reading: "saturated",
+      saturation: expect.stringMatching(/^saturated at ~1,850/),
+    });
   });
 
   it("reads a threshold on a metric head did not measure as not measured, failing the gate unless allowed", async () => {
@@ -941,30 +1161,36 @@ describe("GET /api/v1/compare: validity, not measured, statistics over history",
     expect(strict.reasons).toEqual(["threshold Peak queue depth < 1,000 not measured"]);
     expect(strict.passed).toBe(false);
     const allowed = ZRestCompareResult.parse(
-      (await compare(`?base=${base.id}&head=${head.id}&allowNotMeasured=1`)).body,
+      (await compare(`?base=${base.id}&head=${head.id}&allowNotMeasured=1&gate=tolerance`)).body,
     );
     expect(allowed.passed).toBe(true);
   });
 
-  it("judges head against the last runs of base's branch with a t-test beside the tolerance", async () => {
+  it("judges head against the last runs of base's branch: beyond the tolerance and the noise", async () => {
     const p99 = [10.0, 10.2, 9.9, 10.1, 9.8, 10.0, 10.3, 9.9, 10.1, 10.0];
     for (const v of p99) await store("main", { latency_p99: v }, "history");
     // +6 %: inside a 10 % tolerance, but far outside what ten runs of ±2 % noise allow.
     const head = await store("feature", { latency_p99: 10.6 }, "history");
-    const query = `?base=branch:main&head=${head.id}&metrics=latency_p99&tolerance=10`;
-    const tolerance = ZRestCompareResult.parse((await compare(query)).body);
-    const row = tolerance.metrics[0]!;
-    expect(row.verdict).toBe("unchanged");
-    expect(row.statistical).toMatchObject({ n: 10, verdict: "regressed" });
-    expect(row.statistical!.pValue).toBeLessThan(0.01);
-    expect(tolerance.passed).toBe(true);
+    const query = `?base=branch:main&head=${head.id}&metrics=latency_p99&tolerance=10&history=10`;
+    const both = ZRestCompareResult.parse((await compare(query)).body);
+    const row = both.metrics[0]!;
+    expect(row).toMatchObject({ base: 10, verdict: "unchanged" });
+    expect(row.noise).toMatchObject({ n: 10, scale: "log" });
+    expect(row.noise!.pWorse!).toBeLessThan(0.01);
+    expect(both).toMatchObject({ outcome: "pass", passed: true });
     const statistical = ZRestCompareResult.parse((await compare(`${query}&gate=statistical`)).body);
-    expect(statistical.passed).toBe(false);
+    expect(statistical).toMatchObject({ outcome: "fail", passed: false });
     expect(statistical.reasons[0]).toMatch(
-      /^Latency p99 regressed against the last 10 runs of main: 10\.6 ms vs mean 10\.03 ms \(p = 0\.0054 < 0\.01\)$/,
+      /^Latency p99 regressed \+6\.0% against the last 10 runs of main \(median 10 ms → 10\.6 ms\): beyond the baseline's noise \(p = 0\.00\d+ < 0\.01\)$/,
     );
-    const bad = await compare(`${query}&history=2`);
-    expect(errorOf(bad)).toMatchObject({ field: "history", message: "history: must be at least 3 runs" });
+    // +12 % is beyond both.
+    const slower = await store("feature", { latency_p99: 11.2 }, "history");
+    const failed = ZRestCompareResult.parse(
+      (await compare(`?base=branch:main&head=${slower.id}&metrics=latency_p99&tolerance=10&history=10`)).body,
+    );
+    expect(failed).toMatchObject({ outcome: "fail", regressed: ["latency_p99"] });
+    const bad = await compare(query.replace("history=10", "history=0"));
+    expect(errorOf(bad)).toMatchObject({ field: "history", message: "history: must be at least 1 run" });
   });
 
   it("reports the change point in head's history: change point at run N, +x %", async () => {
@@ -1030,6 +1256,7 @@ describe("OpenAPI and schemas", () => {
     expect(Object.keys(paths).sort()).toEqual([
       "/agent/announce",
       "/agent/claim",
+      "/agent/queue",
       "/agent/runs/{id}/checkpoint",
       "/agent/runs/{id}/heartbeat",
       "/agent/runs/{id}/progress",
@@ -1040,8 +1267,10 @@ describe("OpenAPI and schemas", () => {
       "/compare",
       "/openapi.json",
       "/projects/{project}/config",
+      "/projects/{project}/instance-configs/{name}",
+      "/projects/{project}/scenarios/{name}",
+      "/projects/{project}/targets/{name}",
       "/projects/{project}/{kind}",
-      "/projects/{project}/{kind}/{name}",
       "/runs",
       "/runs/exec",
       "/runs/launch",
@@ -1052,6 +1281,14 @@ describe("OpenAPI and schemas", () => {
       "/trend",
     ]);
     expect(Object.keys(paths["/runs"]!)).toEqual(["post"]);
+    // What the server refuses, the document says: reserved record keys, and each kind's own body.
+    const finish = JSON.stringify((doc.components as { schemas: Record<string, unknown> }).schemas.ExecFinishInput);
+    expect(finish).toContain(
+      '"propertyNames":{"type":"string","not":{"enum":["__proto__","constructor","prototype"]}}',
+    );
+    const putTarget = paths["/projects/{project}/targets/{name}"]!.put as { requestBody: unknown };
+    expect(JSON.stringify(putTarget.requestBody)).toContain('"$ref":"#/components/schemas/ConfigTarget"');
+    expect(JSON.stringify(putTarget.requestBody)).not.toContain("ConfigScenario");
     const components = doc.components as { securitySchemes: unknown; schemas: Record<string, { properties?: object }> };
     expect(components.securitySchemes).toMatchObject({ bearerToken: { type: "http", scheme: "bearer" } });
     expect(Object.keys(components.schemas.UploadEnvelope?.properties ?? {})).toEqual(

@@ -1,4 +1,6 @@
 import {
+  DEFAULT_BASELINE_RUNS,
+  DEFAULT_GATE_ALPHA,
   MAX_SHARDS,
   MAX_TOLERANCE_PCT,
   ZErrorEntry,
@@ -24,15 +26,20 @@ const ZOptionalText = (max: number) => z.string().trim().min(1).max(max).optiona
  * with what only the uploader knows. A native run or a tool's output may also be sent as the
  * whole body, with these fields as query parameters.
  */
-export const ZRestUploadEnvelope = ZUploadRunInput.omit({ content: true, idempotencyKey: true })
-  .extend({
-    content: z.string().min(1, "the uploaded content is empty").optional(),
-    run: ZNormalizedRun.optional(),
-  })
-  .refine((e) => (e.content === undefined) !== (e.run === undefined), {
-    message: "send exactly one of content (the tool's output as text) or run (a Benchboard run as JSON)",
-    path: ["content"],
-  });
+export const ZRestUploadEnvelopeFields = ZUploadRunInput.omit({ content: true, idempotencyKey: true }).extend({
+  content: z.string().min(1, "the uploaded content is empty").optional(),
+});
+
+/** The envelope's rule on `content` and `run`, said the same way wherever it is checked. */
+export const ENVELOPE_ONE_OF =
+  "send exactly one of content (the tool's output as text) or run (a Benchboard run as JSON)";
+
+export const ZRestUploadEnvelope = ZRestUploadEnvelopeFields.extend({
+  run: ZNormalizedRun.optional(),
+}).refine((e) => (e.content === undefined) !== (e.run === undefined), {
+  message: ENVELOPE_ONE_OF,
+  path: ["content"],
+});
 export type TRestUploadEnvelope = z.infer<typeof ZRestUploadEnvelope>;
 
 export const ZRestLaunchInput = z.object({
@@ -53,6 +60,11 @@ export const ZRestLaunchInput = z.object({
   workerLabel: z.string().max(63).optional(),
   /** Run it on the organization's agents offering this label (inside its own network), not on the install's workers. */
   agentLabel: z.string().max(63).optional(),
+  /**
+   * Queue the run even when no online agent offers its label (an agent about to start); without
+   * it such a launch is refused with 409. A queued run no agent takes ends failed after the give-up time.
+   */
+  queueWithoutAgent: z.boolean({ error: "queueWithoutAgent: must be true or false" }).optional(),
   /** Override the scenario's arrival rate (req/s) for this launch; within the organization's caps. */
   rate: ZLaunchOverrides.shape.rate,
   /** Override the concurrency (closed-model users, or an open model's connection pool). */
@@ -92,23 +104,27 @@ export const ZRestCompareQuery = z.object({
   allowNotMeasured: ZQueryFlag,
   /** Let a run the engine flagged invalid pass the gate (it fails it by default). */
   allowInvalid: ZQueryFlag,
-  /** What fails the gate beside thresholds: the percent tolerance, the statistical test, or either. */
+  /**
+   * What makes a metric a regression: `noise` (beyond the tolerance and beyond the baseline's own
+   * noise), `tolerance` (beyond the tolerance alone, e.g. against one run) or `statistical`
+   * (beyond the noise alone).
+   */
   gate: z
-    .enum(["tolerance", "statistical", "both"], { error: "must be tolerance, statistical or both" })
-    .default("tolerance"),
-  /** How many of base's branch's latest runs the statistical test judges head against. */
+    .enum(["noise", "tolerance", "statistical"], { error: "must be noise, tolerance or statistical" })
+    .default("noise"),
+  /** How many of base's branch's latest runs make the baseline; fewer make the gate inconclusive. */
   history: z.coerce
     .number({ error: "must be a whole number of runs" })
     .int("must be a whole number of runs")
-    .min(3, "must be at least 3 runs")
+    .min(1, "must be at least 1 run")
     .max(100, "must be at most 100 runs")
-    .default(10),
-  /** Significance level of the statistical test. */
+    .default(DEFAULT_BASELINE_RUNS),
+  /** One-sided level of the noise bound: how often a run of unchanged code may land beyond it. */
   alpha: z.coerce
     .number({ error: "must be a number between 0 and 0.5" })
     .gt(0, "must be above 0")
     .max(0.5, "must be at most 0.5")
-    .default(0.01),
+    .default(DEFAULT_GATE_ALPHA),
 });
 
 export const ZRestError = z.object({
@@ -156,6 +172,11 @@ export const ZRestRun = z.object({
   /** `launched`, `upload` (native JSON) or `import:<format>`. */
   source: z.string(),
   scenario: z.object({ id: z.string().nullable(), name: z.string() }),
+  /**
+   * What ran, as the web app titles the run: "Run #24 · 400 req/s · 20 s · t3.xlarge · rate = 400
+   * (value 3 of 4) · repetition 1 of 2". The scenario's name may describe other load.
+   */
+  title: z.string(),
   git: z.object({ branch: z.string().nullable(), commit: z.string().nullable(), ciUrl: z.string().nullable() }),
   tags: z.array(z.string()),
   notes: z.string(),
@@ -178,13 +199,36 @@ export const ZRestRun = z.object({
       stages: z.record(z.string(), ZStageStat),
       valid: z.boolean(),
       invalidReasons: z.array(z.string()),
+      saturationReasons: z.array(z.string()),
     })
     .nullable(),
   thresholds: ZRestThresholds.nullable(),
-  /** False when the engine flagged the measurement as unsound (rate not held, …); null before results. */
+  /** False when the load generator distorted the measurement (late sends, its CPU spent, …); null before results. */
   valid: z.boolean().nullable(),
-  /** Why the measurement is not valid, one line each. */
+  /**
+   * How the figures read: `valid`; `saturated` (still valid: the target was the limit, see
+   * `saturation`); `invalid` (the generator distorted them, see `invalidReasons`). Null before results.
+   */
+  reading: z.enum(["valid", "saturated", "invalid"]).nullable(),
+  /** "saturated at ~N req/s achieved of M offered" when the target was the limit, else null. */
+  saturation: z.string().nullable(),
+  /** Why the measurement is not valid, one line each: the generator's reasons first. */
   invalidReasons: z.array(z.string()),
+  /** The target's own reasons for being the limit, one line each. */
+  saturationReasons: z.array(z.string()),
+  /**
+   * A queued agent run: the label it waits for, how many agents offering it are online, when one
+   * was last seen (null: never), and `message` ("waiting for an agent labelled lab (none online
+   * since …)"). Null for any other run.
+   */
+  waitingFor: z
+    .object({
+      agentLabel: z.string(),
+      agentsOnline: z.number().int(),
+      lastSeenAt: ZIso.nullable(),
+      message: z.string(),
+    })
+    .nullable(),
 });
 export type TRestRun = z.infer<typeof ZRestRun>;
 
@@ -213,12 +257,24 @@ export const ZRestRunSummary = ZRestRun.pick({
   git: true,
   endedAt: true,
   valid: true,
+  reading: true,
+  saturation: true,
   invalidReasons: true,
 });
 
 export const ZRestCompareResult = z.object({
+  /** The baseline's newest run. */
   base: ZRestRunSummary,
   head: ZRestRunSummary,
+  /** The runs head was judged against: a branch's last runs of head's scenario and config, or one run. */
+  baseline: z.object({
+    /** The branch, or null when base named one run. */
+    branch: z.string().nullable(),
+    /** Runs the baseline needs; fewer make the outcome inconclusive (unless gate=tolerance). */
+    required: z.number().int(),
+    /** Oldest first. */
+    runs: z.array(z.object({ id: z.string(), number: z.number().int() })),
+  }),
   tolerancePct: z.number(),
   metrics: z.array(
     z.object({
@@ -226,27 +282,34 @@ export const ZRestCompareResult = z.object({
       label: z.string(),
       unit: z.string(),
       direction: z.enum(["lower", "higher", "neutral"]),
+      /** The baseline runs' median (the one run's value against a run). */
       base: z.number().nullable(),
       head: z.number().nullable(),
       /** `(head − base) / base` as a fraction; null when undefined. */
       delta: z.number().nullable(),
-      verdict: z.enum(["regressed", "improved", "unchanged", "incomparable"]),
-      /** Head against the last runs of base's branch: a prediction t-test; null with under 3 runs of history. */
-      statistical: z
+      /**
+       * `noise`: beyond the tolerance but inside the baseline's noise band; `inconclusive`: beyond
+       * the tolerance with too few baseline runs to know their noise; `incomparable`: a side lacks it.
+       */
+      verdict: z.enum(["regressed", "improved", "unchanged", "noise", "inconclusive", "incomparable"]),
+      /** The baseline's noise band (one-sided prediction bounds at alpha); null under 3 baseline runs. */
+      noise: z
         .object({
           n: z.number().int(),
-          mean: z.number(),
-          stddev: z.number(),
-          z: z.number().nullable(),
-          pValue: z.number(),
-          verdict: z.enum(["regressed", "improved", "unchanged"]),
+          scale: z.enum(["log", "linear"]),
+          center: z.number(),
+          low: z.number(),
+          high: z.number(),
+          /** Probability that one more baseline run is at least as bad as head; null without a direction. */
+          pWorse: z.number().nullable(),
         })
         .nullable(),
+      /** Why the verdict is not a plain one, in words. */
+      note: z.string().optional(),
     }),
   ),
-  /** What fails the gate beside thresholds and validity. */
-  gate: z.enum(["tolerance", "statistical", "both"]),
-  /** Significance level of the statistical test. */
+  gate: z.enum(["noise", "tolerance", "statistical"]),
+  /** One-sided level of the noise bound. */
   alpha: z.number(),
   /** Change points (e-divisive means) in the history of head's branch up to head, newest per metric. */
   changePoints: z.array(
@@ -271,12 +334,17 @@ export const ZRestCompareResult = z.object({
   /** Head's thresholds. */
   thresholds: ZRestThresholds,
   /**
-   * Head succeeded, is valid (unless allowInvalid), passed its thresholds (not measured counts as a
-   * failure unless allowNotMeasured) and regressed on no metric (by the tolerance and/or the statistical test).
+   * `fail`: head failed, is not valid (unless allowInvalid), failed or did not measure a threshold
+   * (unless allowNotMeasured), or regressed. `inconclusive`: none of that, but the gate could not
+   * judge (too few baseline runs, a metric a side lacks, an invalid base run). `pass` otherwise.
    */
+  outcome: z.enum(["pass", "fail", "inconclusive"]),
+  /** `outcome` is `pass`. */
   passed: z.boolean(),
-  /** Why it did not pass, one line each. */
+  /** Why it failed, one line each. */
   reasons: z.array(z.string()),
+  /** Why it could not judge, one line each. */
+  inconclusiveReasons: z.array(z.string()),
 });
 export type TRestCompareResult = z.infer<typeof ZRestCompareResult>;
 

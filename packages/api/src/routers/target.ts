@@ -46,10 +46,18 @@ import {
   router,
 } from "../trpc";
 
+/**
+ * An http(s) address's start, as a pattern the OpenAPI document carries (a refinement does not
+ * reach it): a scheme in any case, `://` and a host's first character; surrounding spaces are
+ * trimmed. The full syntax (WHATWG URL parsing, then the address rules) is the refinement's.
+ */
+export const HTTP_URL_PATTERN = /^\s*[hH][tT][tT][pP][sS]?:\/\/[^\s/?#]/;
+
 const ZHttpUrl = z
   .string()
   .trim()
   .max(2_000, "a URL is at most 2,000 characters")
+  .regex(HTTP_URL_PATTERN, "must be an http:// or https:// URL")
   .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), "must be an http:// or https:// URL");
 
 const ZHeaderName = z

@@ -10,6 +10,8 @@ import {
   overlayGeometry,
   overlaySeries,
   rollupFineEnough,
+  runReading,
+  saturationHeadline,
   type TPublishedReference,
   withDerivedMetrics,
   ZPublishedReference,
@@ -58,7 +60,7 @@ export async function getComparisonView(db: Db, orgId: string, input: Comparison
     runs.findIndex((r) => r.id === baselineRunId),
   );
 
-  const repetitions = await loadRepetitions(db, orgId, runs);
+  const { values: repetitions, members } = await loadRepetitions(db, orgId, runs);
   const columns: CompareColumn[] = runs.map((run) => ({
     runId: run.id,
     metrics: run.facts.metrics,
@@ -66,19 +68,17 @@ export async function getComparisonView(db: Db, orgId: string, input: Comparison
   }));
   const table = buildCompareTable(columns, baselineIndex);
 
-  const series = runs.length
-    ? await loadChartSeries(
-        db,
-        runs.map((r) => r.id),
-      )
-    : new Map<string, OverlayInput>();
+  // A repeated run is charted as its group, as the table shows it: every member's series on one
+  // axis, then their mean at each point under the compared run's key.
+  const charted = [...new Set(runs.flatMap((run) => members.get(run.id) ?? [run.id]))];
+  const series = charted.length ? await loadChartSeries(db, charted) : new Map<string, OverlayInput>();
   const charts: Record<string, ChartPoint[]> = {};
   for (const metric of COMPARE_CHART_METRICS) {
     const points = overlaySeries(
       metric,
-      runs.map((run) => ({ runId: run.id, series: series.get(`${run.id}|${metric}`) ?? null })),
+      charted.map((id) => ({ runId: id, series: series.get(`${id}|${metric}`) ?? null })),
     );
-    if (points.length) charts[metric] = points;
+    if (points.length) charts[metric] = groupMeanPoints(points, runs, members);
   }
 
   const published = input.published
@@ -189,11 +189,15 @@ function publicRun(run: RunFacts) {
     id: run.id,
     number: run.number,
     label: run.label,
+    title: run.title,
+    /** What ran: load, config, sweep value and repetition ("400 req/s · 20 s · t3.xlarge"). */
+    identity: run.identity,
     status: run.status,
     source: run.source,
     scenarioName: run.scenarioName,
     project: run.project,
     configName: typeof run.config?.name === "string" ? run.config.name : null,
+    instanceType: typeof run.config?.instanceType === "string" ? run.config.instanceType : null,
     target: run.target,
     excluded: run.excluded,
     excludedReason: run.excludedReason,
@@ -202,16 +206,49 @@ function publicRun(run: RunFacts) {
     createdAt: run.createdAt,
     meetsTargets: run.facts.meetsTargets,
     thresholdsOutcome: run.facts.thresholdsOutcome ?? "none",
+    /** valid, saturated (the target was the limit) or invalid (the generator distorted it). */
+    reading: runReading(run),
+    /** "saturated at ~N req/s achieved of M offered" for a saturated run, else null. */
+    saturation: runReading(run) === "saturated" ? saturationHeadline(run.facts.metrics) : null,
   };
 }
 
+/**
+ * Chart points keyed by each compared run: its own value, or for a repeated run the mean of its
+ * group's members that have a value at that point (the members' own keys are dropped).
+ */
+function groupMeanPoints(
+  points: readonly ChartPoint[],
+  runs: readonly { id: string }[],
+  members: ReadonlyMap<string, readonly string[]>,
+): ChartPoint[] {
+  return points.map((p) => {
+    const values = p as Record<string, number | null | undefined>;
+    const out: ChartPoint = { t: p.t };
+    for (const run of runs) {
+      const ids = members.get(run.id) ?? [run.id];
+      const present = ids.map((id) => values[id]).filter((v): v is number => typeof v === "number");
+      (out as Record<string, number | null>)[run.id] = present.length
+        ? present.reduce((a, b) => a + b, 0) / present.length
+        : null;
+    }
+    return out;
+  });
+}
+
+/**
+ * Each repeated run's group: the values of every metric over its members (for the table), and
+ * the members' ids (for the charts). A run with fewer than two counted members is not repeated.
+ */
 async function loadRepetitions(db: Db, orgId: string, runs: readonly RunFacts[]) {
   const out = new Map<string, Record<string, number[]>>();
+  const members = new Map<string, string[]>();
   const groupIds = [...new Set(runs.flatMap((r) => (r.groupId ? [r.groupId] : [])))];
-  if (groupIds.length === 0) return out;
+  if (groupIds.length === 0) return { values: out, members };
   const siblings = await db.run.findMany({
     where: { orgId, groupId: { in: groupIds }, status: "succeeded", excluded: false },
     select: {
+      id: true,
       groupId: true,
       sweepValue: true,
       configSnapshot: true,
@@ -219,7 +256,7 @@ async function loadRepetitions(db: Db, orgId: string, runs: readonly RunFacts[])
       result: { select: { metrics: true } },
     },
   });
-  const byKey = new Map<string, Record<string, number>[]>();
+  const byKey = new Map<string, { id: string; metrics: Record<string, number> }[]>();
   for (const s of siblings) {
     const key = repetitionKey(s);
     if (!key || !s.result) continue;
@@ -227,16 +264,22 @@ async function loadRepetitions(db: Db, orgId: string, runs: readonly RunFacts[])
       numericMetrics(s.result.metrics),
       derivedContext(s.configSnapshot, s.scenarioSnapshot),
     );
-    byKey.set(key, [...(byKey.get(key) ?? []), metrics]);
+    byKey.set(key, [...(byKey.get(key) ?? []), { id: s.id, metrics }]);
   }
   for (const run of runs) {
     const group = byKey.get(repetitionKey(run) ?? "");
     if (!group || group.length < 2) continue;
     const values: Record<string, number[]> = {};
-    for (const metrics of group) for (const [k, v] of Object.entries(metrics)) values[k] = [...(values[k] ?? []), v];
+    for (const { metrics } of group) {
+      for (const [k, v] of Object.entries(metrics)) values[k] = [...(values[k] ?? []), v];
+    }
     out.set(run.id, values);
+    members.set(
+      run.id,
+      group.map((m) => m.id),
+    );
   }
-  return out;
+  return { values: out, members };
 }
 
 export function parsePublished(value: unknown): TPublishedReference | null {

@@ -64,6 +64,12 @@ const fields = (input: Omit<ScenarioInput, "projectId">) => ({
  * Refuse a scenario that could never launch in its organization (over a cap), at the field that
  * sets it. Caps can still drop later: a launch checks them again.
  */
+/** The organization's caps on launched load, defaults filled in. */
+export async function organizationCaps(db: Db, orgId: string) {
+  const org = await db.organization.findUniqueOrThrow({ where: { id: orgId }, select: { caps: true } });
+  return resolveOrgCaps(org.caps);
+}
+
 export async function assertScenarioWithinCaps(db: Db, orgId: string, spec: TScenarioSpec) {
   const org = await db.organization.findUniqueOrThrow({ where: { id: orgId }, select: { caps: true } });
   const violation = checkScenarioCaps(spec, resolveOrgCaps(org.caps))[0];

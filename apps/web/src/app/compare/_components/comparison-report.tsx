@@ -177,6 +177,11 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
                             95% CI {formatDeltaPct(cell.ci.low)} … {formatDeltaPct(cell.ci.high)}
                           </div>
                         )}
+                        {runId !== baselineRunId && cell.ciNote && (
+                          <div className="max-w-48 text-[11px] whitespace-normal text-slate-500" data-ci-note>
+                            {cell.ciNote}
+                          </div>
+                        )}
                         <PublishedMark
                           check={checks.get(`value:${runId}:${row.key}`)}
                           shown={markShown(checks.get(`value:${runId}:${row.key}`))}
@@ -193,8 +198,9 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
         <p className="mt-3 text-xs text-slate-500">
           Deltas are (run − baseline) ÷ baseline; green is better and red worse for that metric's direction. "Within
           noise" means both runs were repeated and Welch's t-test finds no significant difference (p ≥ 0.05); repeated
-          runs show their group&apos;s mean and standard deviation, with a 95% confidence interval on the delta of the
-          means.
+          runs show their group&apos;s mean and standard deviation, with a 95% confidence interval on the delta once
+          each side has three runs or more (for positive figures, on the ratio of the groups&apos; geometric means, so
+          it never reaches below −100%); the charts plot a repeated run&apos;s group mean at each moment.
         </p>
       </Card>
 
