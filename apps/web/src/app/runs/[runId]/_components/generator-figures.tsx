@@ -112,9 +112,9 @@ export function GeneratorFigures({
       {stalls.length > 0 && (
         <div className="mt-2 text-xs text-slate-600">
           <p>
-            The generator stalled: the requests due meanwhile were dropped, not sent late in a burst (requests in
-            flight then waited for the generator, not for the target); more than 1 % of the schedule dropped makes
-            the run invalid.
+            The generator stalled: the requests due meanwhile were dropped, not sent late in a burst (requests in flight
+            then waited for the generator, not for the target); more than 1 % of the schedule dropped makes the run
+            invalid.
           </p>
           <ul className="mt-1 space-y-0.5 tabular-nums" aria-label="Generator stalls">
             {stalls.map((s) => (
