@@ -1,10 +1,12 @@
 import "@fontsource-variable/inter";
 import "./globals.css";
 import type { Metadata } from "next";
-import { headers } from "next/headers";
+import { cookies, headers } from "next/headers";
 import type { ReactNode } from "react";
+import { parseTheme, THEME_COOKIE, themeClass } from "~/lib/theme";
 import { TRPCReactProvider } from "~/trpc/client";
 import { AppShell } from "./_components/app-shell";
+import { ThemeProvider } from "./_components/theme-toggle";
 
 export const metadata: Metadata = {
   title: { default: "Benchboard", template: "%s · Benchboard" },
@@ -15,12 +17,17 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   // Read per request so every page renders dynamically and carries the CSP nonce of its request
   // (a page rendered at build time would have scripts without one, which the policy blocks).
   await headers();
+  // The theme comes from a cookie, so the server renders the chosen one and no script has to run
+  // before the first paint (nor need the request's nonce).
+  const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
   return (
-    <html lang="en">
+    <html lang="en" className={themeClass(theme)}>
       <body className="min-h-screen font-sans">
-        <TRPCReactProvider>
-          <AppShell>{children}</AppShell>
-        </TRPCReactProvider>
+        <ThemeProvider initial={theme}>
+          <TRPCReactProvider>
+            <AppShell>{children}</AppShell>
+          </TRPCReactProvider>
+        </ThemeProvider>
       </body>
     </html>
   );

@@ -1,6 +1,7 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
+import { CHART, TOOLTIP_STYLE } from "./palette";
 
 /** Latency distribution from log-spaced buckets (upper bound in ms and count). */
 export function HistogramChart({
@@ -21,15 +22,15 @@ export function HistogramChart({
         data={data}
         margin={{ top: 4, right: 8, bottom: 0, left: 0 }}
       >
-        <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" vertical={false} />
-        <XAxis dataKey="label" tick={{ fontSize: 10, fill: "#64748b" }} interval="preserveStartEnd" minTickGap={24} />
-        <YAxis width="auto" tick={{ fontSize: 11, fill: "#64748b" }} allowDecimals={false} />
+        <CartesianGrid strokeDasharray="3 3" stroke={CHART.grid} vertical={false} />
+        <XAxis dataKey="label" tick={{ fontSize: 10, fill: CHART.axis }} interval="preserveStartEnd" minTickGap={24} />
+        <YAxis width="auto" tick={{ fontSize: 11, fill: CHART.axis }} allowDecimals={false} />
         <Tooltip
           labelFormatter={(label) => `≤ ${String(label)}`}
           formatter={(value) => [Number(value).toLocaleString("en-US"), "requests"]}
-          contentStyle={{ fontSize: 12 }}
+          contentStyle={TOOLTIP_STYLE}
         />
-        <Bar dataKey="count" fill="#0284c7" isAnimationActive={false} />
+        <Bar dataKey="count" fill={CHART.primary} isAnimationActive={false} />
       </BarChart>
     </figure>
   );

@@ -2,7 +2,7 @@
 
 import { niceTicks } from "@benchboard/core";
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
-import { colorAt, formatElapsed } from "./palette";
+import { CHART, colorAt, formatElapsed, TOOLTIP_STYLE } from "./palette";
 
 export interface ChartLine {
   key: string;
@@ -52,26 +52,26 @@ export function TimeSeriesChart({
         syncId={syncId}
         margin={{ top: 4, right: 12, bottom: 0, left: 0 }}
       >
-        <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" />
+        <CartesianGrid strokeDasharray="3 3" stroke={CHART.grid} />
         <XAxis
           dataKey="t"
           type="number"
           domain={["dataMin", "dataMax"]}
           allowDecimals={false}
           tickFormatter={formatElapsed}
-          tick={{ fontSize: 11, fill: "#64748b" }}
+          tick={{ fontSize: 11, fill: CHART.axis }}
         />
         <YAxis
           width="auto"
           domain={[0, ticks[ticks.length - 1]!]}
           ticks={ticks}
           tickFormatter={format}
-          tick={{ fontSize: 11, fill: "#64748b" }}
+          tick={{ fontSize: 11, fill: CHART.axis }}
         />
         <Tooltip
           labelFormatter={(t) => `t = ${formatElapsed(Number(t))}`}
           formatter={(value) => (typeof value === "number" ? format(value) : String(value))}
-          contentStyle={{ fontSize: 12 }}
+          contentStyle={TOOLTIP_STYLE}
         />
         {lines.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}
         {lines.map((line, i) => (

@@ -1,7 +1,7 @@
 "use client";
 
 import { CartesianGrid, ComposedChart, Legend, Line, ReferenceLine, Scatter, Tooltip, XAxis, YAxis } from "recharts";
-import { colorAt } from "./palette";
+import { CHART, colorAt, TOOLTIP_STYLE } from "./palette";
 
 export interface TrendPoint {
   /** Position in run order. */
@@ -54,24 +54,24 @@ export function TrendChart({
         data={data as TrendPoint[]}
         margin={{ top: 16, right: 24, bottom: 0, left: 0 }}
       >
-        <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" />
+        <CartesianGrid strokeDasharray="3 3" stroke={CHART.grid} />
         <XAxis
           dataKey="t"
           type="number"
           scale="time"
           domain={["dataMin", "dataMax"]}
           tickFormatter={tick}
-          tick={{ fontSize: 11, fill: "#64748b" }}
+          tick={{ fontSize: 11, fill: CHART.axis }}
           minTickGap={24}
         />
-        <YAxis width="auto" tickFormatter={format} tick={{ fontSize: 11, fill: "#64748b" }} />
+        <YAxis width="auto" tickFormatter={format} tick={{ fontSize: 11, fill: CHART.axis }} />
         <Tooltip
           formatter={(v) => (typeof v === "number" ? format(v) : String(v))}
           labelFormatter={(t, payload) => {
             const point = payload?.[0]?.payload as TrendPoint | undefined;
             return `${point?.label ?? ""} · ${new Date(Number(t)).toLocaleString("en-GB")}`;
           }}
-          contentStyle={{ fontSize: 12 }}
+          contentStyle={TOOLTIP_STYLE}
         />
         <Legend wrapperStyle={{ fontSize: 12 }} />
         {thresholds.map((t) => (
@@ -80,18 +80,18 @@ export function TrendChart({
             y={t.value}
             // A threshold above every value still shows: the axis grows to include it.
             ifOverflow="extendDomain"
-            stroke="#dc2626"
+            stroke={CHART.bad}
             strokeDasharray="6 4"
-            label={{ value: t.label, position: "insideTopRight", fontSize: 11, fill: "#b91c1c" }}
+            label={{ value: t.label, position: "insideTopRight", fontSize: 11, fill: CHART.badLabel }}
           />
         ))}
         {changePoints.map((c) => (
           <ReferenceLine
             key={`${c.t}-${c.label}`}
             x={c.t}
-            stroke="#7c3aed"
+            stroke={CHART.change}
             strokeWidth={2}
-            label={{ value: c.label, position: "insideTopLeft", fontSize: 11, fill: "#6d28d9" }}
+            label={{ value: c.label, position: "insideTopLeft", fontSize: 11, fill: CHART.changeLabel }}
           />
         ))}
         {branches.map((b, i) => (
@@ -106,12 +106,12 @@ export function TrendChart({
             dot={{ r: 3 }}
           />
         ))}
-        <Scatter dataKey="excluded" name="excluded" fill="#94a3b8" isAnimationActive={false} />
+        <Scatter dataKey="excluded" name="excluded" fill={CHART.excluded} isAnimationActive={false} />
         <Scatter
           dataKey="invalid"
           name="not a valid measurement"
-          fill="white"
-          stroke="#d97706"
+          fill={CHART.surface}
+          stroke={CHART.marker}
           strokeWidth={2}
           isAnimationActive={false}
         />

@@ -2,6 +2,7 @@
 
 import { formatBytes, formatDurationMs } from "@benchboard/core";
 import { EmptyState } from "@benchboard/ui";
+import { CHART, PALETTE } from "@benchboard/ui/charts/palette";
 import { type ChartLine, TimeSeriesChart } from "@benchboard/ui/charts/time-series-chart";
 
 type Points = readonly Record<string, number | null>[];
@@ -37,7 +38,7 @@ function panels(metrics: readonly string[]): Panel[] {
       lines: latency.map((k, i) => ({
         key: k,
         label: k.replace("latency_", ""),
-        color: ["#16a34a", "#ca8a04", "#dc2626"][i],
+        color: [CHART.good, PALETTE[6], CHART.bad][i],
       })),
       format: formatDurationMs,
     });
@@ -50,7 +51,7 @@ function panels(metrics: readonly string[]): Panel[] {
     if (keys.length) {
       out.push({
         title,
-        lines: keys.map((k, i) => ({ key: k, label: k.slice(prefix.length + 1), color: ["#16a34a", "#dc2626"][i] })),
+        lines: keys.map((k, i) => ({ key: k, label: k.slice(prefix.length + 1), color: [CHART.good, CHART.bad][i] })),
         format: formatDurationMs,
       });
     }
@@ -58,14 +59,14 @@ function panels(metrics: readonly string[]): Panel[] {
   if (has("errors")) {
     out.push({
       title: "Errors (per second)",
-      lines: [{ key: "errors", label: "errors", color: "#dc2626" }],
+      lines: [{ key: "errors", label: "errors", color: CHART.bad }],
       format: count,
     });
   }
   if (has("mem_bytes")) {
     out.push({
       title: "Target memory",
-      lines: [{ key: "mem_bytes", label: "RSS", color: "#9333ea" }],
+      lines: [{ key: "mem_bytes", label: "RSS", color: PALETTE[3] }],
       format: formatBytes,
       binary: true,
     });
@@ -73,7 +74,7 @@ function panels(metrics: readonly string[]): Panel[] {
   if (has("cpu_cores")) {
     out.push({
       title: "Target CPU (cores)",
-      lines: [{ key: "cpu_cores", label: "cores", color: "#0d9488" }],
+      lines: [{ key: "cpu_cores", label: "cores", color: PALETTE[5] }],
       format: (v) => v.toFixed(2),
     });
   }
