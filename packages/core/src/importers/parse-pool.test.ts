@@ -1,7 +1,9 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { ImportError } from "./import-error";
 import { importRun } from "./index";
 import { ParsePool, ParsePoolBusyError } from "./parse-pool";
+import { PARSE_THREAD_NICE } from "./parse-priority";
 import { fixture } from "./test-support";
 
 const pool = new ParsePool({ size: 1, timeoutMs: 20_000 });
@@ -10,7 +12,37 @@ afterAll(() => pool.close());
 /** 10 MB of lines a backtracking parser would chew on, ending in no valid report. */
 const HOSTILE = `${" ".repeat(8_000)}x\n`.repeat(1_250);
 
+/** The nice value of each of this process's threads (Linux: field 19 of /proc/self/task/<tid>/stat). */
+function threadNices(): number[] {
+  return readdirSync("/proc/self/task").map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[16]);
+  });
+}
+
 describe("ParsePool", () => {
+  it("parses on threads below the request thread's priority, leaving the process's own as it was", async () => {
+    const before = threadNices();
+    const own = new ParsePool({ size: 2, timeoutMs: 20_000 });
+    try {
+      await Promise.all([
+        own.read({ format: "auto", content: fixture("wrk2/latency.txt") }),
+        own.read({ format: "auto", content: fixture("wrk2/latency.txt") }),
+      ]);
+      const after = threadNices();
+      expect(after.filter((n) => n === PARSE_THREAD_NICE).length).toBe(
+        before.filter((n) => n === PARSE_THREAD_NICE).length + 2,
+      );
+      // This (the request) thread keeps its priority: the main thread's task id is the process id.
+      const main = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+      expect(Number(main.slice(main.lastIndexOf(")") + 2).split(" ")[16])).toBe(0);
+    } finally {
+      await own.close();
+    }
+  });
+
   it("reads an upload on a thread exactly as the importer does in-process", async () => {
     const text = fixture("wrk2/latency.txt");
     const read = await pool.read({ format: "auto", content: text });
