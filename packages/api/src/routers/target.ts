@@ -57,7 +57,8 @@ const ZHttpUrl = z
   .string()
   .trim()
   .max(2_000, "a URL is at most 2,000 characters")
-  .regex(HTTP_URL_PATTERN, "must be an http:// or https:// URL")
+  // One message for a bad URL: the full check below runs only on what looks like one.
+  .regex(HTTP_URL_PATTERN, { error: "must be an http:// or https:// URL", abort: true })
   .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), "must be an http:// or https:// URL");
 
 const ZHeaderName = z
