@@ -380,6 +380,14 @@ scenarios:
       { name: "authorization", secret: true },
     ]);
 
+    // A file that names one project is not applied to another.
+    const conflict = await benchboard(["apply", "-f", exported, "--project", copy.slug], { env });
+    expect(conflict.code).toBe(2);
+    expect(conflict.stderr).toContain(project.slug);
+    expect(conflict.stderr).toContain(copy.slug);
+    doc.project = copy.slug;
+    writeFileSync(exported, stringifyYaml(doc));
+
     // The token made in Settings is limited to its project.
     const limited = await benchboard(["apply", "-f", exported, "--project", copy.slug], { env });
     expect(limited.code).toBe(2);

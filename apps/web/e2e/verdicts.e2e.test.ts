@@ -88,7 +88,7 @@ describe("verdicts on the published runs", () => {
     expect(names.at(-1)).toMatch(/^Overhead: sum of 7 stages/);
     const queue = stages.locator('tr[data-stage="stage.queue_wait"]');
     await expect(queue.locator("[data-verdict]").textContent()).resolves.toBe("Δ −96.5%");
-    await expect(queue.textContent()).resolves.toContain("published 47.13 µs");
+    await expect(queue.textContent()).resolves.toContain("as published: 47.13 µs");
     const overhead = stages.locator('tr[data-stage="gateway_overhead"]');
     await expect(overhead.textContent()).resolves.toMatch(/59\.2 µs.*published 59 µs.*13\.9 µs/);
     await stages.scrollIntoViewIfNeeded();
