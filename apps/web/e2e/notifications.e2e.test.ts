@@ -229,4 +229,25 @@ describe("notification settings", () => {
     await comment.screenshot({ path: path.join(screenshotsDir, "pr-comment.png") });
     await page.close();
   });
+
+  it("a gate that could not judge says so in its pull-request comment, with no check mark for the verdict", async () => {
+    // Written by the compare --github integration test (packages/api) from the real command.
+    const file = path.join(screenshotsDir, "pr-comment-inconclusive.md");
+    if (!existsSync(file)) throw new Error("run packages/api/src/rest/github-pr.integration.test.ts first");
+    const html = new MarkdownIt({ html: true, linkify: true }).render(readFileSync(file, "utf8"));
+    const page = await stack.browser.newPage({ viewport: { width: 900, height: 600 } });
+    await page.setContent(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pull request comment</title><style>
+      body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;font-size:14px;color:#1f2328;padding:16px}
+      .box{border:1px solid #d1d9e0;border-radius:6px;max-width:840px}.hd{background:#f6f8fa;border-bottom:1px solid #d1d9e0;padding:8px 16px;font-size:13px}
+      .bd{padding:8px 16px}table{border-collapse:collapse}th,td{border:1px solid #d1d9e0;padding:4px 12px}th{background:#f6f8fa}
+      h2{font-size:1.4em;border-bottom:1px solid #d1d9e0;padding-bottom:.3em}a{color:#0969da;text-decoration:none}
+    </style></head><body><div class="box" role="article" aria-label="Pull request comment"><div class="hd"><b>benchboard</b> commented</div><div class="bd">${html}</div></div></body></html>`);
+    const comment = page.getByRole("article", { name: "Pull request comment" });
+    const heading = await comment.getByRole("heading", { level: 2 }).textContent();
+    expect(heading).toMatch(/inconclusive/);
+    expect(heading).not.toContain("✅");
+    await expect(comment.textContent()).resolves.toMatch(/Why the gate could not judge/);
+    await comment.screenshot({ path: path.join(screenshotsDir, "pr-comment-inconclusive.png") });
+    await page.close();
+  });
 });
