@@ -111,6 +111,49 @@ describe("a run's title says the load that ran", () => {
   });
 });
 
+describe("repetitions launched without a sweep", () => {
+  it("say which of how many each is in a comparison, as on the run page", async () => {
+    const groupId = `plain-${randomBytes(4).toString("hex")}`;
+    // A project of their own, so the trend filter's configs below stay the sweep's.
+    const project = await t.db.project.create({ data: { orgId, name: "Repeats", slug: "repeats" } });
+    const ids: string[] = [];
+    for (let r = 0; r < 3; r++) {
+      const run = await t.db.run.create({
+        data: {
+          orgId,
+          projectId: project.id,
+          number: 100 + r,
+          status: "succeeded",
+          source: "launched",
+          scenarioName: SCENARIO,
+          groupId,
+          groupIndex: r,
+          scenarioSnapshot: {
+            name: SCENARIO,
+            engine: "http-open",
+            spec: { engine: "http-open", rate: 200, durationS: 20 },
+          },
+          configSnapshot: { name: "gateway", instanceType: "t3.xlarge", vcpu: 4 },
+        },
+      });
+      await t.db.runResult.create({ data: { runId: run.id, metrics: { rps: 198, latency_p99: 12 } } });
+      ids.push(run.id);
+    }
+    const saved = await owner().comparison.create({
+      title: "repeats",
+      runIds: [ids[0]!, ids[2]!],
+      baselineRunId: ids[0]!,
+    });
+    const titles = (await owner().comparison.byId({ id: saved.id })).view.runs.map((r) => r.title);
+    expect(titles).toEqual([
+      "Run #100 · 200 req/s · 20 s · t3.xlarge · repetition 1 of 3",
+      "Run #102 · 200 req/s · 20 s · t3.xlarge · repetition 3 of 3",
+    ]);
+    // The run page says the same.
+    expect((await owner().run.view({ id: ids[2]! }))?.run.title).toBe(titles[1]);
+  });
+});
+
 describe("Trends' config filter", () => {
   it("lists instance configs by name, so two configs on one instance type are two choices", async () => {
     for (let i = 0; i < 6; i++) {

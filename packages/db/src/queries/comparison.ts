@@ -39,13 +39,29 @@ function repetitionKey(run: { groupId: string | null; sweepValue: unknown }): st
 }
 
 /**
- * Everything a comparison shows, in three queries however many runs: the runs with their
- * results, the repetitions of any that were repeated, and the overlaid series.
+ * Everything a comparison shows, in four queries however many runs: the runs with their
+ * results, the sizes of groups repeated without a sweep, the repetitions of any that were
+ * repeated, and the overlaid series.
  */
 export async function getComparisonView(db: Db, orgId: string, input: ComparisonViewInput) {
   const ids = [...new Set(input.runIds)];
   const rows = await db.run.findMany({ where: { orgId, id: { in: ids } }, select: runFactsSelect });
-  const byId = new Map(rows.map((r) => [r.id, toRunFacts(r)]));
+  // Repetitions launched without a sweep: how many each group has, for "repetition 2 of 3".
+  const plainGroups = [...new Set(rows.flatMap((r) => (r.groupId && !r.sweep ? [r.groupId] : [])))];
+  const groupSizes = new Map(
+    plainGroups.length
+      ? (
+          await db.run.groupBy({
+            by: ["groupId"],
+            where: { orgId, groupId: { in: plainGroups } },
+            _count: { _all: true },
+          })
+        ).map((g) => [g.groupId, g._count._all])
+      : [],
+  );
+  const byId = new Map(
+    rows.map((r) => [r.id, toRunFacts(r, r.groupId && !r.sweep ? (groupSizes.get(r.groupId) ?? null) : null)]),
+  );
   const runs = ids.flatMap((id) => {
     const run = byId.get(id);
     return run ? [run] : [];

@@ -107,13 +107,18 @@ export function runLabel(row: { number: number }): string {
   return `#${row.number}`;
 }
 
-export function toRunFacts(row: RunFactsRow) {
+/**
+ * A run's facts. `groupSize`: how many runs its launch group has, for a group of repetitions
+ * launched without a sweep ("repetition 2 of 3" in its title); a sweep's runs know it from the sweep.
+ */
+export function toRunFacts(row: RunFactsRow, groupSize: number | null = null) {
   const identity = {
     scenarioSnapshot: row.scenarioSnapshot,
     configSnapshot: row.configSnapshot,
     sweep: row.sweep,
     sweepValue: row.sweepValue,
     groupIndex: row.groupIndex,
+    groupSize,
   };
   const context = derivedContext(row.configSnapshot, row.scenarioSnapshot);
   const stored = numericMetrics(row.result?.metrics);
