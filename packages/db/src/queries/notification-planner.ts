@@ -19,7 +19,7 @@ import { findBranchBaseline, storedThresholds } from "./upload";
 
 /**
  * What an ended run has to tell: failed, invalid, thresholds failed or not measured, a
- * regression against a rule's baseline branch (the judgment `compare` makes), a change point in
+ * regression beyond a rule's tolerance against its baseline branch's latest run, a change point in
  * the scenario's trend. Planned once per run — the run's `notifiedAt` is set in the same
  * transaction that records the events — by whichever process sweeps first, so a crash between
  * a run ending and its notifications only delays them.
