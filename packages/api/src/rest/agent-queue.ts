@@ -1,7 +1,8 @@
-import { agentQueueByLabel, verifyAgentToken } from "@benchboard/db";
+import { agentQueueByLabel } from "@benchboard/db";
 import { z } from "zod";
+import { authorizeAgent } from "./agents";
 import type { RestDeps } from "./auth";
-import { json, RestError, type RestRequest, type RestResponse, restErrorResponse, zodFailure } from "./http";
+import { json, type RestRequest, type RestResponse, restErrorResponse, zodFailure } from "./http";
 
 /**
  * GET /api/v1/agent/queue: the organization's agent work per label (waiting runs, waiting and
@@ -12,8 +13,7 @@ import { json, RestError, type RestRequest, type RestResponse, restErrorResponse
  */
 
 /** An autoscaler polls each label every few seconds; this leaves room for many labels. */
-const QUEUE_REQUESTS_PER_MINUTE = 600;
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const QUEUE_READS = { bucket: "agent-queue", perMinute: 600, what: "queue reads" };
 
 export const ZAgentQueueQuery = z.object({
   label: z
@@ -26,28 +26,7 @@ export const ZAgentQueueQuery = z.object({
 
 export async function agentQueueHandler(req: RestRequest, deps: RestDeps): Promise<RestResponse> {
   try {
-    const raw = BEARER.exec(req.headers.get("authorization") ?? "")?.[1];
-    const unauthorized = (message: string) =>
-      new RestError(401, message, {}, { "www-authenticate": 'Bearer realm="benchboard-agent"' });
-    if (!raw) throw unauthorized("missing agent token: send the header Authorization: Bearer <agent token>");
-    const caller = await verifyAgentToken(deps.db, raw);
-    if (!caller) throw unauthorized("the agent token is invalid or revoked");
-    const limit = await deps.rateLimit.hit(`agent-queue:${caller.tokenId}`, QUEUE_REQUESTS_PER_MINUTE, 60).catch(() => {
-      throw new RestError(
-        503,
-        "the rate limiter (Redis) is unavailable; try again shortly",
-        {},
-        { "retry-after": "5" },
-      );
-    });
-    if (!limit.allowed) {
-      throw new RestError(
-        429,
-        `too many queue reads with this agent token; try again in ${limit.retryAfterS} s`,
-        {},
-        { "retry-after": String(limit.retryAfterS) },
-      );
-    }
+    const caller = await authorizeAgent(req, deps, QUEUE_READS);
     const url = new URL(req.url, "http://localhost");
     const parsed = ZAgentQueueQuery.safeParse({ label: url.searchParams.get("label") ?? undefined });
     if (!parsed.success) throw zodFailure(parsed.error);

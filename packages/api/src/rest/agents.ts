@@ -84,18 +84,32 @@ const unauthorized = (message: string) =>
   new RestError(401, message, {}, { "www-authenticate": 'Bearer realm="benchboard-agent"' });
 const REVOKED = "the agent token is invalid or revoked";
 
-async function authorizeAgent(req: RestRequest, deps: RestDeps): Promise<AgentCaller> {
+/** How an agent route counts its calls: a bucket per token, its allowance, and what it counts. */
+export interface AgentRateLimit {
+  bucket: string;
+  perMinute: number;
+  what: string;
+}
+
+const AGENT_ROUTES_LIMIT: AgentRateLimit = { bucket: "agent", perMinute: AGENT_REQUESTS_PER_MINUTE, what: "requests" };
+
+/** The agent token's caller, within its allowance of calls (every agent route asks this). */
+export async function authorizeAgent(
+  req: RestRequest,
+  deps: RestDeps,
+  rate: AgentRateLimit = AGENT_ROUTES_LIMIT,
+): Promise<AgentCaller> {
   const raw = BEARER.exec(req.headers.get("authorization") ?? "")?.[1];
   if (!raw) throw unauthorized("missing agent token: send the header Authorization: Bearer <agent token>");
   const caller = await verifyAgentToken(deps.db, raw);
   if (!caller) throw unauthorized(REVOKED);
-  const limit = await deps.rateLimit.hit(`agent:${caller.tokenId}`, AGENT_REQUESTS_PER_MINUTE, 60).catch(() => {
+  const limit = await deps.rateLimit.hit(`${rate.bucket}:${caller.tokenId}`, rate.perMinute, 60).catch(() => {
     throw new RestError(503, "the rate limiter (Redis) is unavailable; try again shortly", {}, { "retry-after": "5" });
   });
   if (!limit.allowed) {
     throw new RestError(
       429,
-      `too many requests with this agent token; try again in ${limit.retryAfterS} s`,
+      `too many ${rate.what} with this agent token; try again in ${limit.retryAfterS} s`,
       {},
       { "retry-after": String(limit.retryAfterS) },
     );
