@@ -3,21 +3,13 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { createCaller, createRedisRateLimiter } from "@benchboard/api";
-import type { AgentRestDeps } from "@benchboard/api/rest/index";
+import { createCaller } from "@benchboard/api";
 import { createAgentToken, createApiToken } from "@benchboard/db";
-import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
-import {
-  type AgentJobTaker,
-  createAgentJobTaker,
-  createQueueFor,
-  createRunsQueue,
-  DEFAULT_REDIS_URL,
-} from "@benchboard/jobs";
+import type { TestDatabase } from "@benchboard/db/testing";
+import { DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startRestServer } from "../test/rest-server";
+import { type AgentStack, startAgentStack } from "../test/agent-stack";
 import { waitFor as waitForIn } from "../test/wait";
 import { readEnv, runnerOptionsFromEnv } from "./env";
 import { startRunner } from "./worker";
@@ -32,12 +24,11 @@ const prefix = `bblabels-${randomBytes(4).toString("hex")}`;
 /** The smallest give-up the worker accepts; the watchdog passes every 5 s. */
 const GIVE_UP_S = 10;
 
+let stack: AgentStack | undefined;
 let t: TestDatabase;
 let queue: Queue;
-let queueFor: ReturnType<typeof createQueueFor>;
-let redis: Redis;
-let agentJobs: AgentJobTaker;
-let rest: Awaited<ReturnType<typeof startRestServer>>;
+let queueFor: AgentStack["queueFor"];
+let rest: AgentStack["rest"];
 let runner: Awaited<ReturnType<typeof startRunner>>;
 let targetServer: http.Server;
 let targetUrl = "";
@@ -48,20 +39,8 @@ beforeAll(async () => {
   targetServer = http.createServer((_req, res) => res.end("ok"));
   await new Promise<void>((resolve) => targetServer.listen(0, "127.0.0.1", resolve));
   targetUrl = `http://127.0.0.1:${(targetServer.address() as AddressInfo).port}`;
-  t = await createTestDatabase();
-  await allowLoopbackTargets(t.db);
-  queue = createRunsQueue(redisUrl, prefix);
-  queueFor = createQueueFor(redisUrl, prefix, queue);
-  redis = new Redis(redisUrl);
-  agentJobs = createAgentJobTaker(redisUrl, prefix);
-  const deps: AgentRestDeps = {
-    db: t.db,
-    queue,
-    queueFor,
-    rateLimit: createRedisRateLimiter(redis, `${prefix}:rl:`),
-    agentJobs,
-  };
-  rest = await startRestServer(deps);
+  stack = await startAgentStack(redisUrl, prefix);
+  ({ t, queue, queueFor, rest } = stack);
   // An install worker configured from its environment as in production: its watchdog is what
   // gives up on runs no agent takes.
   const env = readEnv({
@@ -81,13 +60,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
   await runner?.close();
-  await rest?.close();
-  await agentJobs?.close();
-  await queueFor?.closeAll();
-  await queue?.obliterate({ force: true }).catch(() => {});
-  await queue?.close();
-  redis?.disconnect();
-  await t?.drop();
+  await stack?.close();
   targetServer?.close();
 });
 

@@ -4,8 +4,7 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { createCaller, createRedisRateLimiter } from "@benchboard/api";
-import type { AgentRestDeps } from "@benchboard/api/rest/index";
+import { createCaller } from "@benchboard/api";
 import {
   AGENT_CAPS,
   createAgentToken,
@@ -16,22 +15,14 @@ import {
   revokeApiToken,
   startRunWatchdog,
 } from "@benchboard/db";
-import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
-import {
-  type AgentJobTaker,
-  agentQueueName,
-  createAgentJobTaker,
-  createDispatch,
-  createQueueFor,
-  createRunsQueue,
-  DEFAULT_REDIS_URL,
-} from "@benchboard/jobs";
+import type { TestDatabase } from "@benchboard/db/testing";
+import { agentQueueName, createDispatch, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import { mergeShardResults } from "@benchboard/loadgen";
 import { startPrometheusApi } from "@benchboard/loadgen/test/prometheus-api";
 import type { Queue } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startRestServer } from "../test/rest-server";
+import { type AgentStack, startAgentStack } from "../test/agent-stack";
 import { waitFor as waitForIn } from "../test/wait";
 import { startRunner } from "./worker";
 
@@ -45,12 +36,12 @@ const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
 const prefix = `bbagents-${randomBytes(4).toString("hex")}`;
 const STALE_MS = 4_000;
 
+let stack: AgentStack | undefined;
 let t: TestDatabase;
 let queue: Queue;
-let queueFor: ReturnType<typeof createQueueFor>;
+let queueFor: AgentStack["queueFor"];
 let redis: Redis;
-let agentJobs: AgentJobTaker;
-let rest: Awaited<ReturnType<typeof startRestServer>>;
+let rest: AgentStack["rest"];
 let stopWatchdog: () => void;
 const logs: string[] = [];
 const agents: ChildProcess[] = [];
@@ -94,20 +85,8 @@ beforeAll(async () => {
   });
   Object.assign(internal, inner);
 
-  t = await createTestDatabase();
-  await allowLoopbackTargets(t.db);
-  queue = createRunsQueue(redisUrl, prefix);
-  queueFor = createQueueFor(redisUrl, prefix, queue);
-  redis = new Redis(redisUrl);
-  agentJobs = createAgentJobTaker(redisUrl, prefix);
-  const deps: AgentRestDeps = {
-    db: t.db,
-    queue,
-    queueFor,
-    rateLimit: createRedisRateLimiter(redis, `${prefix}:rl:`),
-    agentJobs,
-  };
-  rest = await startRestServer(deps);
+  stack = await startAgentStack(redisUrl, prefix);
+  ({ t, queue, queueFor, redis, rest } = stack);
   // The web app's watchdog: ends runs whose agent stopped heartbeating, and keeps groups going.
   const lifecycle: LifecycleDeps = { dispatch: createDispatch(queueFor), mergeShards: mergeShardResults };
   stopWatchdog = startRunWatchdog(t.db, { ...lifecycle, staleAfterMs: STALE_MS, everyMs: 500 });
@@ -116,13 +95,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const a of agents) if (a.exitCode === null) a.kill("SIGKILL");
   stopWatchdog?.();
-  await rest?.close();
-  await agentJobs?.close();
-  await queueFor?.closeAll();
-  await queue?.obliterate({ force: true }).catch(() => {});
-  await queue?.close();
-  redis?.disconnect();
-  await t?.drop();
+  await stack?.close();
   target.server?.close();
   internal.server?.close();
 });

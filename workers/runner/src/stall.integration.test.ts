@@ -3,23 +3,14 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { createCaller, createRedisRateLimiter } from "@benchboard/api";
-import type { AgentRestDeps } from "@benchboard/api/rest/index";
+import { createCaller } from "@benchboard/api";
 import { createAgentToken, ensureLocalOrganization, type LifecycleDeps, startRunWatchdog } from "@benchboard/db";
-import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
-import {
-  type AgentJobTaker,
-  createAgentJobTaker,
-  createDispatch,
-  createQueueFor,
-  createRunsQueue,
-  DEFAULT_REDIS_URL,
-} from "@benchboard/jobs";
+import type { TestDatabase } from "@benchboard/db/testing";
+import { createDispatch, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import { mergeShardResults } from "@benchboard/loadgen";
 import type { Queue } from "bullmq";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startRestServer } from "../test/rest-server";
+import { type AgentStack, startAgentStack } from "../test/agent-stack";
 import { exited, isEnded, workerProcesses } from "../test/worker-processes";
 
 // A load generator frozen mid-run (SIGSTOP: as a laptop asleep, or a host too busy to schedule
@@ -40,12 +31,11 @@ const CAP = 25;
 /** A freeze shorter than the watchdog's patience: the run is still running at the resume. */
 const SHORT_FREEZE_MS = 3_000;
 
+let stack: AgentStack | undefined;
 let t: TestDatabase;
 let queue: Queue;
-let queueFor: ReturnType<typeof createQueueFor>;
-let redis: Redis;
-let agentJobs: AgentJobTaker;
-let rest: Awaited<ReturnType<typeof startRestServer>>;
+let queueFor: AgentStack["queueFor"];
+let rest: AgentStack["rest"];
 let stopWatchdog: () => void;
 const workers = workerProcesses();
 const { logs, waitFor } = workers;
@@ -69,20 +59,8 @@ beforeAll(async () => {
   capture.server = server;
   capture.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  t = await createTestDatabase();
-  await allowLoopbackTargets(t.db);
-  queue = createRunsQueue(redisUrl, prefix);
-  queueFor = createQueueFor(redisUrl, prefix, queue);
-  redis = new Redis(redisUrl);
-  agentJobs = createAgentJobTaker(redisUrl, prefix);
-  const deps: AgentRestDeps = {
-    db: t.db,
-    queue,
-    queueFor,
-    rateLimit: createRedisRateLimiter(redis, `${prefix}:rl:`),
-    agentJobs,
-  };
-  rest = await startRestServer(deps);
+  stack = await startAgentStack(redisUrl, prefix);
+  ({ t, queue, queueFor, rest } = stack);
   // The web app's watchdog: ends runs whose generator stopped heartbeating.
   const lifecycle: LifecycleDeps = { dispatch: createDispatch(queueFor), mergeShards: mergeShardResults };
   stopWatchdog = startRunWatchdog(t.db, { ...lifecycle, staleAfterMs: STALE_MS, everyMs: 500 });
@@ -93,13 +71,7 @@ afterAll(async () => {
   await Promise.all(agents.map(exited));
   await workers.stopAll();
   stopWatchdog?.();
-  await rest?.close();
-  await agentJobs?.close();
-  await queueFor?.closeAll();
-  await queue?.obliterate({ force: true }).catch(() => {});
-  await queue?.close();
-  redis?.disconnect();
-  await t?.drop();
+  await stack?.close();
   capture.server?.closeAllConnections();
   capture.server?.close();
 });
