@@ -53,4 +53,22 @@ describe("judgeGenerator", () => {
     );
     expect(j.generator).toBeNull();
   });
+
+  it("does not blame the target for connection waits while the generator itself was held up", () => {
+    // Measured beside a busy install: send lag p99 35 ms, connections busy until their responses
+    // were read, which the held-up event loop did late.
+    const j = judgeGenerator({
+      ...base,
+      sendLagP99Ms: 35,
+      latencyP50Ms: 0.13,
+      latencyP99Ms: 102,
+      connectionWaitP99Ms: 54,
+      allBusyShare: 0.05,
+      maxConnections: 64,
+      cpuShare: 0.18,
+    });
+    expect(j.generator).toMatch(/^the load generator, not the target, was late sending/);
+    expect(j.targetLimited).not.toMatch(/the target is the limit/);
+    expect(j.targetLimited).toMatch(/cannot tell whether the target was the limit/);
+  });
 });

@@ -56,19 +56,6 @@ export function judgeGenerator(f: GeneratorFigures): GeneratorJudgement {
   const p50Bound = f.latencyP50Ms !== null ? lagBound(f.latencyP50Ms, LAG_SHARE_P50, LAG_FLOOR_P50_MS) : null;
   const p99Bound = f.latencyP99Ms !== null ? lagBound(f.latencyP99Ms, LAG_SHARE_P99, LAG_FLOOR_P99_MS) : null;
 
-  // A wait with connections free is the opening of a new one, not the target holding them.
-  if (
-    f.connectionWaitP99Ms !== null &&
-    p99Bound !== null &&
-    f.connectionWaitP99Ms > p99Bound &&
-    f.allBusyShare > ALL_BUSY_SHARE
-  ) {
-    targetLimited =
-      `the target is the limit: requests waited for one of the ${f.maxConnections} connections ` +
-      `(p99 ${fmt(f.connectionWaitP99Ms)} ms) because every one was busy with a response; ` +
-      "that wait is counted in the latency, as a user would see it";
-  }
-
   const lateP50 = f.sendLagP50Ms !== null && p50Bound !== null && f.sendLagP50Ms > p50Bound;
   const lateP99 = f.sendLagP99Ms !== null && p99Bound !== null && f.sendLagP99Ms > p99Bound;
   if (lateP50 || lateP99) {
@@ -80,6 +67,23 @@ export function judgeGenerator(f: GeneratorFigures): GeneratorJudgement {
         ? `its CPU was saturated (${(f.cpuShare * 100).toFixed(0)}% of a core): split the load over more shards`
         : `its event loop was held up (CPU ${(f.cpuShare * 100).toFixed(0)}% of a core): the machine or the process was busy`;
     generator = `the load generator, not the target, was late sending: ${which}; ${cpu}`;
+  }
+
+  // A wait with connections free is the opening of a new one, not the target holding them.
+  if (
+    f.connectionWaitP99Ms !== null &&
+    p99Bound !== null &&
+    f.connectionWaitP99Ms > p99Bound &&
+    f.allBusyShare > ALL_BUSY_SHARE
+  ) {
+    const waited = `requests waited for one of the ${f.maxConnections} connections (p99 ${fmt(f.connectionWaitP99Ms)} ms)`;
+    // A generator that was itself late also read its responses late, and a connection stays
+    // busy until its response is read: then the wait is partly the generator's, and the run
+    // cannot say whether the target was the limit.
+    targetLimited = generator
+      ? `${waited}, but the load generator was held up too and read responses late, which keeps connections busy: this run cannot tell whether the target was the limit`
+      : `the target is the limit: ${waited} because every one was busy with a response; ` +
+        "that wait is counted in the latency, as a user would see it";
   }
   return { generator, targetLimited, cpuShare: f.cpuShare };
 }
