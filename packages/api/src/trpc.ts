@@ -70,6 +70,13 @@ export function issuesByPath(error: ZodError): Record<string, string[]> {
   return out;
 }
 
+/** "spec.rate: must be at most 10000; name: required" — each field with its first message. */
+export function describeIssues(error: ZodError): string {
+  return Object.entries(issuesByPath(error))
+    .map(([path, messages]) => `${path}: ${messages[0]}`)
+    .join("; ");
+}
+
 const t = initTRPC
   .context<Context>()
   .meta<ProcedureMeta>()
@@ -87,6 +94,8 @@ const t = initTRPC
       }
       return {
         ...shape,
+        // tRPC's own message for invalid input is the issues as JSON: say them as a person reads them.
+        message: cause instanceof ZodError ? describeIssues(cause) : shape.message,
         data: {
           ...shape.data,
           // Field-level messages so forms can show the error at the field.
