@@ -185,7 +185,7 @@ describe("the defaults", () => {
     expect(matchPublicUrl("10.0.0.7:3000", appUrls), "a pod address").toBeNull();
     for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"]) {
       const get = container[probe].httpGet;
-      expect(get.path, probe).toBe("/api/v1/openapi.json");
+      expect(get.path, probe).toBe("/api/health");
       const host = get.httpHeaders.find((h: { name: string }) => h.name === "Host")?.value;
       expect(matchPublicUrl(host, appUrls)?.href, probe).toBe(
         "http://bench-benchboard-web.perf.svc.cluster.local:3000/",

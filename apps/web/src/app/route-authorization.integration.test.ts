@@ -141,6 +141,11 @@ const trpcQuery = (procedure: string, input: unknown) =>
 
 /** Every route and method of the app, with how it is authorized and a request that should succeed. */
 const ROUTES: Record<string, RouteSpec> = {
+  "GET /api/health": {
+    access: "public",
+    why: "the probe of orchestrators and load balancers: says only that the process serves and whether PostgreSQL answers",
+    call: () => ({ url: "/api/health" }),
+  },
   "GET /api/v1/openapi.json": {
     access: "public",
     why: "the API's description",
