@@ -80,6 +80,12 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): WorkerEnv {
 }
 
 export function defaultWorkerId(): string {
+  /**
+   * 1 (default): runs execute on a thread of their own, so that the worker's other work (progress
+   * and checkpoint writes, queue locks, heartbeats, notifications) never holds the engine's event
+   * loop; 0 runs them on the worker's main thread.
+   */
+  BENCHBOARD_ENGINE_THREAD: z.enum(["0", "1"], { error: "BENCHBOARD_ENGINE_THREAD: 0 or 1" }).default("1"),
   return `${os.hostname()}-${process.pid}`;
 }
 
@@ -106,3 +112,4 @@ export function runnerOptionsFromEnv(env: WorkerEnv, raw: NodeJS.ProcessEnv = pr
     engineRealtime: env.BENCHBOARD_ENGINE_REALTIME === "1",
   };
 }
+    engineThread: env.BENCHBOARD_ENGINE_THREAD === "1",

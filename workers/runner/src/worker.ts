@@ -51,6 +51,8 @@ export interface RunnerOptions {
   /** When retention passes run: the first a minute after start, then hourly (tests shorten both). */
   retentionTiming?: { firstAfterMs?: number; everyMs?: number };
 }
+  /** Runs on a thread of their own (`BENCHBOARD_ENGINE_THREAD`); tests in-process leave it off. */
+  engineThread?: boolean;
 
 export const DEFAULT_SHUTDOWN_S = 20;
 
@@ -86,6 +88,7 @@ export async function startRunner(options: RunnerOptions) {
     ...(options.shardStartWaitMs !== undefined ? { shardStartWaitMs: options.shardStartWaitMs } : {}),
   };
   let active = 0;
+    engineThread: options.engineThread ?? false,
   const processor = async (job: Job) => {
     active++;
     try {

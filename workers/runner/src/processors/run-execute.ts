@@ -40,6 +40,7 @@ import {
   knobsForRun,
   runScenario,
   type Stall,
+  runScenarioInThread,
   startMonitors,
 } from "@benchboard/loadgen";
 import { type Resolve, resolveUrl, type SafetyPolicy } from "@benchboard/loadgen/target-safety";
@@ -59,6 +60,8 @@ export interface ProcessorDeps {
   /** Run open-model runs at real-time scheduling where permitted (see `EngineContext.realtime`). */
   engineRealtime?: boolean;
   /** Install settings from the environment (the operator's stored edits are read on top). */
+  /** Run the engine on a thread of its own, away from this process's other work (see `runScenarioInThread`). */
+  engineThread?: boolean;
   install?: InstallSettings | null;
   /** Address lookup for targets; the system resolver when absent. */
   lookup?: Resolve;
@@ -121,7 +124,7 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
     let result: EngineResult;
     let watched: Awaited<ReturnType<typeof monitors.stop>>;
     try {
-      result = await runScenario(spec, {
+      result = await (deps.engineThread ? runScenarioInThread : runScenario)(spec, {
         baseUrl: target.baseUrl,
         headers,
         pin,

@@ -14,7 +14,13 @@ import {
   whileDatabaseReturns,
 } from "@benchboard/db";
 import type { TRunShardPayload } from "@benchboard/jobs";
-import { EngineConfigError, type EngineResult, runScenario, startMonitors } from "@benchboard/loadgen";
+import {
+  EngineConfigError,
+  type EngineResult,
+  runScenario,
+  runScenarioInThread,
+  startMonitors,
+} from "@benchboard/loadgen";
 import { describeError, type ProcessorDeps, prepareLoad, SHUTDOWN_REASON, watchRun } from "./run-execute";
 
 /**
@@ -59,7 +65,7 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
     let lastWrite = 0;
     let result: EngineResult;
     try {
-      result = await runScenario(shardSpec, {
+      result = await (deps.engineThread ? runScenarioInThread : runScenario)(shardSpec, {
         baseUrl: target.baseUrl,
         headers,
         pin,
