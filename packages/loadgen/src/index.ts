@@ -7,7 +7,6 @@ import { runWsChat } from "./engines/ws-chat";
 import { EngineConfigError, type EngineContext, type EngineResult } from "./types";
 
 export { DEAD_TARGET_AFTER_MS, DEAD_TARGET_MESSAGE, DeadTargetWatch } from "./dead-target";
-export { runScenarioInThread } from "./engine-thread";
 export { compilePlan, runHttpClosed } from "./engines/http-closed";
 export { runHttpOpen } from "./engines/http-open";
 export { renderPrompt, runLlm, SseChatReader } from "./engines/llm";

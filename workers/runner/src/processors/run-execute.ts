@@ -40,10 +40,11 @@ import {
   knobsForRun,
   runScenario,
   type Stall,
-  runScenarioInThread,
   startMonitors,
 } from "@benchboard/loadgen";
 import { type Resolve, resolveUrl, type SafetyPolicy } from "@benchboard/loadgen/target-safety";
+// Not from the package index: the web app bundles that, and a thread's entry is no module for it.
+import { runScenarioInThread } from "@benchboard/loadgen/engine-thread";
 
 export interface ProcessorDeps {
   db: Db;

@@ -18,10 +18,11 @@ import {
   EngineConfigError,
   type EngineResult,
   runScenario,
-  runScenarioInThread,
   startMonitors,
 } from "@benchboard/loadgen";
 import { describeError, type ProcessorDeps, prepareLoad, SHUTDOWN_REASON, watchRun } from "./run-execute";
+// Not from the package index: the web app bundles that, and a thread's entry is no module for it.
+import { runScenarioInThread } from "@benchboard/loadgen/engine-thread";
 
 /**
  * Execute one shard of a sharded run with its share of the load. Shard 0 also applies the
