@@ -58,7 +58,8 @@ async function runWithBusyCaller(
   });
   const arrivals = (await (await fetch(`${baseUrl}/arrivals`)).json()) as number[];
   // A request or two may have left just before the hold began; the hold's last 500 ms then count.
-  const [from, to] = held ?? [0, 0];
+  // Set in the callback, which TypeScript does not follow.
+  const [from, to] = (held as [number, number] | null) ?? [0, 0];
   return { result, arrivedWhileHeld: arrivals.filter((t) => t >= from + 100 && t < to).length };
 }
 
