@@ -10,8 +10,13 @@ const outfile = here("./dist/benchboard.js");
 
 await rm(here("./dist"), { recursive: true, force: true });
 await build({
-  entryPoints: [here("./src/cli.ts")],
-  outfile,
+  // The engine's thread runs a module of its own (packages/loadgen/src/engine-thread.ts), found
+  // beside the bundle.
+  entryPoints: [
+    { in: here("./src/cli.ts"), out: "benchboard" },
+    { in: here("../../packages/loadgen/src/engine-thread-entry.ts"), out: "engine-thread-entry" },
+  ],
+  outdir: here("./dist"),
   bundle: true,
   platform: "node",
   format: "esm",

@@ -50,8 +50,36 @@ export const ZRun = z.object({
   reading: z.enum(["valid", "saturated", "invalid"]).nullable().optional(),
   /** "saturated at ~N req/s achieved of M offered" for a saturated run. */
   saturation: z.string().nullable().optional(),
+  /** A capacity search's answer and why it stopped; absent from older servers, null for other runs. */
+  capacitySearch: z
+    .object({
+      statement: z.string(),
+      sustainableRps: z.number().nullable(),
+      stop: z.object({ kind: z.string(), message: z.string() }),
+    })
+    .nullable()
+    .optional(),
   /** A queued agent run: which agents it waits for ("waiting for an agent labelled lab (2 online)"). */
   waitingFor: z.object({ message: z.string() }).nullable().optional(),
+  /** Where the run went: its label, and per shard (from 1) the agent that took it; absent from older servers. */
+  placement: z
+    .object({
+      runsOn: z.enum(["agent", "worker"]),
+      label: z.string().nullable(),
+      shardCount: z.number(),
+      shards: z.array(
+        z.object({
+          shard: z.number(),
+          status: z.string(),
+          agent: z.string().nullable(),
+          worker: z.string().nullable(),
+          error: z.string().nullable(),
+        }),
+      ),
+      agents: z.array(z.string()),
+    })
+    .nullable()
+    .optional(),
 });
 export type TRun = z.infer<typeof ZRun>;
 

@@ -12,6 +12,8 @@ export interface ServerConfig {
   retryForS?: number;
   /** Where the client says that it waits before retrying. */
   log?: (line: string) => void;
+  /** The environment whose HTTP_PROXY / HTTPS_PROXY / NO_PROXY the requests honour. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface ServerOptions {
@@ -66,7 +68,7 @@ export function serverConfig(options: ServerOptions, io: CliIo): ServerConfig {
   }
   // Accept the app's address with or without the API's path.
   const base = url.replace(/\/+$/, "").replace(/\/api\/v1$/, "");
-  return { url: base, token, ...(org ? { org } : {}), retryForS, log: io.stderr };
+  return { url: base, token, ...(org ? { org } : {}), retryForS, log: io.stderr, env: io.env };
 }
 
 /** A refusal from the server, with the field it named. */
@@ -151,6 +153,7 @@ export interface ApiClientOptions {
 export class ApiClient {
   readonly retry: RetryPolicy;
   private readonly log: (line: string) => void;
+  private fetcher: Promise<typeof globalThis.fetch> | null = null;
 
   constructor(
     readonly config: ServerConfig,
@@ -158,6 +161,48 @@ export class ApiClient {
   ) {
     this.retry = options.retry ?? { forMs: (config.retryForS ?? DEFAULT_RETRY_FOR_S) * 1000 };
     this.log = options.log ?? config.log ?? (() => {});
+  }
+
+  /**
+   * The proxy requests go through (its address without credentials), or null. Lowercase names
+   * win over uppercase ones, as curl reads them; NO_PROXY hosts are reached directly.
+   */
+  proxy(): string | null {
+    const env = this.config.env ?? {};
+    const named = (name: string) => (env[name.toLowerCase()] ?? env[name])?.trim() || null;
+    const server = new URL(this.config.url);
+    const url = server.protocol === "https:" ? (named("HTTPS_PROXY") ?? named("HTTP_PROXY")) : named("HTTP_PROXY");
+    if (!url) return null;
+    const port = Number(server.port || (server.protocol === "https:" ? 443 : 80));
+    const bypassed = (named("NO_PROXY") ?? "").split(/[,\s]/).some((entry) => {
+      if (!entry) return false;
+      if (entry === "*") return true;
+      const m = /^(.+):(\d+)$/.exec(entry);
+      const host = (m ? m[1]! : entry).replace(/^\*?\./, "").toLowerCase();
+      if (m && Number(m[2]) !== port) return false;
+      return server.hostname === host || server.hostname.endsWith(`.${host}`);
+    });
+    if (bypassed) return null;
+    try {
+      const u = new URL(url);
+      return `${u.protocol}//${u.host}`;
+    } catch {
+      return url.replace(/\/\/[^@/]*@/, "//");
+    }
+  }
+
+  /** Global fetch, or — when the environment names a proxy — one through undici's EnvHttpProxyAgent. */
+  private fetchFn(): Promise<typeof globalThis.fetch> {
+    this.fetcher ??= (async () => {
+      const env = this.config.env ?? {};
+      const names = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY"];
+      if (!names.some((n) => env[n]?.trim())) return globalThis.fetch;
+      // Loaded only when a proxy is set: every other command starts as fast as before.
+      const { proxiedFetch, proxySettings } = await import("@benchboard/loadgen/proxy");
+      const settings = proxySettings(env);
+      return settings ? proxiedFetch(settings) : globalThis.fetch;
+    })();
+    return this.fetcher;
   }
 
   async request<T>(options: RequestOptions<T>): Promise<{ status: number; body: T; raw: unknown }> {
@@ -190,6 +235,7 @@ export class ApiClient {
       return true;
     };
 
+    const fetch = await this.fetchFn();
     for (;;) {
       let res: Response;
       try {

@@ -156,3 +156,26 @@ describe("the pull-request comment finder", () => {
     expect(comments.find((c) => c.id === 20)!.body).toBe(copied);
   });
 });
+
+describe("GitHub that does not answer", () => {
+  it("is given up after the budget, with a warning naming the step, not an error", async () => {
+    // Accepts the connection and never answers.
+    const silent = http.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const started = Date.now();
+      const outcome = await publishToGitHub({ ...context(), apiUrl: url }, result, "## ✅ Benchboard: no regression", {
+        budgetMs: 500,
+      });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(outcome).toMatchObject({ comment: null, checkRunId: null, fallback: null });
+      expect(outcome.warning).toBe(
+        `could not reach GitHub at ${url} (no answer within 0.5 s) while reading the pull request's comments`,
+      );
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+});

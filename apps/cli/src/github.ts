@@ -106,6 +106,28 @@ export interface PublishOutcome {
   checkRunId: number | null;
   /** Why the pull request was not written to; the job summary says it too. */
   fallback: string | null;
+  /**
+   * GitHub failed (a 5xx, unreachable, too slow): what the command was doing and what GitHub
+   * answered. The comparison's verdict stands; the job summary still carries it.
+   */
+  warning: string | null;
+}
+
+/** All of the command's calls to GitHub together get this long before it gives up on them. */
+const GITHUB_BUDGET_MS = 60_000;
+
+/** One line saying what failed: the step, and GitHub's status or the network's error code. */
+export function githubFailure(step: string, err: unknown, apiUrl: string, budgetMs = GITHUB_BUDGET_MS): string {
+  const error = err as { status?: number; response?: { status?: number }; cause?: unknown; name?: string };
+  if (error?.response && typeof error.response.status === "number") {
+    return `GitHub answered HTTP ${error.response.status} while ${step}`;
+  }
+  const cause = (error?.cause ?? null) as { code?: unknown; cause?: { code?: unknown }; name?: string } | null;
+  const timedOut = [error?.name, cause?.name].some((name) => name === "AbortError" || name === "TimeoutError");
+  const code = timedOut
+    ? `no answer within ${budgetMs / 1000} s`
+    : [cause?.code, cause?.cause?.code].find((c): c is string => typeof c === "string");
+  return `could not reach GitHub at ${apiUrl} (${code ?? (err instanceof Error ? err.message : String(err))}) while ${step}`;
 }
 
 /** Annotations for failed thresholds (GitHub takes at most 50 per request). */
@@ -162,9 +184,15 @@ export async function publishToGitHub(
   ctx: GitHubContext,
   result: TCompareResult,
   markdown: string,
-  options: { ciUrl?: string | null; fetch?: typeof fetch } = {},
+  options: { ciUrl?: string | null; fetch?: typeof fetch; budgetMs?: number } = {},
 ): Promise<PublishOutcome> {
-  const none = (fallback: string): PublishOutcome => ({ comment: null, commentId: null, checkRunId: null, fallback });
+  const none = (fallback: string): PublishOutcome => ({
+    comment: null,
+    commentId: null,
+    checkRunId: null,
+    fallback,
+    warning: null,
+  });
   if (!ctx.token) return none("GITHUB_TOKEN is not set, so nothing was written to the pull request");
   if (ctx.fork && ctx.eventName !== "pull_request_target") {
     return none(
@@ -175,17 +203,23 @@ export async function publishToGitHub(
     auth: ctx.token,
     baseUrl: ctx.apiUrl,
     userAgent: "benchboard-cli",
-    ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
+    request: {
+      signal: AbortSignal.timeout(options.budgetMs ?? GITHUB_BUDGET_MS),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    },
   });
   const repo = { owner: ctx.owner, repo: ctx.repo };
   const outcome = compareOutcome(result);
   let comment: PublishOutcome["comment"] = null;
   let commentId: number | null = null;
+  let checkRunId: number | null = null;
+  let step = ctx.pullNumber !== null ? "reading the pull request's comments" : "adding the check run";
   try {
     if (ctx.pullNumber !== null) {
       const body = commentBody(result, markdown, options.ciUrl);
       const marker = commentMarker(result);
       const existing = await findComment(octokit, repo, ctx.pullNumber, marker);
+      step = existing ? `updating pull request comment ${existing}` : "creating the pull request comment";
       if (existing) {
         await octokit.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
           ...repo,
@@ -204,8 +238,8 @@ export async function publishToGitHub(
         commentId = Number(created.data.id);
       }
     }
-    let checkRunId: number | null = null;
     if (ctx.headSha) {
+      step = "adding the check run";
       const annotations = thresholdAnnotations(result, ctx.workflowPath ?? ".github");
       const check = await octokit.request("POST /repos/{owner}/{repo}/check-runs", {
         ...repo,
@@ -222,18 +256,27 @@ export async function publishToGitHub(
       });
       checkRunId = Number(check.data.id);
     }
-    return { comment, commentId, checkRunId, fallback: null };
+    return { comment, commentId, checkRunId, fallback: null, warning: null };
   } catch (err) {
-    const status = (err as { status?: number }).status;
+    const status = (err as { response?: { status?: number } }).response?.status;
     if (status === 403 || status === 404 || status === 401) {
       return {
         comment,
         commentId,
-        checkRunId: null,
+        checkRunId,
         fallback: `GitHub refused the write (HTTP ${status}): the token may not write to this pull request (give the job \`permissions: pull-requests: write, checks: write\`); the comparison is in this job summary`,
+        warning: null,
       };
     }
-    throw err;
+    // GitHub having a bad minute never costs the verdict: the caller still prints the Markdown,
+    // writes the job summary and exits by the gate, with this one line saying what failed.
+    return {
+      comment,
+      commentId,
+      checkRunId,
+      fallback: null,
+      warning: githubFailure(step, err, ctx.apiUrl, options.budgetMs),
+    };
   }
 }
 

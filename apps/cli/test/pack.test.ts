@@ -29,7 +29,12 @@ describe("the packed CLI", () => {
     expect(pack.code, pack.stderr).toBe(0);
     const [packed] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
     expect(packed!.filename).toMatch(/^benchboard-cli-\d+\.\d+\.\d+\.tgz$/);
-    expect(packed!.files.map((f) => f.path).sort()).toEqual(["README.md", "dist/benchboard.js", "package.json"]);
+    expect(packed!.files.map((f) => f.path).sort()).toEqual([
+      "README.md",
+      "dist/benchboard.js",
+      "dist/engine-thread-entry.js",
+      "package.json",
+    ]);
     expect(readdirSync(packDir)).toEqual([packed!.filename]);
 
     // Nothing the registry would have to supply: no dependencies at all, no workspace specs.

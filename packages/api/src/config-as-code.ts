@@ -1,5 +1,5 @@
-import { ZMonitorConfig, ZOverheadStages } from "@benchboard/core";
-import { type Db, inOneTransaction, type storedSecretHeaderValues } from "@benchboard/db";
+import { ZEmailRecipients, ZMonitorConfig, ZNotificationEventKind, ZOverheadStages } from "@benchboard/core";
+import { ConflictError, type Db, inOneTransaction, type storedSecretHeaderValues } from "@benchboard/db";
 import { z } from "zod";
 import type { createCaller } from "./root";
 import { ZCreateInstanceConfigInput } from "./routers/instance-config";
@@ -46,6 +46,69 @@ export const ZConfigTarget = z.strictObject({
 export const ZConfigInstanceConfig = ZCreateInstanceConfigInput.omit({ projectId: true }).strict();
 export const ZConfigScenario = ZCreateScenarioInput.omit({ projectId: true }).strict();
 
+// The notification section's JSON Schema states exactly what is taken (the OpenAPI document is
+// generated from it): text that must hold a visible character says so with a pattern, not a trim.
+const nonBlank = (max: number, message = "must hold a character other than white space") =>
+  z
+    .string()
+    .max(max, `at most ${max} characters`)
+    .regex(/[^\s\uFEFF]/, message)
+    .transform((text) => text.trim());
+
+/**
+ * A notification endpoint, by name (endpoints belong to the organization, so every project's file
+ * names the same ones). Its URL and a webhook's secret are credentials: never exported, given from
+ * the environment (`url: ${SLACK_URL}`), and left as stored when the file omits them.
+ */
+const ZConfigReceiverUrl = z
+  .string()
+  .max(2_000, "at most 2,000 characters")
+  .regex(/^[hH][tT][tT][pP][sS]?:\/\//, "the receiver must be an http:// or https:// URL");
+const endpointFields = { name: nonBlank(80, "name is required"), enabled: z.boolean().default(true) };
+
+/** One shape per channel, so the document states which fields each takes. */
+export const ZConfigNotificationEndpoint = z.discriminatedUnion("channel", [
+  z.strictObject({
+    ...endpointFields,
+    channel: z.literal("webhook"),
+    url: ZConfigReceiverUrl.optional(),
+    secret: z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/]{32,86}={0,2}$/, "must be whsec_ followed by 24 to 64 bytes in base64")
+      .optional(),
+  }),
+  z.strictObject({ ...endpointFields, channel: z.enum(["slack", "teams"]), url: ZConfigReceiverUrl.optional() }),
+  /** Members' addresses: not secret, so exported. */
+  z.strictObject({ ...endpointFields, channel: z.literal("email"), recipients: ZEmailRecipients.optional() }),
+]);
+
+/** A rule of this project: which events (of one scenario, or all) go to which endpoints, by name. */
+export const ZConfigNotificationRule = z.strictObject({
+  name: nonBlank(80, "name is required"),
+  /** Repeats count once. */
+  events: z
+    .array(ZNotificationEventKind)
+    .min(1, "choose at least one event")
+    .max(20)
+    .transform((e) => [...new Set(e)]),
+  /** A scenario of this project, by name; without it, the whole project. */
+  scenario: nonBlank(200).optional(),
+  endpoints: z
+    .array(nonBlank(80))
+    .min(1, "name at least one endpoint")
+    .max(20)
+    .transform((e) => [...new Set(e)]),
+  baselineBranch: nonBlank(200, "name the baseline branch").default("main"),
+  tolerancePct: z.number().min(0).max(1000).default(5),
+  enabled: z.boolean().default(true),
+});
+
+/** Names that appear twice are refused when the section is applied (409, naming the second). */
+export const ZConfigNotifications = z.strictObject({
+  endpoints: z.array(ZConfigNotificationEndpoint).max(50).default([]),
+  rules: z.array(ZConfigNotificationRule).max(100).default([]),
+});
+
 function uniqueNames<T extends { name: string }>(items: T[], ctx: z.RefinementCtx) {
   const seen = new Set<string>();
   items.forEach((item, i) => {
@@ -67,6 +130,7 @@ export const ZConfigDocument = z.strictObject({
   targets: z.array(ZConfigTarget).max(200).default([]).superRefine(uniqueNames),
   instanceConfigs: z.array(ZConfigInstanceConfig).max(200).default([]).superRefine(uniqueNames),
   scenarios: z.array(ZConfigScenario).max(500).default([]).superRefine(uniqueNames),
+  notifications: ZConfigNotifications.optional(),
 });
 export type TConfigDocument = z.infer<typeof ZConfigDocument>;
 
@@ -75,7 +139,15 @@ export type TConfigDocument = z.infer<typeof ZConfigDocument>;
  * `thresholds` the project's thresholds (named `project`).
  */
 export const ZConfigChange = z.object({
-  kind: z.enum(["project", "thresholds", "target", "instanceConfig", "scenario"]),
+  kind: z.enum([
+    "project",
+    "thresholds",
+    "target",
+    "instanceConfig",
+    "scenario",
+    "notificationEndpoint",
+    "notificationRule",
+  ]),
   name: z.string(),
   action: z.enum(["create", "update", "unchanged"]),
   /** The fields that differ, for an update. */
@@ -93,6 +165,12 @@ interface ApplyContext {
   db: Parameters<typeof storedSecretHeaderValues>[0];
   orgId: string;
   secretKey: Buffer | null;
+  /**
+   * The caller may act on one project only (an API token limited to it): it may keep the
+   * project's notification rules, naming endpoints that exist, but not create or change an
+   * endpoint, which every project's rules may send to.
+   */
+  projectLimited?: boolean;
 }
 
 /** JSON with sorted keys and without null or undefined members: equal configurations compare equal. */
@@ -159,20 +237,70 @@ function scenarioDoc(s: StoredScenario): z.input<typeof ZConfigScenario> {
   };
 }
 
+type StoredEndpoint = Awaited<ReturnType<Caller["notification"]["endpoints"]>>[number];
+type StoredRule = Awaited<ReturnType<Caller["notification"]["rules"]>>[number];
+
 async function current(ctx: ApplyContext, projectId: string | null) {
-  if (projectId === null) return { targets: [], instanceConfigs: [], scenarios: [], thresholds: [] };
-  const [targets, instanceConfigs, scenarios, thresholds] = await Promise.all([
+  const endpoints = await ctx.caller.notification.endpoints();
+  if (projectId === null) {
+    return { targets: [], instanceConfigs: [], scenarios: [], thresholds: [], endpoints, rules: [] as StoredRule[] };
+  }
+  const [targets, instanceConfigs, scenarios, thresholds, rules] = await Promise.all([
     ctx.caller.target.list({ projectId }),
     ctx.caller.instanceConfig.list({ projectId }),
     ctx.caller.scenario.list({ projectId }),
     ctx.caller.trend.thresholds({ projectId }),
+    ctx.caller.notification.rules(),
   ]);
-  return { targets, instanceConfigs, scenarios, thresholds };
+  return {
+    targets,
+    instanceConfigs,
+    scenarios,
+    thresholds,
+    endpoints,
+    rules: rules.filter((r) => r.projectId === projectId),
+  };
+}
+
+/** A project's rule as the file says it: endpoints and scenario by name. */
+function ruleDoc(
+  rule: StoredRule,
+  endpoints: StoredEndpoint[],
+  scenarios: { id: string; name: string }[],
+): z.input<typeof ZConfigNotificationRule> {
+  const scenario = rule.scenarioId ? scenarios.find((s) => s.id === rule.scenarioId)?.name : undefined;
+  return {
+    name: rule.name,
+    events: rule.events as z.input<typeof ZConfigNotificationRule>["events"],
+    ...(scenario ? { scenario } : {}),
+    endpoints: rule.endpointIds.map((id) => endpoints.find((e) => e.id === id)?.name ?? id),
+    baselineBranch: rule.baselineBranch,
+    tolerancePct: rule.tolerancePct,
+    ...(rule.enabled ? {} : { enabled: false }),
+  };
+}
+
+/** The endpoints the project's rules send to, without their URLs or secrets. */
+function notificationsDoc(now: Awaited<ReturnType<typeof current>>) {
+  if (!now.rules.length) return undefined;
+  const used = new Set(now.rules.flatMap((r) => r.endpointIds));
+  return {
+    endpoints: now.endpoints
+      .filter((e) => used.has(e.id))
+      .map((e) => ({
+        name: e.name,
+        channel: e.channel,
+        ...(e.channel === "email" ? { recipients: e.recipients } : {}),
+        ...(e.enabled ? {} : { enabled: false }),
+      })),
+    rules: now.rules.map((r) => ruleDoc(r, now.endpoints, now.scenarios)),
+  };
 }
 
 /** The project's configuration as a document (what `benchboard export` writes). */
 export async function exportConfig(ctx: ApplyContext, project: { id: string; slug: string }) {
   const now = await current(ctx, project.id);
+  const notifications = notificationsDoc(now);
   return {
     version: CONFIG_DOCUMENT_VERSION,
     project: project.slug,
@@ -180,6 +308,7 @@ export async function exportConfig(ctx: ApplyContext, project: { id: string; slu
     targets: now.targets.map(targetDoc),
     instanceConfigs: now.instanceConfigs.map(instanceConfigDoc),
     scenarios: now.scenarios.map(scenarioDoc),
+    ...(notifications ? { notifications } : {}),
   };
 }
 
@@ -316,6 +445,8 @@ export async function applyConfig(
     );
   }
 
+  if (doc.notifications) planNotifications(doc.notifications, now, plan, ctx.projectLimited ?? false);
+
   const created = "create" in project ? project.create : null;
   if (created) changes.unshift({ kind: "project", name: created.slug, action: "create" });
   if (steps.length === 0 && !created) return changes;
@@ -342,4 +473,188 @@ export async function applyConfig(
     { rollBack: options.dryRun },
   );
   return changes;
+}
+
+type Plan = (change: ConfigChange, run?: Step) => void;
+
+/** The one endpoint of the organization with this name (names are how files refer to them). */
+function endpointNamed(endpoints: StoredEndpoint[], name: string, field: string): StoredEndpoint | undefined {
+  const found = endpoints.filter((e) => e.name === name);
+  if (found.length > 1) {
+    throw new ConflictError(
+      field,
+      `${found.length} notification endpoints are named "${name}"; rename all but one (Settings → Notifications) so the file can name it`,
+    );
+  }
+  return found[0];
+}
+
+/**
+ * Endpoints first (so rules can name them), then the project's rules. A stored endpoint's URL and
+ * secret are never compared: a URL or secret in the file is written again (an "unchanged" would
+ * tell whoever guessed a credential right), and one the file leaves out stays as stored.
+ */
+function planNotifications(
+  doc: z.infer<typeof ZConfigNotifications>,
+  now: Awaited<ReturnType<typeof current>>,
+  plan: Plan,
+  projectLimited: boolean,
+) {
+  const limited = (field: string, name: string) =>
+    new ConflictError(
+      field,
+      `endpoint "${name}" belongs to the whole organization: this API token is limited to one project, so it may name the endpoint in rules but not create or change it`,
+    );
+  for (const [section, items] of [
+    ["endpoints", doc.endpoints],
+    ["rules", doc.rules],
+  ] as const) {
+    const seen = new Set<string>();
+    items.forEach((item, i) => {
+      if (seen.has(item.name)) {
+        throw new ConflictError(`notifications.${section}.${i}.name`, `"${item.name}" appears twice in the file`);
+      }
+      seen.add(item.name);
+    });
+  }
+  doc.endpoints.forEach((desired, i) => {
+    const field = `notifications.endpoints.${i}`;
+    // What this channel's shape may carry.
+    const given: { url?: string; recipients?: string[]; secret?: string } = desired;
+    const stored = endpointNamed(now.endpoints, desired.name, `${field}.name`);
+    if (!stored && projectLimited) throw limited(`${field}.name`, desired.name);
+    if (!stored) {
+      const url = given.url;
+      if (desired.channel === "email" && !given.recipients) {
+        throw new ConflictError(
+          `${field}.recipients`,
+          `email endpoint "${desired.name}" does not exist yet: give its recipients (members' addresses)`,
+        );
+      }
+      if (!url && desired.channel !== "email") {
+        throw new ConflictError(
+          `${field}.url`,
+          `endpoint "${desired.name}" does not exist yet: give its receiver URL, from the environment (url: \${ALERTS_URL})`,
+        );
+      }
+      plan({ kind: "notificationEndpoint", name: desired.name, action: "create" }, async (caller) => {
+        const { endpoint } = await caller.notification.createEndpoint({
+          name: desired.name,
+          channel: desired.channel,
+          ...(url ? { url } : {}),
+          ...(given.recipients ? { recipients: given.recipients } : {}),
+          ...(given.secret ? { secret: given.secret } : {}),
+        });
+        if (!desired.enabled) await caller.notification.setEnabled({ id: endpoint.id, enabled: false });
+      });
+      return;
+    }
+    if (stored.channel !== desired.channel) {
+      throw new ConflictError(
+        `${field}.channel`,
+        `endpoint "${desired.name}" is a ${stored.channel} endpoint; a channel cannot change (delete it, or use another name)`,
+      );
+    }
+    const sameRecipients =
+      given.recipients === undefined || [...given.recipients].sort().join() === [...stored.recipients].sort().join();
+    const fields = [
+      ...(given.url !== undefined ? ["url"] : []),
+      ...(sameRecipients ? [] : ["recipients"]),
+      ...(given.secret !== undefined ? ["secret"] : []),
+      ...(desired.enabled !== stored.enabled ? ["enabled"] : []),
+    ];
+    if (fields.length && projectLimited) throw limited(`${field}.${fields[0]}`, desired.name);
+    plan(
+      {
+        kind: "notificationEndpoint",
+        name: desired.name,
+        action: fields.length ? "update" : "unchanged",
+        ...(fields.length ? { fields } : {}),
+      },
+      fields.length
+        ? (caller) =>
+            caller.notification.updateEndpoint({
+              id: stored.id,
+              ...(given.url !== undefined ? { url: given.url } : {}),
+              ...(sameRecipients ? {} : { recipients: given.recipients }),
+              ...(given.secret !== undefined ? { secret: given.secret } : {}),
+              ...(desired.enabled !== stored.enabled ? { enabled: desired.enabled } : {}),
+            })
+        : undefined,
+    );
+  });
+
+  const declared = new Set(doc.endpoints.map((e) => e.name));
+  doc.rules.forEach((desired, i) => {
+    const field = `notifications.rules.${i}`;
+    desired.endpoints.forEach((name, j) => {
+      if (!declared.has(name) && !endpointNamed(now.endpoints, name, `${field}.endpoints.${j}`)) {
+        throw new ConflictError(
+          `${field}.endpoints.${j}`,
+          `no notification endpoint "${name}": add it under notifications.endpoints, or in Settings → Notifications`,
+        );
+      }
+    });
+    // What the rule is, with names resolved inside the apply's transaction (so endpoints and
+    // scenarios the same file creates are found).
+    const input = async (caller: Caller, projectId: string) => {
+      const [endpoints, scenarios] = await Promise.all([
+        caller.notification.endpoints(),
+        caller.scenario.list({ projectId }),
+      ]);
+      let scenarioId: string | null = null;
+      if (desired.scenario) {
+        const scenario = scenarios.find((s) => s.name === desired.scenario);
+        if (!scenario) throw new ConflictError(`${field}.scenario`, `no scenario "${desired.scenario}" in the project`);
+        scenarioId = scenario.id;
+      }
+      return {
+        name: desired.name,
+        events: desired.events,
+        projectId,
+        scenarioId,
+        endpointIds: desired.endpoints.map((name, j) => endpointNamed(endpoints, name, `${field}.endpoints.${j}`)!.id),
+        baselineBranch: desired.baselineBranch,
+        tolerancePct: desired.tolerancePct,
+      };
+    };
+    const stored = now.rules.filter((r) => r.name === desired.name);
+    if (stored.length > 1) {
+      throw new ConflictError(
+        `${field}.name`,
+        `${stored.length} rules of the project are named "${desired.name}"; rename all but one so the file can name it`,
+      );
+    }
+    const rule = stored[0];
+    if (!rule) {
+      plan({ kind: "notificationRule", name: desired.name, action: "create" }, async (caller, projectId) => {
+        const { id } = await caller.notification.createRule(await input(caller, projectId));
+        if (!desired.enabled) await caller.notification.updateRule({ id, enabled: false });
+      });
+      return;
+    }
+    const storedDoc = ZConfigNotificationRule.parse(ruleDoc(rule, now.endpoints, now.scenarios));
+    const sorted = (r: z.infer<typeof ZConfigNotificationRule>) => ({
+      ...r,
+      events: [...r.events].sort(),
+      endpoints: [...r.endpoints].sort(),
+    });
+    const fields = differingFields(sorted(storedDoc), sorted(desired));
+    plan(
+      {
+        kind: "notificationRule",
+        name: desired.name,
+        action: fields.length ? "update" : "unchanged",
+        ...(fields.length ? { fields } : {}),
+      },
+      fields.length
+        ? async (caller, projectId) =>
+            caller.notification.updateRule({
+              id: rule.id,
+              ...(await input(caller, projectId)),
+              enabled: desired.enabled,
+            })
+        : undefined,
+    );
+  });
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HARD_LIMITS, type TScenarioSpec } from "./scenario";
+import { capacitySearchBounds, HARD_LIMITS, type TScenarioSpec } from "./scenario";
 
 /**
  * An organization's caps on launched load (`Organization.caps`). A load tester that can be
@@ -106,6 +106,13 @@ export function peakLoad(spec: TScenarioSpec): PeakLoad {
         connections: spec.users,
         durationS: spec.durationS,
       };
+    case "capacity-search":
+      // Checked up front against the worst case: every step to the maximum, then every bisection.
+      return {
+        rate: spec.maxRate,
+        connections: spec.maxConnections,
+        durationS: capacitySearchBounds(spec).maxDurationS,
+      };
   }
 }
 
@@ -123,7 +130,8 @@ export function checkScenarioCaps(spec: TScenarioSpec, caps: TOrgCaps): CapViola
   const peak = peakLoad(spec);
   const out: CapViolation[] = [];
   if (peak.rate !== null && peak.rate > caps.maxRate) {
-    const specField = spec.engine === "ws-chat" ? "messageIntervalMs" : "rate";
+    const specField =
+      spec.engine === "ws-chat" ? "messageIntervalMs" : spec.engine === "capacity-search" ? "maxRate" : "rate";
     out.push({
       cap: "maxRate",
       specField,
@@ -140,10 +148,13 @@ export function checkScenarioCaps(spec: TScenarioSpec, caps: TOrgCaps): CapViola
     });
   }
   if (peak.durationS !== null && peak.durationS > caps.maxDurationS) {
+    const search = spec.engine === "capacity-search" ? capacitySearchBounds(spec) : null;
     out.push({
       cap: "maxDurationS",
-      specField: "durationS",
-      message: `runs for ${fmt(peak.durationS)} s; the organization allows at most ${fmt(caps.maxDurationS)} s`,
+      specField: search ? "plateauS" : "durationS",
+      message: search
+        ? `may run for up to ${fmt(peak.durationS)} s (${search.plateaus} plateaus of ${fmt(spec.engine === "capacity-search" ? spec.plateauS + spec.warmupS : 0)} s with warm-up); the organization allows at most ${fmt(caps.maxDurationS)} s: shorten the plateaus, narrow the range or coarsen the resolution`
+        : `runs for ${fmt(peak.durationS)} s; the organization allows at most ${fmt(caps.maxDurationS)} s`,
     });
   }
   return out;

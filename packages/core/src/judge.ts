@@ -38,7 +38,8 @@ export function judge(result: JudgedResult): RunVerdict {
   if (requests === 0 && result.metrics.messages === undefined) {
     return { status: "failed", error: "no requests were completed" };
   }
-  const downFor = trailingOutageSeconds(result);
+  // A capacity search's last plateaus are past the knee by design: failures there are its finding.
+  const downFor = result.extra?.capacitySearch ? 0 : trailingOutageSeconds(result);
   if (downFor >= TARGET_DOWN_AFTER_S) {
     const runtimeS = Math.round((result.metrics.runtime_ms ?? 0) / 1000);
     return {

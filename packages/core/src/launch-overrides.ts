@@ -98,5 +98,17 @@ export function applyLaunchOverrides(spec: TScenarioSpec, overrides: TLaunchOver
       // A chat given a duration lasts it: users keep chatting until it ends (see endsAfter).
       return durationS !== undefined ? { ...spec, durationS, endsAfter: "duration" } : spec;
     }
+    case "capacity-search": {
+      if (rate !== undefined) {
+        throw new LaunchOverrideError("rate", "a capacity search chooses its rates; set minRate and maxRate instead");
+      }
+      if (durationS !== undefined) {
+        throw new LaunchOverrideError(
+          "durationS",
+          "a capacity search runs plateaus until the knee; set plateauS for each plateau's length instead",
+        );
+      }
+      return concurrency !== undefined ? { ...spec, maxConnections: concurrency } : spec;
+    }
   }
 }

@@ -42,6 +42,8 @@ export const METRICS: readonly MetricDef[] = [
   def("failed", "Failed", "count", "lower"),
   def("success_rate", "Success rate", "percent", "higher"),
   def("rps", "Achieved rate", "req/s", "higher"),
+  /** A capacity search's answer: the highest rate offered that met its SLO, achieved within 2 %. */
+  def("capacity_rps", "Sustainable rate", "req/s", "higher"),
   def("target_rps", "Target rate", "req/s", "neutral"),
   def("throughput", "Throughput", "msg/s", "higher"),
   def("messages", "Messages delivered", "count", "neutral"),
@@ -92,11 +94,31 @@ function titleCase(name: string): string {
   return name.replace(/[_-]+/g, " ").replace(/^\w/, (c) => c.toUpperCase());
 }
 
+/** Words set in capitals wherever a stage is named. */
+const ACRONYMS = new Set(["json", "http", "https", "tls", "dns", "tcp", "db", "io", "sql", "api", "llm", "sse", "ws"]);
+
+/**
+ * A server-timing stage's name as every page prints it (run page, comparison, share link,
+ * trends): `json_parse` → "JSON parse", `db-query` → "DB query".
+ */
+export function stageName(name: string): string {
+  const words = name
+    .split(/[_\-\s]+/)
+    .filter(Boolean)
+    .map((w) => (ACRONYMS.has(w.toLowerCase()) ? w.toUpperCase() : w));
+  const text = words.join(" ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The metric key of a stage's mean (ms): `stage.<name>`. */
+export const STAGE_PREFIX = "stage.";
+
 /** Look up a metric, including pattern keys: `stage.<name>` (ms, lower) and `custom.<name>`. */
 export function metricDef(key: string): MetricDef {
   const known = BY_KEY.get(key);
   if (known) return known;
-  if (key.startsWith("stage.")) return def(key, `Stage: ${titleCase(key.slice(6))}`, "ms", "lower");
+  if (key.startsWith(STAGE_PREFIX))
+    return def(key, `Stage: ${stageName(key.slice(STAGE_PREFIX.length))}`, "ms", "lower");
   return def(key, titleCase(key.replace(/^custom\./, "")), "count", "neutral");
 }
 

@@ -38,8 +38,25 @@ export const EVENT_KIND_LABELS: Record<NotificationEventKind, string> = {
   "agent.offline": "Load agent offline",
 };
 
-export const NOTIFICATION_CHANNELS = ["webhook", "slack", "teams"] as const;
+export const NOTIFICATION_CHANNELS = ["webhook", "slack", "teams", "email"] as const;
 export type NotificationChannelKind = (typeof NOTIFICATION_CHANNELS)[number];
+/** The channels that POST to a receiver's URL (email goes through the install's mail server). */
+export type HttpNotificationChannel = Exclude<NotificationChannelKind, "email">;
+
+/** At most this many addresses on one email endpoint. */
+export const MAX_EMAIL_RECIPIENTS = 10;
+
+/**
+ * An email endpoint's recipients: addresses (at most 254 characters each, no display names, no
+ * surrounding spaces), at most MAX_EMAIL_RECIPIENTS, each once whatever its case. Lowercased, so
+ * comparisons with members' addresses are exact. Its JSON Schema states all of it but the
+ * repeats, which are dropped, not refused.
+ */
+export const ZEmailRecipients = z
+  .array(z.email({ error: "enter an email address, e.g. perf-team@example.com" }).max(254, "at most 254 characters"))
+  .min(1, "add at least one recipient")
+  .max(MAX_EMAIL_RECIPIENTS, `at most ${MAX_EMAIL_RECIPIENTS} recipients`)
+  .transform((list) => [...new Set(list.map((address) => address.toLowerCase()))]);
 
 /** A figure that explains the event: a threshold that failed, a metric that regressed. */
 export const ZNotificationFigure = z.object({
@@ -244,8 +261,45 @@ export function teamsMessage(event: NotificationEnvelope) {
   };
 }
 
+/** Header values never carry a line break from a tenant's text (a header injection). */
+function oneLine(text: string, max: number): string {
+  return clip(text.replace(/[\r\n\t\u2028\u2029]+/g, " ").trim(), max);
+}
+
+/**
+ * A notification as a plain-text email: the title as the subject, then the verdict and summary,
+ * the figures, the run's context and the links. Plain text only: nothing from a tenant is ever
+ * read as markup.
+ */
+export function emailMessage(event: NotificationEnvelope): { subject: string; text: string } {
+  const { data } = event;
+  const lines = [`${data.verdict.toUpperCase()}: ${data.summary}`, ""];
+  if (data.figures.length) {
+    for (const f of data.figures) lines.push(`  - ${f.text}`);
+    lines.push("");
+  }
+  const context = [data.organization];
+  if (data.run) {
+    context.push(`${data.run.project} / ${data.run.scenario}, run #${data.run.number}`);
+    if (data.run.branch) context.push(`branch ${data.run.branch}`);
+    if (data.run.commit) context.push(`commit ${data.run.commit.slice(0, 12)}`);
+  }
+  if (data.subject) context.push(`${data.subject.name}, last seen ${data.subject.lastSeenAt}`);
+  lines.push(context.join(" · "));
+  const links = data.links.filter((l) => /^https?:\/\//.test(l.url)).slice(0, 5);
+  if (links.length) {
+    lines.push("");
+    for (const l of links) lines.push(`${l.label}: ${l.url}`);
+  }
+  lines.push(
+    "",
+    `Event ${event.id} (${event.kind}). Sent by Benchboard: the rule and this address are in Settings → Notifications.`,
+  );
+  return { subject: oneLine(`[Benchboard] ${data.title}`, 200), text: lines.join("\n") };
+}
+
 /** The request body for a channel. */
-export function channelBody(channel: NotificationChannelKind, event: NotificationEnvelope): string {
+export function channelBody(channel: HttpNotificationChannel, event: NotificationEnvelope): string {
   if (channel === "slack") return JSON.stringify(slackMessage(event));
   if (channel === "teams") return JSON.stringify(teamsMessage(event));
   return webhookBody(event);

@@ -28,6 +28,9 @@ function withinCaps(
     if (typeof value === "number" && value > max) out[key] = Math.max(1, Math.floor(max));
   };
   clamp("rate", caps.maxRate);
+  clamp("maxRate", caps.maxRate);
+  if (typeof out.minRate === "number" && typeof out.maxRate === "number" && out.minRate > out.maxRate)
+    out.minRate = out.maxRate;
   clamp("durationS", caps.maxDurationS);
   for (const key of ["maxConnections", "concurrency", "users", "poolSize"]) clamp(key, caps.maxConnections);
   return out as TScenarioSpec;
@@ -84,6 +87,20 @@ function uncappedDefault(engine: TEngineKind): TScenarioSpec {
         durationS: 300,
         endsAfter: "messages",
       };
+    case "capacity-search":
+      return {
+        engine,
+        request: { method: "GET", path: "/", headers: {} },
+        slo: { p99Ms: 100, errorRatePct: 1 },
+        minRate: 50,
+        maxRate: 1_000,
+        stepFactor: 2,
+        resolutionPct: 5,
+        plateauS: 10,
+        warmupS: 2,
+        maxConnections: 1_000,
+        timeoutMs: 10_000,
+      };
   }
 }
 
@@ -92,6 +109,7 @@ export const ENGINE_LABEL: Record<TEngineKind, string> = {
   "http-closed": "HTTP closed model (fixed concurrency)",
   llm: "LLM chat completions",
   "ws-chat": "WebSocket chat",
+  "capacity-search": "Capacity search (open model, stepped rates)",
 };
 
 /** One line describing the load, e.g. "5,000 req/s · 60 s" or "50 users · 20 rooms · 500 msgs". */
@@ -116,11 +134,13 @@ export function describeScenarioSpec(spec: TScenarioSpec): string {
       return spec.endsAfter === "duration"
         ? `${n(spec.users)} users · ${n(spec.rooms)} rooms · chatting for ${n(spec.durationS)} s`
         : `${n(spec.users)} users · ${n(spec.rooms)} rooms · ${n(spec.messagesPerUser)} msgs each`;
+    case "capacity-search":
+      return `capacity ${n(spec.minRate)}–${n(spec.maxRate)} req/s · p99 ≤ ${n(spec.slo.p99Ms)} ms · errors ≤ ${n(spec.slo.errorRatePct)} % · ${n(spec.plateauS)} s plateaus`;
   }
 }
 
 /** Engines whose spec defaults `maxConnections` (to 1,000) when it is not given. */
-const CONNECTION_DEFAULT_ENGINES = new Set(["http-open", "llm"]);
+const CONNECTION_DEFAULT_ENGINES = new Set(["http-open", "llm", "capacity-search"]);
 const DEFAULT_MAX_CONNECTIONS = 1_000;
 
 /**

@@ -138,11 +138,94 @@ export const ZWsChatSpec = z.object({
   firstUser: z.number().int().min(0).max(HARD_LIMITS.maxUsers).optional(),
 });
 
-export const ZScenarioSpec = z.discriminatedUnion("engine", [ZHttpOpenSpec, ZHttpClosedSpec, ZLlmSpec, ZWsChatSpec]);
+/** The service level a capacity search holds each plateau to. */
+export const ZCapacitySlo = z.object(
+  {
+    /** The p99 latency a sustained rate may not exceed, ms. */
+    p99Ms: z
+      .number({ error: "p99Ms is required: the p99 latency (ms) a sustained rate may not exceed" })
+      .positive("p99Ms must be above 0")
+      .max(600_000, "p99Ms is at most 600,000 ms"),
+    /** The share of failed requests a sustained rate may not exceed, %. */
+    errorRatePct: z
+      .number({ error: "errorRatePct must be a number (percent)" })
+      .min(0, "errorRatePct is at least 0")
+      .max(100, "errorRatePct is at most 100")
+      .default(1),
+  },
+  { error: "slo is required: { p99Ms, errorRatePct }" },
+);
+export type TCapacitySlo = z.infer<typeof ZCapacitySlo>;
+
+/** The search's own settings, shared by the scenario kind and a launch's `findCapacity`. */
+export const CAPACITY_SEARCH_FIELDS = {
+  slo: ZCapacitySlo,
+  /** The rate range searched, req/s: the first plateau runs at `minRate`, none above `maxRate`. */
+  minRate: z
+    .number({ error: "minRate is required (req/s): the first plateau's rate" })
+    .positive("minRate must be above 0")
+    .max(HARD_LIMITS.maxRate),
+  maxRate: z
+    .number({ error: "maxRate is required (req/s): no plateau goes above it" })
+    .positive("maxRate must be above 0")
+    .max(HARD_LIMITS.maxRate),
+  /** Each stepping plateau multiplies the rate by this until one fails. */
+  stepFactor: z.number().min(1.1, "stepFactor is at least 1.1").max(10, "stepFactor is at most 10").default(2),
+  /** Bisection stops once the bracket [last good, first bad] is narrower than this share of the good rate, %. */
+  resolutionPct: z.number().min(1, "resolutionPct is at least 1").max(50, "resolutionPct is at most 50").default(5),
+  /** Measured seconds per plateau. */
+  plateauS: z.number().min(2, "plateauS is at least 2 s").max(600, "plateauS is at most 600 s").default(10),
+  /** Unmeasured seconds at each plateau's rate before it is measured. */
+  warmupS: z.number().min(0).max(60, "warmupS is at most 60 s").default(2),
+} as const;
+
+/** The range must be a range: a minimum above the maximum is refused, naming minRate. */
+export function checkCapacityRange(
+  s: { minRate?: number; maxRate?: number },
+  ctx: z.RefinementCtx,
+  prefix: string[] = [],
+) {
+  if (s.minRate !== undefined && s.maxRate !== undefined && s.minRate > s.maxRate) {
+    ctx.addIssue({
+      code: "custom",
+      message: `minRate (${s.minRate}) is above maxRate (${s.maxRate})`,
+      path: [...prefix, "minRate"],
+    });
+  }
+}
+
+/**
+ * Capacity search: plateaus of the open model (http-open) at stepped, then bisected rates until
+ * the knee, judged against an SLO; one run stores the sustainable rate and every plateau.
+ */
+export const ZCapacitySearchSpec = z
+  .object({
+    engine: z.literal("capacity-search"),
+    request: ZRequestSpec.default({ method: "GET", path: "/", headers: {} }),
+    ...CAPACITY_SEARCH_FIELDS,
+    maxConnections: z.number().int().positive().max(HARD_LIMITS.maxConcurrency).default(1_000),
+    timeoutMs: z.number().int().positive().max(60_000).default(10_000),
+  })
+  .superRefine((s, ctx) => checkCapacityRange(s, ctx));
+
+export const ZScenarioSpec = z.discriminatedUnion("engine", [
+  ZHttpOpenSpec,
+  ZHttpClosedSpec,
+  ZLlmSpec,
+  ZWsChatSpec,
+  ZCapacitySearchSpec,
+]);
 export type TScenarioSpec = z.infer<typeof ZScenarioSpec>;
+export type TCapacitySearchSpec = z.infer<typeof ZCapacitySearchSpec>;
 export type TScenarioSpecInput = z.input<typeof ZScenarioSpec>;
 export type TEngineKind = TScenarioSpec["engine"];
-export const ENGINE_KINDS = ["http-open", "http-closed", "llm", "ws-chat"] as const satisfies readonly TEngineKind[];
+export const ENGINE_KINDS = [
+  "http-open",
+  "http-closed",
+  "llm",
+  "ws-chat",
+  "capacity-search",
+] as const satisfies readonly TEngineKind[];
 
 /** Rough load estimate shown before launch: requests (or messages) and duration. */
 export function estimateLoad(spec: TScenarioSpec): { requests: number | null; durationS: number | null } {
@@ -164,5 +247,38 @@ export function estimateLoad(spec: TScenarioSpec): { requests: number | null; du
         return { requests: perUser !== null ? spec.users * perUser : null, durationS: spec.durationS };
       }
       return { requests: spec.users * spec.messagesPerUser, durationS: null };
+    case "capacity-search": {
+      const plan = capacitySearchBounds(spec);
+      return { requests: Math.round(plan.maxRequests), durationS: plan.maxDurationS };
+    }
   }
+}
+
+/**
+ * The most a capacity search can ask, judged before it starts: its plateaus (stepping to the
+ * maximum, then bisecting where every midpoint fails, and one plateau run again after the
+ * generator distorted it), their total time with warm-ups, and the requests at those rates.
+ */
+export function capacitySearchBounds(
+  spec: Pick<TCapacitySearchSpec, "minRate" | "maxRate" | "stepFactor" | "resolutionPct" | "plateauS" | "warmupS">,
+): { plateaus: number; maxDurationS: number; maxRequests: number } {
+  let plateaus = 1;
+  let requests = spec.minRate * (spec.plateauS + spec.warmupS);
+  let rate = spec.minRate;
+  while (rate < spec.maxRate && plateaus < 200) {
+    rate = Math.min(rate * spec.stepFactor, spec.maxRate);
+    plateaus++;
+    requests += rate * (spec.plateauS + spec.warmupS);
+  }
+  // Bisection's worst case: every midpoint fails, halving the bracket relative to the good rate.
+  let gap = spec.stepFactor - 1;
+  while (gap >= spec.resolutionPct / 100 && plateaus < 200) {
+    gap /= 2;
+    plateaus++;
+    requests += spec.maxRate * (spec.plateauS + spec.warmupS);
+  }
+  // One plateau the generator distorted is run again.
+  plateaus++;
+  requests += spec.maxRate * (spec.plateauS + spec.warmupS);
+  return { plateaus, maxDurationS: plateaus * (spec.plateauS + spec.warmupS), maxRequests: requests };
 }

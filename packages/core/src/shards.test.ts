@@ -51,7 +51,9 @@ describe("planShards", () => {
     const sizes = (users: number, rooms: number) =>
       Array.from({ length: rooms }, (_, r) => Math.floor(users / rooms) + (r < users % rooms ? 1 : 0));
     expect(shards.flatMap((s) => sizes(s.users, s.rooms))).toEqual(sizes(23, 5));
-    expect(shards.every((s) => s.messagesPerUser === 3 && s.durationS === spec.durationS)).toBe(true);
+    expect(
+      shards.every((s) => s.messagesPerUser === 3 && s.durationS === (spec.engine === "ws-chat" && spec.durationS)),
+    ).toBe(true);
   });
 
   it("splitEvenly sums to the total with parts differing by at most one", () => {

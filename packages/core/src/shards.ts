@@ -57,6 +57,12 @@ export function planShards(spec: TScenarioSpec, n: number): TScenarioSpec[] {
     }
     case "ws-chat":
       return planChatShards(spec, n);
+    case "capacity-search":
+      // Each plateau's verdict decides the next rate, so the plateaus of one search run in one
+      // process; a higher rate needs a stronger generator (an agent or a bigger worker).
+      throw new ShardPlanError(
+        "a capacity search runs on one worker or agent (each plateau's verdict picks the next rate); launch it with 1 shard",
+      );
   }
 }
 

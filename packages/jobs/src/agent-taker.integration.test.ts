@@ -65,4 +65,27 @@ describe("agent job taker", () => {
     expect((await taker.take(["agents.o.a"], 0))?.id).toBe("s-shard-1");
     expect(await taker.take(["agents.o.a"], 300)).toBeNull();
   }, 30_000);
+
+  it("leaves a job its accept declines in its place for another taker, and hands the next one it accepts", async () => {
+    for (const id of ["big-1", "small-1", "small-2"]) {
+      await enqueue(queueFor("agents.o.a"), JOBS.runExecute, { runId: id }, { jobId: id });
+    }
+    const onlySmall = async (job: AgentJob) => job.data.runId.startsWith("small");
+    const asked: string[] = [];
+    const picky = await taker.take(["agents.o.a"], 0, undefined, async (job) => {
+      asked.push(job.id);
+      return onlySmall(job);
+    });
+    expect(picky?.id).toBe("small-1");
+    expect(asked).toEqual(["big-1", "small-1"]);
+    // Many picky claims at once: each accepted job goes to one of them; the declined one stays.
+    const taken = await Promise.all(
+      Array.from({ length: 4 }, () => taker.take(["agents.o.a"], 0, undefined, onlySmall)),
+    );
+    expect(taken.filter(Boolean).map((j) => j!.id)).toEqual(["small-2"]);
+    expect(await queueFor("agents.o.a").getWaitingCount()).toBe(1);
+    // A claim that accepts it (or asks nothing) takes it, still first in line.
+    expect((await taker.take(["agents.o.a"], 0, undefined, async () => true))?.id).toBe("big-1");
+    expect(await taker.take(["agents.o.a"], 0)).toBeNull();
+  }, 30_000);
 });

@@ -249,14 +249,25 @@ export type AgentJob =
  * the agent dies); one the claim may not hand out after all is given back, first in line.
  */
 export interface AgentJobTaker {
-  /** The next job on any of these queues, or null once `waitMs` passed (or `signal` aborted). */
-  take(queueNames: string[], waitMs: number, signal?: AbortSignal): Promise<AgentJob | null>;
+  /**
+   * The next job on any of these queues, or null once `waitMs` passed (or `signal` aborted).
+   * With `accept`, jobs it declines stay where they are, in their place in line, for another
+   * taker (an agent whose limits the run does not fit leaves it to one it fits).
+   */
+  take(
+    queueNames: string[],
+    waitMs: number,
+    signal?: AbortSignal,
+    accept?: (job: AgentJob) => Promise<boolean>,
+  ): Promise<AgentJob | null>;
   /** Put a taken job back at the head of its queue. */
   giveBack(job: AgentJob): Promise<void>;
   close(): Promise<void>;
 }
 
 const TAKE_POLL_MS = 200;
+/** How far down a queue a taker with limits looks for a job it can run. */
+const ACCEPT_SCAN = 200;
 /** A queue no agent asked about for this long is forgotten (it holds no connection of its own). */
 const TAKER_IDLE_MS = 120_000;
 
@@ -313,12 +324,55 @@ export function createAgentJobTaker(redisUrl: string, prefix = "bull"): AgentJob
     }
   };
 
+  /** A run's job from its id and BullMQ job, or null when it is not one (or its data is gone). */
+  const asAgentJob = (name: string, id: string, job: { name: string; data: unknown } | undefined): AgentJob | null => {
+    if (job?.name === JOBS.runExecute.name) {
+      const data = JOBS.runExecute.schema.safeParse(job.data);
+      if (data.success) return { queue: name, id, name: "run.execute", data: data.data };
+    } else if (job?.name === JOBS.runShard.name) {
+      const data = JOBS.runShard.schema.safeParse(job.data);
+      if (data.success) return { queue: name, id, name: "run.shard", data: data.data };
+    }
+    return null;
+  };
+
+  /**
+   * The oldest waiting job of one queue that `accept` takes, removed from Redis; the ones it
+   * declines stay. Removing an id from the wait list is atomic (LREM answers 1 to one caller
+   * only), so two claims never get the same job. `declined` remembers answers within one take.
+   */
+  const takeAcceptedFrom = async (
+    name: string,
+    accept: (job: AgentJob) => Promise<boolean>,
+    declined: Set<string>,
+  ): Promise<AgentJob | null> => {
+    const queue = queueFor(name);
+    const key = queue.keys.wait!;
+    // Oldest last: BullMQ's workers take from the right.
+    const ids = (await connection.lrange(key, -ACCEPT_SCAN, -1)).reverse();
+    for (const id of ids) {
+      if (declined.has(id)) continue;
+      const job = asAgentJob(name, id, await queue.getJob(id));
+      if (job && !(await accept(job))) {
+        declined.add(id);
+        continue;
+      }
+      const removed = await connection.lrem(key, 1, id);
+      if (removed === 0) continue; // another claim took it meanwhile
+      await queue.remove(id).catch(() => {});
+      if (job) return job;
+      // Not a run's job: dropped, as `takeFrom` does.
+    }
+    return null;
+  };
+
   return {
-    async take(queueNames, waitMs, signal) {
+    async take(queueNames, waitMs, signal, accept) {
       const until = Date.now() + waitMs;
+      const declined = new Set<string>();
       for (;;) {
         for (const name of queueNames) {
-          const job = await takeFrom(name);
+          const job = accept ? await takeAcceptedFrom(name, accept, declined) : await takeFrom(name);
           if (job) return job;
         }
         if (signal?.aborted || Date.now() + TAKE_POLL_MS > until) return null;

@@ -1,5 +1,6 @@
 import { type TScenarioSpec, ZScenarioSpec } from "@benchboard/core";
 import { DEAD_TARGET_MESSAGE, DeadTargetWatch } from "./dead-target";
+import { runCapacitySearch } from "./engines/capacity-search";
 import { runHttpClosed } from "./engines/http-closed";
 import { runHttpOpen } from "./engines/http-open";
 import { runLlm } from "./engines/llm";
@@ -7,6 +8,7 @@ import { runWsChat } from "./engines/ws-chat";
 import { EngineConfigError, type EngineContext, type EngineResult } from "./types";
 
 export { DEAD_TARGET_AFTER_MS, DEAD_TARGET_MESSAGE, DeadTargetWatch } from "./dead-target";
+export { plateauSpec, runCapacitySearch } from "./engines/capacity-search";
 export { compilePlan, runHttpClosed } from "./engines/http-closed";
 export { runHttpOpen } from "./engines/http-open";
 export { renderPrompt, runLlm, SseChatReader } from "./engines/llm";
@@ -72,5 +74,7 @@ function runEngine(spec: TScenarioSpec, ctx: EngineContext): Promise<EngineResul
       return runLlm(spec, ctx);
     case "ws-chat":
       return runWsChat(spec, ctx);
+    case "capacity-search":
+      return runCapacitySearch(spec, ctx);
   }
 }

@@ -1,4 +1,4 @@
-import { HARD_LIMITS, type TScenarioSpec } from "@benchboard/core";
+import { capacitySearchBounds, HARD_LIMITS, type TScenarioSpec } from "@benchboard/core";
 import { EngineConfigError, type EngineContext, type EngineLimits } from "./types";
 
 /** The tighter of the hard limits and the caps the caller passes (e.g. the organization's). */
@@ -46,6 +46,19 @@ export function enforceLimits(spec: TScenarioSpec, ctx: EngineContext): EngineLi
       check("users", spec.users, limits.maxUsers, "users");
       check("poolSize", spec.poolSize, limits.maxConcurrency, "connections");
       check("durationS", spec.durationS, limits.maxDurationS, "seconds");
+      break;
+    case "capacity-search":
+      // The whole search is bounded before its first plateau: the highest rate it may offer and
+      // its worst-case time (every step to the maximum, then every bisection).
+      check("minRate", spec.minRate, limits.maxRate, "req/s");
+      check("maxRate", spec.maxRate, limits.maxRate, "req/s");
+      check("maxConnections", spec.maxConnections, limits.maxConcurrency, "connections");
+      check(
+        "plateauS",
+        capacitySearchBounds(spec).maxDurationS,
+        limits.maxDurationS,
+        "seconds for the whole search at worst (plateaus and warm-ups)",
+      );
       break;
   }
   return limits;

@@ -1,5 +1,5 @@
 import { promises as dns } from "node:dns";
-import { channelBody, type NotificationChannelKind, type NotificationEnvelope, statusClass } from "@benchboard/core";
+import { channelBody, type HttpNotificationChannel, type NotificationEnvelope, statusClass } from "@benchboard/core";
 import { Webhook } from "standardwebhooks";
 import { describeStatus, OutboundError, outboundRequest } from "./outbound";
 import { type Resolve, resolveUrl, type SafetyPolicy, type UrlVerdict } from "./target-safety";
@@ -24,7 +24,7 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 export const DELIVERY_MAX_BYTES = 64 * 1024;
 
 export interface DeliveryRequest {
-  channel: NotificationChannelKind;
+  channel: HttpNotificationChannel;
   url: string;
   /** Signing secrets (`whsec_…`); each adds a signature (the previous one during a rotation). */
   secrets: string[];

@@ -310,7 +310,8 @@ describe("load agents", () => {
     const killedAt = Date.now();
     const failed = await runEnd(a.caller, firstId!, 30_000);
     expect(failed.status).toBe("failed");
-    expect(failed.error).toMatch(/stopped responding/);
+    // An agent's run says "agent" and names it (the organization's own), not "worker".
+    expect(failed.error).toMatch(/^its agent lab-[12] stopped responding \(no heartbeat for \d+ s\)/);
     expect(Date.now() - killedAt).toBeLessThan(STALE_MS + 5_000);
     const partial = await t.db.runResult.findUniqueOrThrow({ where: { runId: firstId! } });
     expect((partial.metrics as Record<string, number>).requests).toBeGreaterThan(0);
@@ -754,7 +755,7 @@ describe("agents' trust boundary: what an agent token may cost, and what an agen
     ).toEqual({ status: 200, body: { ended: true } });
     const shard0 = await call(shardPath("ready"), k.agentToken, { agentId, shard: 0, serverConfig: { late: true } });
     expect(shard0.status).toBe(409);
-    expect(errorOf(shard0)).toMatch(/shard 0 of run .* has ended \(failed\)/);
+    expect(errorOf(shard0)).toMatch(/shard 1 of run .* has ended \(failed\)/);
     expect((await call(shardPath("heartbeat"), k.agentToken, { agentId, shard: 0 })).status).toBe(409);
     expect((await call(shardPath("heartbeat"), k.agentToken, { agentId, shard: 1 })).status).toBe(200);
     const still = await t.db.run.findUniqueOrThrow({ where: { id: sharded.id } });

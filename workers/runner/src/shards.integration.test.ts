@@ -27,6 +27,7 @@ let caller: ReturnType<typeof createCaller>;
 let server: http.Server;
 let url: string;
 let served = 0;
+let scrapes = 0;
 const workers = new Map<string, ChildProcess>();
 const logs: string[] = [];
 
@@ -66,7 +67,13 @@ async function setup(spec: object) {
 }
 
 beforeAll(async () => {
-  server = http.createServer((_req, res) => {
+  server = http.createServer((req, res) => {
+    if (req.url === "/metrics") {
+      // A Prometheus endpoint whose memory reading rises by one per scrape; not load.
+      scrapes++;
+      res.end(`process_resident_memory_bytes ${300_000_000 + scrapes}\n`);
+      return;
+    }
     served++;
     setTimeout(() => res.end("ok"), 10);
   });
@@ -169,7 +176,7 @@ describe("sharded runs", () => {
     const run = await waitFor(ended(launched.id), 40_000, "the run to end");
     expect(run.status).toBe("failed");
     expect(run.error).toMatch(
-      /^1 of 2 shards failed: shard 1: its worker stopped responding \(no heartbeat for \d+ s\); what the shards measured \(a failed one's until its last checkpoint\) is kept$/,
+      /^1 of 2 shards failed: shard 2: its worker stopped responding \(no heartbeat for \d+ s\); what the shards measured \(a failed one's until its last checkpoint\) is kept$/,
     );
     const shards = await t.db.runShard.findMany({ where: { runId: launched.id }, orderBy: { index: "asc" } });
     const requestsOf = (i: number) => (shards[i]!.result as { metrics: { requests: number } }).metrics.requests;
@@ -183,6 +190,56 @@ describe("sharded runs", () => {
       expect.stringMatching(/^shard 2: partial result: checkpoint after \d+ s/),
     );
   });
+
+  it("a killed lead worker's shard keeps the monitor series it sampled, checkpoint by checkpoint", async () => {
+    // Two more workers: the test before killed one.
+    startWorker("w-3");
+    startWorker("w-4");
+    await waitFor(
+      async () => (await t.db.worker.count({ where: { id: { in: ["w-3", "w-4"] } } })) === 2,
+      30_000,
+      "two more workers",
+    );
+    const project = await caller.project.create({ name: `mon-${randomBytes(3).toString("hex")}` });
+    const target = await caller.target.create({
+      projectId: project.id,
+      name: "watched",
+      kind: "http",
+      baseUrl: url,
+      monitors: [{ config: { kind: "prometheus", url: `${url}/metrics` } }],
+    });
+    const scenario = await caller.scenario.create({
+      projectId: project.id,
+      name: "s",
+      spec: { engine: "http-open", rate: 40, durationS: 15 } as never,
+    });
+    const launched = await caller.run.launch({ targetId: target.id, scenarioId: scenario.id, shards: 2 });
+    type Checkpoint = { series?: Record<string, { start: number; intervalMs: number; values: (number | null)[] }> };
+    // The lead (shard 1) has checkpointed several seconds of its monitors' samples.
+    const lead = await waitFor(
+      async () => {
+        const s = await t.db.runShard.findFirst({ where: { runId: launched.id, index: 0, status: "running" } });
+        const mem = (s?.result as Checkpoint | null)?.series?.mem_bytes;
+        return mem && mem.values.filter((v) => v !== null).length >= 3 ? s : null;
+      },
+      40_000,
+      "the lead shard's checkpoint with its memory series",
+    );
+    const checkpointed = (lead.result as Checkpoint).series!.mem_bytes!;
+    workers.get(lead.workerId ?? "")?.kill("SIGKILL");
+
+    const run = await waitFor(ended(launched.id), 60_000, "the run to end");
+    expect(run.status).toBe("failed");
+    const mem = await t.db.series.findFirst({ where: { runId: run.id, metric: "mem_bytes" } });
+    expect(mem).not.toBeNull();
+    const stored = new Map(
+      (mem!.values as (number | null)[]).map((v, i) => [mem!.start.getTime() + i * mem!.intervalMs, v] as const),
+    );
+    checkpointed.values.forEach((v, i) => {
+      if (v !== null) expect(stored.get(checkpointed.start + i * checkpointed.intervalMs)).toBe(v);
+    });
+    expect((run.result?.metrics as Record<string, number>).mem_peak_bytes).toBeGreaterThan(300_000_000);
+  }, 120_000);
 
   it("sends a run that asks for a label only to workers offering it, and refuses unknown labels", async () => {
     // Started here so that no earlier test can have killed it.

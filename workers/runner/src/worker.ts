@@ -5,6 +5,7 @@ import {
   applyRetention,
   createDb,
   type Db,
+  expireOfflineAgents,
   type LifecycleDeps,
   RUN_HEARTBEAT_TIMEOUT_MS,
   removeWorker,
@@ -46,13 +47,15 @@ export interface RunnerOptions {
     | Partial<Omit<NotifierOptions, "db" | "redisUrl" | "prefix" | "publicUrl" | "log" | "secretKey" | "install">>;
   /** Runs that ended this many days ago lose per-second detail (series to 10 s); null: never. */
   retainDetailDays?: number | null;
+  /** Offline agents are removed after this many days (`BENCHBOARD_AGENT_RETENTION_DAYS`); null: never. */
+  agentRetentionDays?: number | null;
   /** Open-model runs at real-time scheduling where permitted (`BENCHBOARD_ENGINE_REALTIME`). */
   engineRealtime?: boolean;
+  /** Runs on a thread of their own (`BENCHBOARD_ENGINE_THREAD`); tests in-process leave it off. */
+  engineThread?: boolean;
   /** When retention passes run: the first a minute after start, then hourly (tests shorten both). */
   retentionTiming?: { firstAfterMs?: number; everyMs?: number };
 }
-  /** Runs on a thread of their own (`BENCHBOARD_ENGINE_THREAD`); tests in-process leave it off. */
-  engineThread?: boolean;
 
 export const DEFAULT_SHUTDOWN_S = 20;
 
@@ -85,10 +88,10 @@ export async function startRunner(options: RunnerOptions) {
     lifecycle,
     shutdown: shutdown.signal,
     engineRealtime: options.engineRealtime ?? false,
+    engineThread: options.engineThread ?? false,
     ...(options.shardStartWaitMs !== undefined ? { shardStartWaitMs: options.shardStartWaitMs } : {}),
   };
   let active = 0;
-    engineThread: options.engineThread ?? false,
   const processor = async (job: Job) => {
     active++;
     try {
@@ -140,23 +143,31 @@ export async function startRunner(options: RunnerOptions) {
   // never trim the same run, and a failure only waits for the next pass.
   const retainDays = options.retainDetailDays ?? null;
   let retaining = false;
+  const agentDays = options.agentRetentionDays ?? null;
   const retain = async () => {
-    if (retainDays === null || retaining) return;
+    if (retaining) return;
     retaining = true;
     try {
-      const trimmed = await applyRetention(db, retainDays);
-      if (trimmed > 0) log(`retention: ${trimmed} run(s) older than ${retainDays} days downsampled to 10 s`);
+      if (retainDays !== null) {
+        const trimmed = await applyRetention(db, retainDays);
+        if (trimmed > 0) log(`retention: ${trimmed} run(s) older than ${retainDays} days downsampled to 10 s`);
+      }
+      if (agentDays !== null) {
+        const removed = await expireOfflineAgents(db, agentDays * 86_400_000);
+        if (removed > 0) log(`retention: ${removed} agent(s) offline for over ${agentDays} days removed`);
+      }
     } catch (err) {
       log(`retention failed: ${(err as Error).message}`);
     } finally {
       retaining = false;
     }
   };
-  const retention =
-    retainDays === null ? null : setInterval(retain, options.retentionTiming?.everyMs ?? RETENTION_EVERY_MS);
+  const retains = retainDays !== null || agentDays !== null;
+  const retention = retains ? setInterval(retain, options.retentionTiming?.everyMs ?? RETENTION_EVERY_MS) : null;
   retention?.unref();
-  const firstRetention =
-    retainDays === null ? null : setTimeout(retain, options.retentionTiming?.firstAfterMs ?? RETENTION_FIRST_AFTER_MS);
+  const firstRetention = retains
+    ? setTimeout(retain, options.retentionTiming?.firstAfterMs ?? RETENTION_FIRST_AFTER_MS)
+    : null;
   firstRetention?.unref();
 
   let health: http.Server | undefined;

@@ -13,6 +13,7 @@ import {
   getRunHandler,
   launchRunHandler,
   type RestResponse,
+  removeAgentHandler,
   toFetchResponse,
 } from "@benchboard/api/rest/index";
 
@@ -52,7 +53,9 @@ export async function startRestServer(deps: AgentRestDeps) {
     else if (url.pathname === "/api/v1/agent/claim") result = await agentClaimHandler(request, deps);
     else if (url.pathname === "/api/v1/agent/stop") result = await agentStopHandler(request, deps);
     else if (url.pathname === "/api/v1/runs/launch") result = await launchRunHandler(request, deps);
-    else if (url.pathname.startsWith("/api/v1/runs/")) {
+    else if (url.pathname.startsWith("/api/v1/agents/") && req.method === "DELETE") {
+      result = await removeAgentHandler(request, deps, url.pathname.split("/").pop()!);
+    } else if (url.pathname.startsWith("/api/v1/runs/")) {
       result = await getRunHandler(request, deps, url.pathname.split("/").pop()!);
     } else result = { status: 404, body: { error: { message: "no such route here" } } };
     const response = toFetchResponse(result);

@@ -4,15 +4,17 @@ import type { EngineResult } from "@benchboard/loadgen";
 import { z } from "zod";
 import packageJson from "../../package.json";
 import { ApiClient, ApiError } from "../client";
-import type { AgentOptions } from "../commands/agent";
 import { CliError, EXIT } from "../exit-codes";
 import type { CliIo } from "../io";
 import { ALLOW_ENV_VAR, type EnvAllowList, parseAllowEnv } from "./agent-env";
-import { type AgentReport, runAssignment, type TAssignment, ZAssignment } from "./assignment";
+import { type AgentReport, assignmentName, runAssignment, type TAssignment, ZAssignment } from "./assignment";
+import type { AgentOptions } from "./options";
 
-const ZAnnounced = z.object({ agent: z.object({ id: z.string(), name: z.string() }) });
+const ZAnnounced = z.object({
+  agent: z.object({ id: z.string(), name: z.string(), instanceId: z.string().optional() }),
+});
 const ZClaimed = z.object({ assignment: ZAssignment }).nullable();
-const ZCancel = z.object({ cancel: z.boolean() });
+const ZCancel = z.object({ cancel: z.boolean(), monitor: z.boolean().optional() });
 const ZReady = z.object({ startAt: z.number().nullable(), cancel: z.boolean() });
 const ZAny = z.unknown();
 
@@ -21,8 +23,18 @@ function resultBody(result: EngineResult) {
   return { ...result, startedAt: result.startedAt.getTime(), endedAt: result.endedAt.getTime() };
 }
 
-/** The run (or shard) ended on the server, which takes no more reports on it: stop, as on `cancel`. */
-const isEnded = (err: unknown) => err instanceof ApiError && err.status === 409;
+/**
+ * The run (or shard) ended on the server, which takes no more reports on it — or a newer agent
+ * process took this one's name (410) —: stop, as on `cancel`.
+ */
+const isEnded = (err: unknown) => err instanceof ApiError && (err.status === 409 || err.status === 410);
+
+/**
+ * A newer process announced this agent's name (410), or the agent was removed (404 naming
+ * `agentId`): this process stops instead of asking again and again.
+ */
+const isReplaced = (err: unknown) =>
+  err instanceof ApiError && (err.status === 410 || (err.status === 404 && err.field === "agentId"));
 
 /** Refusals that mean this agent may not go on: its token was revoked, or it was never valid. */
 const isRevoked = (err: unknown) => err instanceof ApiError && err.status === 401;
@@ -54,22 +66,47 @@ export async function runAgent(options: AgentOptions, io: CliIo, proc: AgentProc
   } catch (err) {
     throw new CliError((err as Error).message);
   }
-  const client = new ApiClient({ url, token });
   const log = (line: string) => io.stderr(`[agent ${name}] ${line}\n`);
+  // Every wait between retries is one line on stderr, so an unreachable server is never silence.
+  const client = new ApiClient({
+    url,
+    token,
+    env: io.env,
+    log: (line) => log(line.replace(/^benchboard: /, "").trimEnd()),
+  });
+  const engines = options.engine ?? [];
 
   const announced = await client.request({
     method: "POST",
     path: "/agent/announce",
-    body: { name, labels: options.label, capacity: options.capacity, version: packageJson.version },
+    body: {
+      name,
+      labels: options.label,
+      capacity: options.capacity,
+      version: packageJson.version,
+      maxRate: options.maxRate ?? null,
+      maxConnections: options.maxConnections ?? null,
+      engines,
+    },
     retry: true,
     schema: ZAnnounced,
     what: "announce",
   });
   const agentId = announced.body.agent.id;
-  log(`connected to ${url} as ${name} (labels ${options.label.join(", ")}, capacity ${options.capacity})`);
+  const instanceId = announced.body.agent.instanceId;
+  const limits = [
+    options.maxRate !== undefined ? `max ${options.maxRate} req/s` : null,
+    options.maxConnections !== undefined ? `max ${options.maxConnections} connections` : null,
+    engines.length ? `engines ${engines.join(", ")}` : null,
+  ].filter(Boolean);
+  const proxy = client.proxy();
+  log(
+    `connected to ${url}${proxy ? ` through the proxy ${proxy}` : ""} as ${name} (labels ${options.label.join(", ")}, capacity ${options.capacity}${limits.length ? `, ${limits.join(", ")}` : ""})`,
+  );
 
   const stop = new AbortController();
   let revoked = false;
+  let replacedBy: string | null = null;
   const onSignal = () => {
     if (stop.signal.aborted) return;
     log("stopping: in-flight runs stop their load and report what they measured");
@@ -97,7 +134,7 @@ export async function runAgent(options: AgentOptions, io: CliIo, proc: AgentProc
         const claimed = await client.request({
           method: "POST",
           path: "/agent/claim",
-          body: { agentId, waitS: options.pollS, activeRuns: active.size },
+          body: { agentId, instanceId, waitS: options.pollS, activeRuns: active.size },
           schema: ZClaimed,
           what: "claim",
           signal: stop.signal,
@@ -109,18 +146,23 @@ export async function runAgent(options: AgentOptions, io: CliIo, proc: AgentProc
           stopRevoked();
           break;
         }
+        if (isReplaced(err)) {
+          // Runs in flight go on to their end (or stop at their next report when refused).
+          replacedBy = (err as Error).message;
+          log(`${replacedBy}${active.size ? `; finishing ${active.size} run(s) in flight` : ""}`);
+          break;
+        }
         log(`${(err as Error).message}; trying again in 2 s`);
         await new Promise((r) => setTimeout(r, 2_000));
         continue;
       }
       if (!assignment) continue;
       taken++;
-      const label = `run ${assignment.runId}${assignment.shard !== null ? ` shard ${assignment.shard + 1}/${assignment.shardCount}` : ""}`;
-      log(`${label} (#${assignment.number}) started`);
+      log(`${assignmentName(assignment)} (#${assignment.number}) started`);
       const running = runAssignment(assignment, reporter(client, agentId, assignment, stopRevoked), {
         env: io.env,
         allowEnv,
-        limits: { maxRate: options.maxRate, maxConnections: options.maxConnections },
+        limits: { maxRate: options.maxRate, maxConnections: options.maxConnections, engines },
         realtime: options.realtime === true || io.env.BENCHBOARD_ENGINE_REALTIME === "1",
         stop: stop.signal,
         log,
@@ -131,13 +173,15 @@ export async function runAgent(options: AgentOptions, io: CliIo, proc: AgentProc
   } finally {
     proc.off("SIGTERM", onSignal);
     proc.off("SIGINT", onSignal);
-    if (!revoked) {
+    // A replaced process says nothing: the name, and its row, belong to the newer one now.
+    if (!revoked && !replacedBy) {
       await client
-        .request({ method: "POST", path: "/agent/stop", body: { agentId }, schema: ZAny, what: "stop" })
+        .request({ method: "POST", path: "/agent/stop", body: { agentId, instanceId }, schema: ZAny, what: "stop" })
         .catch(() => {});
     }
   }
   if (revoked) throw new CliError("the agent token was revoked or is no longer valid", EXIT.badInput);
+  if (replacedBy) throw new CliError(`agent ${name} stopped: ${replacedBy}`, EXIT.badInput);
 }
 
 /** The agent's reports on one assignment, through the CLI's one HTTP client. */

@@ -3,11 +3,15 @@ import { parseAllowList } from "@benchboard/core/address";
 import {
   applyServerConfig,
   askUntilAnswered,
+  checkpointWithMonitors,
   type EngineResult,
+  type MonitorHandle,
   runScenario,
   type Stall,
   startMonitors,
 } from "@benchboard/loadgen";
+// Not from the package index: the web app bundles that, and a thread's entry is no module for it.
+import { runScenarioInThread } from "@benchboard/loadgen/engine-thread";
 import { resolveUrl, type SafetyPolicy } from "@benchboard/loadgen/target-safety";
 import { z } from "zod";
 import { type EnvAllowList, resolveHeaders } from "./agent-env";
@@ -35,11 +39,20 @@ export const ZAssignment = z.object({
 });
 export type TAssignment = z.infer<typeof ZAssignment>;
 
+/**
+ * What the server answers to a report: whether to stop, and (for a shard) whether it watches the
+ * run's monitors now — the lead does; another shard takes them over when the lead is lost.
+ */
+export interface ReportAnswer {
+  cancel: boolean;
+  monitor?: boolean;
+}
+
 /** What the agent tells the server while it runs one assignment. Each answer says whether to stop. */
 export interface AgentReport {
   ready(serverConfig: Record<string, unknown> | null): Promise<{ startAt: number | null; cancel: boolean }>;
-  heartbeat(): Promise<{ cancel: boolean }>;
-  progress(progress: EngineProgress, monitors: Record<string, number | null>): Promise<{ cancel: boolean }>;
+  heartbeat(): Promise<ReportAnswer>;
+  progress(progress: EngineProgress, monitors: Record<string, number | null>): Promise<ReportAnswer>;
   checkpoint(result: EngineResult): Promise<void>;
   result(
     outcome:
@@ -52,6 +65,8 @@ export interface AgentLimits {
   /** The agent's own ceilings (`--max-rate`, `--max-connections`): they only lower the organization's caps. */
   maxRate?: number;
   maxConnections?: number;
+  /** Engines it runs (`--engine`); empty: every engine. */
+  engines?: string[];
 }
 
 /**
@@ -96,6 +111,11 @@ const describe = (err: unknown) => {
   return [e.message ?? String(err), e.cause?.code].filter(Boolean).join(" — ");
 };
 
+/** "run <id>" or "run <id> shard 2/4": shard numbers as people read them, from 1. */
+export function assignmentName(a: Pick<TAssignment, "runId" | "shard" | "shardCount">): string {
+  return `run ${a.runId}${a.shard !== null ? ` shard ${a.shard + 1}/${a.shardCount}` : ""}`;
+}
+
 /**
  * Run one assignment to its end and report it. `stop` aborts when the agent itself stops
  * (SIGTERM, Ctrl-C, a revoked token): the load stops and the partial result is sent as `canceled`.
@@ -119,11 +139,23 @@ export async function runAssignment(
   if (options.stop.aborted) abort.abort();
   options.stop.addEventListener("abort", onStop, { once: true });
   let lastReport = 0;
-  const obey = (answer: { cancel: boolean }) => {
+  // The lead watches the monitors from the start; another shard from when the server says the
+  // lead was lost. Each checkpoint carries their series so far, so a lost agent loses none.
+  const watching: { handle: MonitorHandle | null; loadStarted: boolean } = { handle: null, loadStarted: false };
+  const watchMonitors = (configs: TAssignment["monitors"]) => {
+    if (watching.handle || !configs.length) return;
+    watching.handle = startMonitors(configs as never, { policy: AGENT_POLICY, allowProcess: true });
+  };
+  const obey = (answer: ReportAnswer) => {
     lastReport = Date.now();
     if (answer.cancel && !abort.signal.aborted) {
       options.log(`run ${assignment.runId}: canceled on the server; stopping the load`);
       abort.abort();
+    }
+    if (answer.monitor && watching.loadStarted && !watching.handle && !assignment.lead && !abort.signal.aborted) {
+      options.log(`run ${assignment.runId}: the lead shard was lost; this shard watches the monitors from now`);
+      // A local process is one of the lead's host: on this host the same pid or port is another.
+      watchMonitors(assignment.monitors.filter((m) => m.kind !== "process"));
     }
   };
   // Cancel reaches the agent through these answers within about a second.
@@ -133,6 +165,12 @@ export async function runAssignment(
   }, HEARTBEAT_MS);
   let result: EngineResult | null = null;
   try {
+    // The server hands out only runs within the limits the agent announced; this is the last defence.
+    const engine = String(assignment.spec.engine ?? "");
+    const engines = options.limits.engines ?? [];
+    if (engines.length && !engines.includes(engine)) {
+      throw new Error(`engine: this agent runs only ${engines.join(", ")} (--engine), not ${engine}`);
+    }
     const headers = resolveHeaders(assignment.target.headers, options.env, options.allowEnv);
     const verdict = await resolveUrl(assignment.target.baseUrl, AGENT_POLICY);
     if (!verdict.allowed) throw new Error(`refused to send load: ${verdict.reason}`);
@@ -158,12 +196,13 @@ export async function runAssignment(
       if (abort.signal.aborted) break;
     }
 
-    const monitors = assignment.lead
-      ? startMonitors(assignment.monitors as never, { policy: AGENT_POLICY, allowProcess: true })
-      : null;
+    if (assignment.lead) watchMonitors(assignment.monitors);
+    watching.loadStarted = true;
     let lastProgress = 0;
     try {
-      result = await runScenario(assignment.spec, {
+      // On a thread of its own, as on workers: the agent's reporting never holds the engine's loop.
+      const run = process.env.BENCHBOARD_ENGINE_THREAD === "0" ? runScenario : runScenarioInThread;
+      result = await run(assignment.spec, {
         baseUrl: assignment.target.baseUrl,
         headers,
         pin: verdict.pin,
@@ -176,19 +215,23 @@ export async function runAssignment(
             options.limits.maxConnections ?? Number.POSITIVE_INFINITY,
           ),
           maxDurationS: assignment.caps.maxDurationS,
+          // Each chat user holds a connection: --max-connections bounds them too.
+          ...(options.limits.maxConnections !== undefined ? { maxUsers: options.limits.maxConnections } : {}),
         },
         confirmAfterStall: (stall) => confirmStillRunning(assignment, report, obey, abort, stall, options.log),
         onProgress: (p) => {
           if (Date.now() - lastProgress < PROGRESS_MS) return;
           lastProgress = Date.now();
-          report.progress(p, monitors?.latest() ?? {}).then(obey, () => {});
+          report.progress(p, watching.handle?.latest() ?? {}).then(obey, () => {});
         },
-        onCheckpoint: (partial) => {
-          report.checkpoint(partial).catch(() => {});
-        },
+        onCheckpoint: checkpointWithMonitors(
+          () => watching.handle,
+          (partial) => report.checkpoint(partial),
+        ),
       });
     } finally {
-      const watched = await monitors?.stop();
+      watching.loadStarted = false;
+      const watched = await watching.handle?.stop();
       if (watched && result) {
         Object.assign(result.series, watched.series);
         Object.assign(result.metrics, watched.metrics);
@@ -203,10 +246,10 @@ export async function runAssignment(
     }
     const stopping = options.stop.aborted;
     await report.result({ status: result.canceled ? "canceled" : "succeeded", stopping, result });
-    options.log(`run ${assignment.runId}${assignment.shard !== null ? ` shard ${assignment.shard}` : ""} ended`);
+    options.log(`${assignmentName(assignment)} ended`);
   } catch (err) {
     const reason = describe(err);
-    options.log(`run ${assignment.runId}: ${reason}`);
+    options.log(`${assignmentName(assignment)}: ${reason}`);
     await report.result({ status: "failed", error: reason, result }).catch(() => {});
   } finally {
     clearInterval(heartbeat);

@@ -160,6 +160,12 @@ export function registerCompare(program: Command, io: CliIo): void {
           io.stderr(`benchboard: note: ${outcome.fallback}\n`);
           markdown = `> **Note:** ${outcome.fallback}.\n\n${markdown}`;
         }
+        if (outcome.warning) {
+          io.stderr(
+            `benchboard: warning: ${outcome.warning}; the verdict stands, the comparison is in the job summary\n`,
+          );
+          markdown = `> **Warning:** ${outcome.warning}, so the pull request may not show this comparison.\n\n${markdown}`;
+        }
       }
     } catch (err) {
       const noBaseline = err instanceof ApiError && err.status === 404 && err.field === "base";

@@ -32,6 +32,8 @@ const KIND_LABEL: Record<string, string> = {
   target: "target",
   instanceConfig: "instance config",
   scenario: "scenario",
+  notificationEndpoint: "notification endpoint",
+  notificationRule: "notification rule",
 };
 
 /** `${NAME}` in any string of the file is replaced by that environment variable (for secrets). */
@@ -61,7 +63,9 @@ export function readConfigFile(text: string, file: string): Record<string, unkno
   }
   const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
   if (!value || typeof value !== "object" || Array.isArray(value)) {
-    throw new CliError(`${file}: expected a mapping with version, targets, instanceConfigs, scenarios, thresholds`);
+    throw new CliError(
+      `${file}: expected a mapping with version, targets, instanceConfigs, scenarios, thresholds, notifications`,
+    );
   }
   return value as Record<string, unknown>;
 }
@@ -90,7 +94,7 @@ export function registerConfig(program: Command, io: CliIo): void {
     program
       .command("apply")
       .description(
-        "create or update a project's targets, instance configs, scenarios and thresholds from a file; what the file does not name is left alone",
+        "create or update a project's targets, instance configs, scenarios, thresholds and notifications (endpoints by name, the project's rules) from a file; what the file does not name is left alone",
       )
       .requiredOption("-f, --file <file>", "the configuration file, e.g. benchboard.yml (YAML or JSON)")
       .option("--project <slug>", "the project's slug or id (env BENCHBOARD_PROJECT; default: project: in the file)")
@@ -135,7 +139,9 @@ export function registerConfig(program: Command, io: CliIo): void {
   addServerOptions(
     program
       .command("export")
-      .description("write a project's targets, instance configs, scenarios and thresholds as a file for apply")
+      .description(
+        "write a project's targets, instance configs, scenarios, thresholds and notification rules (with the endpoints they use, without URLs or secrets) as a file for apply",
+      )
       .option("--project <slug>", "the project's slug or id (env BENCHBOARD_PROJECT)")
       .option("-o, --output <file>", "write to this file instead of standard output"),
   ).action(async (options: ExportOptions) => {
@@ -148,7 +154,7 @@ export function registerConfig(program: Command, io: CliIo): void {
       schema: ZConfigDocument,
       what: "export",
     });
-    const yaml = `# Benchboard configuration of project ${String(body.project)}: apply with\n#   benchboard apply -f <this file>\n# Secret header values are never exported: give them as value: \${ENV_VAR}.\n${stringify(body, { lineWidth: 0 })}`;
+    const yaml = `# Benchboard configuration of project ${String(body.project)}: apply with\n#   benchboard apply -f <this file>\n# Secret header values are never exported: give them as value: \${ENV_VAR}.\n# Notification endpoints' URLs and secrets are never exported either: give them as url: \${ENV_VAR}\n# (an endpoint that exists keeps its stored URL when the file leaves it out).\n${stringify(body, { lineWidth: 0 })}`;
     if (options.output) {
       await writeFile(options.output, yaml);
       io.stderr(`Wrote ${options.output}\n`);

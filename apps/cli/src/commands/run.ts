@@ -25,6 +25,15 @@ interface RunOptions extends ServerOptions {
   concurrency?: number;
   duration?: number;
   idempotencyKey?: string;
+  findCapacity?: boolean;
+  sloP99?: number;
+  sloErrors?: number;
+  minRate?: number;
+  maxRate?: number;
+  stepFactor?: number;
+  resolution?: number;
+  plateau?: number;
+  warmup?: number;
   wait?: boolean;
   pollInterval: number;
   timeout: number;
@@ -37,6 +46,55 @@ function positiveNumber(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("expected a positive number.");
   return n;
+}
+
+function percent(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 100) throw new InvalidArgumentError("expected a percentage from 0 to 100.");
+  return n;
+}
+
+function nonNegativeNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError("expected a number of 0 or more.");
+  return n;
+}
+
+/**
+ * The launch's `findCapacity` from the --find-capacity options; the server checks it (a missing
+ * SLO or a minimum above the maximum is a 400 naming the field).
+ */
+function findCapacityBody(options: RunOptions): Record<string, unknown> | null {
+  const given = [
+    options.sloP99,
+    options.sloErrors,
+    options.minRate,
+    options.maxRate,
+    options.stepFactor,
+    options.resolution,
+    options.plateau,
+    options.warmup,
+  ].some((v) => v !== undefined);
+  if (!options.findCapacity) {
+    if (given)
+      throw new CliError(
+        "--slo-p99, --min-rate, --max-rate and the other search options need --find-capacity",
+        EXIT.badInput,
+      );
+    return null;
+  }
+  const slo: Record<string, number> = {};
+  if (options.sloP99 !== undefined) slo.p99Ms = options.sloP99;
+  if (options.sloErrors !== undefined) slo.errorRatePct = options.sloErrors;
+  return {
+    ...(options.sloP99 !== undefined || options.sloErrors !== undefined ? { slo } : {}),
+    ...(options.minRate !== undefined ? { minRate: options.minRate } : {}),
+    ...(options.maxRate !== undefined ? { maxRate: options.maxRate } : {}),
+    ...(options.stepFactor !== undefined ? { stepFactor: options.stepFactor } : {}),
+    ...(options.resolution !== undefined ? { resolutionPct: options.resolution } : {}),
+    ...(options.plateau !== undefined ? { plateauS: options.plateau } : {}),
+    ...(options.warmup !== undefined ? { warmupS: options.warmup } : {}),
+  };
 }
 
 function positiveInteger(value: string): number {
@@ -125,6 +183,34 @@ export function registerRun(program: Command, io: CliIo): void {
         "launches with the same key start once (e.g. the CI job's id, so a re-attempted job follows the first run)",
       )
       .option(
+        "--find-capacity",
+        "run the (open-model) scenario as a capacity search: plateaus at stepped, then bisected rates until the knee; needs --slo-p99, --min-rate and --max-rate",
+      )
+      .option("--slo-p99 <ms>", "with --find-capacity: the p99 latency a sustained rate may not exceed", positiveNumber)
+      .option(
+        "--slo-errors <percent>",
+        "with --find-capacity: the error rate a sustained rate may not exceed (default 1)",
+        percent,
+      )
+      .option("--min-rate <req/s>", "with --find-capacity: the first plateau's rate", positiveNumber)
+      .option("--max-rate <req/s>", "with --find-capacity: no plateau goes above it", positiveNumber)
+      .option(
+        "--step-factor <x>",
+        "with --find-capacity: each stepping plateau multiplies the rate by this (default 2)",
+        positiveNumber,
+      )
+      .option(
+        "--resolution <percent>",
+        "with --find-capacity: bisect until the bracket is this narrow (default 5)",
+        positiveNumber,
+      )
+      .option("--plateau <seconds>", "with --find-capacity: measured seconds per plateau (default 10)", positiveNumber)
+      .option(
+        "--warmup <seconds>",
+        "with --find-capacity: unmeasured seconds before each plateau (default 2)",
+        nonNegativeNumber,
+      )
+      .option(
         "--wait",
         "follow the run until it ends; exit 1 if it fails, is not a valid measurement, or fails or did not measure a threshold",
       )
@@ -137,6 +223,7 @@ export function registerRun(program: Command, io: CliIo): void {
         "print the server's answer as JSON (with --wait: the finished run with `valid`, `invalidReasons`, `passed` and `reasons`)",
       ),
   ).action(async (scenario: string, options: RunOptions) => {
+    const findCapacity = findCapacityBody(options);
     const client = new ApiClient(serverConfig(options, io));
     const project = (options.project ?? io.env.BENCHBOARD_PROJECT ?? "").trim();
     const { body, raw } = await client.request({
@@ -157,6 +244,7 @@ export function registerRun(program: Command, io: CliIo): void {
         ...(options.rate ? { rate: options.rate } : {}),
         ...(options.concurrency ? { concurrency: options.concurrency } : {}),
         ...(options.duration ? { durationS: options.duration } : {}),
+        ...(findCapacity ? { findCapacity } : {}),
       },
       // The key makes a resent launch return the first one's runs, so network errors can be retried.
       headers: { "idempotency-key": options.idempotencyKey ?? randomUUID() },
@@ -198,6 +286,9 @@ export function registerRun(program: Command, io: CliIo): void {
       // A repetition group is judged as one: its mean and spread, and each run's verdict.
       const markdown = finished.length > 1 ? groupMarkdown(finished, gate) : runMarkdown(finished[0]!, undefined, gate);
       io.stdout(markdown);
+      for (const run of finished) {
+        if (run.capacitySearch) io.stdout(`\nCapacity search: ${run.capacitySearch.statement}\n`);
+      }
       await appendStepSummary(io, markdown);
     }
     const failing = judged.filter((j) => !j.passed);

@@ -308,6 +308,93 @@ const ROUTES: Record<string, RouteSpec> = {
       params: { project: f.project.id, kind: "instance-configs", name: f.instanceConfig.name },
     }),
   },
+  "DELETE /api/v1/agents/[name]": {
+    access: "bearer",
+    scope: "config:write",
+    success: 200,
+    call: async (f) => {
+      // An offline agent of the organization (it said it stopped): what may be removed.
+      const db = getDb(t.url);
+      const { record } = await createAgentToken(db, f.org.id, { name: "ci", createdById: null });
+      const name = `gone-${unique()}`;
+      await db.agent.create({
+        data: { orgId: f.org.id, tokenId: record.id, name, labels: ["lab"], stoppedAt: new Date() },
+      });
+      return { url: `/api/v1/agents/${name}`, params: { name } };
+    },
+  },
+  // Notifications belong to the organization: another organization's token lists and creates its own.
+  "GET /api/v1/notifications/endpoints": {
+    access: "bearer",
+    scope: "config:read",
+    success: 200,
+    otherOrg: { status: 200, why: "it lists the caller's own organization's endpoints" },
+    call: () => ({ url: "/api/v1/notifications/endpoints" }),
+  },
+  "POST /api/v1/notifications/endpoints": {
+    access: "bearer",
+    scope: "config:write",
+    success: 201,
+    otherOrg: { status: 201, why: "the endpoint is created in the caller's own organization; this one is untouched" },
+    call: () => ({
+      url: "/api/v1/notifications/endpoints",
+      ...json({ name: "alerts", channel: "slack", url: "https://93.184.215.14/services/T0/B0/x" }),
+    }),
+  },
+  "PATCH /api/v1/notifications/endpoints/[id]": {
+    access: "bearer",
+    scope: "config:write",
+    success: 200,
+    call: (f) => ({
+      url: `/api/v1/notifications/endpoints/${f.notificationEndpoint.id}`,
+      params: { id: f.notificationEndpoint.id },
+      ...json({ name: "renamed hook" }),
+    }),
+  },
+  "DELETE /api/v1/notifications/endpoints/[id]": {
+    access: "bearer",
+    scope: "config:write",
+    success: 200,
+    call: (f) => ({
+      url: `/api/v1/notifications/endpoints/${f.notificationEndpoint.id}`,
+      params: { id: f.notificationEndpoint.id },
+    }),
+  },
+  "GET /api/v1/notifications/rules": {
+    access: "bearer",
+    scope: "config:read",
+    success: 200,
+    otherOrg: { status: 200, why: "it lists the caller's own organization's rules" },
+    call: () => ({ url: "/api/v1/notifications/rules" }),
+  },
+  "POST /api/v1/notifications/rules": {
+    access: "bearer",
+    scope: "config:write",
+    success: 201,
+    call: (f) => ({
+      url: "/api/v1/notifications/rules",
+      ...json({ name: "regressions", events: ["regression.detected"], endpointIds: [f.notificationEndpoint.id] }),
+    }),
+  },
+  "PATCH /api/v1/notifications/rules/[id]": {
+    access: "bearer",
+    scope: "config:write",
+    success: 200,
+    call: (f) => ({
+      url: `/api/v1/notifications/rules/${f.notificationRule.id}`,
+      params: { id: f.notificationRule.id },
+      ...json({ events: ["run.failed", "run.finished"] }),
+    }),
+  },
+  "DELETE /api/v1/notifications/rules/[id]": {
+    access: "bearer",
+    scope: "config:write",
+    success: 200,
+    call: (f) => ({
+      url: `/api/v1/notifications/rules/${f.notificationRule.id}`,
+      params: { id: f.notificationRule.id },
+    }),
+  },
   "POST /api/v1/agent/announce": {
     access: "agent",
     success: 200,
@@ -404,7 +491,10 @@ beforeAll(async () => {
     DATABASE_URL: process.env.DATABASE_URL,
     BENCHBOARD_QUEUE_PREFIX: process.env.BENCHBOARD_QUEUE_PREFIX,
     BENCHBOARD_PUBLIC_URL: process.env.BENCHBOARD_PUBLIC_URL,
+    BENCHBOARD_SECRET_KEY: process.env.BENCHBOARD_SECRET_KEY,
   };
+  // Notification endpoints are stored encrypted: the app needs its secret key to create one.
+  process.env.BENCHBOARD_SECRET_KEY ??= randomBytes(32).toString("base64");
   process.env.DATABASE_URL = t.url;
   // The app answers only for its public URL; requests here come from a browser on it.
   process.env.BENCHBOARD_PUBLIC_URL = ORIGIN;

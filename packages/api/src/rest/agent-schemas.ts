@@ -1,4 +1,4 @@
-import { ZRunResultData } from "@benchboard/core";
+import { ENGINE_KINDS, HARD_LIMITS, ZRunResultData } from "@benchboard/core";
 import { ZWorkerLabel } from "@benchboard/jobs";
 import { z } from "zod";
 
@@ -16,19 +16,27 @@ export const ZAgentAnnounceInput = z.object({
   labels: z.array(ZWorkerLabel).min(1, "give at least one label").max(16, "at most 16 labels"),
   capacity: z.number().int().min(1).max(64).default(1),
   version: z.string().trim().max(40).default(""),
+  /** The agent's own ceilings (`--max-rate`, `--max-connections`): it receives only runs within them. */
+  maxRate: z.number().positive().max(HARD_LIMITS.maxRate).nullable().default(null),
+  maxConnections: z.number().int().positive().max(HARD_LIMITS.maxConcurrency).nullable().default(null),
+  /** Engines it runs (`--engine`); empty: every engine. */
+  engines: z.array(z.enum(ENGINE_KINDS)).max(ENGINE_KINDS.length).default([]),
 });
 
 const ZAgentId = z.string().min(1).max(64);
+/** The announce's instance id: a newer process that announced the same name makes this one stale. */
+const ZInstanceId = z.string().min(1).max(64).optional();
 
 export const ZAgentClaimInput = z.object({
   agentId: ZAgentId,
+  instanceId: ZInstanceId,
   /** How long to wait for work (long poll), seconds. */
   waitS: z.number().min(0).max(25).default(20),
   /** Runs the agent is executing now (shown on the Workers page). */
   activeRuns: z.number().int().min(0).max(64).default(0),
 });
 
-export const ZAgentStopInput = z.object({ agentId: ZAgentId });
+export const ZAgentStopInput = z.object({ agentId: ZAgentId, instanceId: ZInstanceId });
 
 const ZShard = z.number().int().min(0).max(1023).nullable().default(null);
 

@@ -4,6 +4,8 @@ import { canonicalUploadResult } from "@benchboard/core/result-input";
 import {
   AGENT_CAPS,
   type AgentCaller,
+  AgentReplacedError,
+  agentMayTake,
   agentOfCaller,
   agentRunOfCaller,
   agentStoppedSince,
@@ -22,6 +24,7 @@ import {
   finishShard,
   type LifecycleDeps,
   markShardReady,
+  monitorShard,
   orgLoadPolicy,
   publicHeaders,
   publicMonitors,
@@ -117,6 +120,15 @@ export async function authorizeAgent(
   return caller;
 }
 
+/**
+ * 410 Gone for a process whose name a newer announce took (or whose agent was removed): it is
+ * told why, and stops rather than trying again.
+ */
+function replaced(err: unknown): unknown {
+  if (err instanceof AgentReplacedError) return new RestError(410, err.message, { field: err.field });
+  return err;
+}
+
 async function body<S extends z.ZodType>(
   req: RestRequest,
   schema: S,
@@ -144,7 +156,7 @@ export async function agentAnnounceHandler(req: RestRequest, deps: RestDeps): Pr
     const agent = await announceAgent(deps.db, caller, input);
     return json(200, { agent });
   } catch (err) {
-    return restErrorResponse(err, "POST /agent/announce");
+    return restErrorResponse(replaced(err), "POST /agent/announce");
   }
 }
 
@@ -154,11 +166,11 @@ export async function agentStopHandler(req: RestRequest, deps: RestDeps): Promis
   try {
     const caller = await authorizeAgent(req, deps);
     const input = await body(req, ZAgentStopInput);
-    const agent = await agentOfCaller(deps.db, caller, input.agentId);
+    const agent = await agentOfCaller(deps.db, caller, input.agentId, input.instanceId);
     await stopAgent(deps.db, agent.id);
     return json(200, { ok: true });
   } catch (err) {
-    return restErrorResponse(err, "POST /agent/stop");
+    return restErrorResponse(replaced(err), "POST /agent/stop");
   }
 }
 
@@ -178,7 +190,7 @@ export async function agentClaimHandler(req: RestRequest, deps: AgentRestDeps): 
   try {
     const caller = await authorizeAgent(req, deps);
     const input = await body(req, ZAgentClaimInput);
-    const agent = await agentOfCaller(deps.db, caller, input.agentId);
+    const agent = await agentOfCaller(deps.db, caller, input.agentId, input.instanceId);
     const open = openClaims.get(caller.orgId) ?? 0;
     if (open >= AGENT_CAPS.claimsPerOrg) {
       throw new RestError(
@@ -197,10 +209,21 @@ export async function agentClaimHandler(req: RestRequest, deps: AgentRestDeps): 
     const jobs = deps.agentJobs;
     const queues = agent.labels.map((label) => agentQueueName(agent.orgId, label));
     const until = Date.now() + input.waitS * 1000;
+    // An agent that announced limits passes over runs beyond them, leaving them to agents that fit.
+    const limited = agent.maxRate !== null || agent.maxConnections !== null || agent.engines.length > 0;
+    const accept = limited
+      ? (candidate: AgentJob) =>
+          agentMayTake(
+            deps.db,
+            agent,
+            candidate.data.runId,
+            candidate.name === "run.shard" ? candidate.data.index : null,
+          )
+      : undefined;
     for (;;) {
       let job: AgentJob | null;
       try {
-        job = await jobs.take(queues, Math.max(0, until - Date.now()), req.signal);
+        job = await jobs.take(queues, Math.max(0, until - Date.now()), req.signal, accept);
       } catch {
         throw new RestError(503, "the job queue (Redis) is unavailable; try again shortly", {}, { "retry-after": "5" });
       }
@@ -223,6 +246,13 @@ export async function agentClaimHandler(req: RestRequest, deps: AgentRestDeps): 
         await giveBack();
         return json(204, null);
       }
+      // A newer process took the name while this claim waited: the run goes to that one.
+      try {
+        await agentOfCaller(deps.db, caller, agent.id, input.instanceId);
+      } catch (err) {
+        await giveBack();
+        throw err;
+      }
       const assignment = await claimJob(deps, agent, job);
       if (assignment) {
         await touchAgent(deps.db, agent.id, input.activeRuns + 1);
@@ -231,7 +261,7 @@ export async function agentClaimHandler(req: RestRequest, deps: AgentRestDeps): 
       if (Date.now() >= until) return json(204, null);
     }
   } catch (err) {
-    return restErrorResponse(err, "POST /agent/claim");
+    return restErrorResponse(replaced(err), "POST /agent/claim");
   } finally {
     if (heldBy) {
       const left = (openClaims.get(heldBy) ?? 1) - 1;
@@ -286,9 +316,10 @@ type ClaimedRun = NonNullable<Awaited<ReturnType<typeof claimRun>>>;
 
 /**
  * Everything the agent needs to run: the target's address and headers, the scenario (this
- * shard's share), the organization's caps, and — for the lead — the monitors and the config
- * hook. Stored secrets never leave the install: a secret header must be written as
- * `${env:NAME}` for an agent run, and the agent reads it from its own environment.
+ * shard's share), the organization's caps, the monitors (the lead watches them; every shard
+ * has them, to take them over if the lead is lost) and, for the lead, the config hook. Stored
+ * secrets never leave the install: a secret header must be written as `${env:NAME}` for an
+ * agent run, and the agent reads it from its own environment.
  */
 async function assignmentFor(db: Db, run: ClaimedRun, shard: number | null) {
   const target = run.targetSnapshot as TargetSnapshot | null;
@@ -299,7 +330,7 @@ async function assignmentFor(db: Db, run: ClaimedRun, shard: number | null) {
     throw new Error(`invalid scenario.${issue?.path.join(".")}: ${issue?.message ?? "invalid"}`);
   }
   const spec = shard === null ? parsed.data : planShards(parsed.data, run.shardCount)[shard];
-  if (!spec) throw new Error(`invalid shards: no shard ${shard} in ${run.shardCount}`);
+  if (!spec) throw new Error(`invalid shards: no shard ${(shard ?? 0) + 1} of ${run.shardCount}`);
   const headers: { name: string; value: string }[] = [];
   for (const h of publicHeaders(target.headers)) {
     if ("secret" in h) {
@@ -311,7 +342,7 @@ async function assignmentFor(db: Db, run: ClaimedRun, shard: number | null) {
   }
   const lead = shard === null || shard === 0;
   const { caps } = await orgLoadPolicy(db, run.orgId);
-  const monitors = lead && run.target ? publicMonitors(run.target.monitors) : [];
+  const monitors = run.target ? publicMonitors(run.target.monitors) : [];
   const configApplyUrl = lead ? (run.target?.configApplyUrl ?? null) : null;
   const knobs = configApplyUrl
     ? knobsForRun(target.baselineKnobs, (run.configSnapshot as { knobs?: Record<string, unknown> } | null)?.knobs)
@@ -343,9 +374,9 @@ export async function agentHeartbeatHandler(req: RestRequest, deps: RestDeps, ru
     if (input.shard === null) await touchRun(deps.db, runId);
     else await touchShard(deps.db, runId, input.shard);
     await touchAgent(deps.db, agent.id);
-    return json(200, { cancel: shouldStop(run) });
+    return json(200, { cancel: shouldStop(run), monitor: await watchesMonitors(deps.db, runId, input.shard) });
   } catch (err) {
-    return restErrorResponse(err, "POST /agent/runs/{id}/heartbeat");
+    return restErrorResponse(replaced(err), "POST /agent/runs/{id}/heartbeat");
   }
 }
 
@@ -362,9 +393,18 @@ function assertLive(run: ReportedRun, shard: number | null): void {
   if (shard !== null && run.shardStatus !== "running") {
     throw new ConflictError(
       "shard",
-      `shard ${shard} of run ${run.id} has ended (${run.shardStatus}); it takes no more reports: stop its load`,
+      `shard ${shard + 1} of run ${run.id} has ended (${run.shardStatus}); it takes no more reports: stop its load`,
     );
   }
+}
+
+/**
+ * Whether this shard watches the run's monitors now: a whole run and the lead always do; another
+ * shard does once the lead was lost (see `monitorShard`), and starts them on this answer.
+ */
+async function watchesMonitors(db: Db, runId: string, shard: number | null): Promise<boolean> {
+  if (shard === null || shard === 0) return true;
+  return (await monitorShard(db, runId)) === shard;
 }
 
 function shouldStop(run: { status: string; cancelRequested: boolean; shardStatus: string | null }): boolean {
@@ -394,13 +434,16 @@ export async function agentReadyHandler(req: RestRequest, deps: RestDeps, runId:
     const startAt = waitingFor.length ? null : (lastReadyAt?.getTime() ?? Date.now()) + SHARD_START_MARGIN_MS;
     return json(200, { startAt, waitingFor, cancel: shouldStop(run) });
   } catch (err) {
-    return restErrorResponse(err, "POST /agent/runs/{id}/ready");
+    return restErrorResponse(replaced(err), "POST /agent/runs/{id}/ready");
   }
 }
 
 // ---- POST /api/v1/agent/runs/{id}/progress ----
 
-/** One second of progress; the lead's also carries the monitors' latest readings. */
+/**
+ * One second of progress; the shard watching the monitors (the lead, or the one that took them
+ * over) also carries their latest readings and writes the run's combined live progress.
+ */
 export async function agentProgressHandler(req: RestRequest, deps: RestDeps, runId: string): Promise<RestResponse> {
   try {
     const caller = await authorizeAgent(req, deps);
@@ -408,25 +451,29 @@ export async function agentProgressHandler(req: RestRequest, deps: RestDeps, run
     const agent = await agentOfCaller(deps.db, caller, input.agentId);
     const run = await agentRunOfCaller(deps.db, agent, runId, input.shard);
     assertLive(run, input.shard);
+    const monitor = await watchesMonitors(deps.db, runId, input.shard);
     if (input.shard === null) {
       await appendLiveProgress(deps.db, runId, input.progress, input.monitors);
     } else {
       await storeShardProgress(deps.db, runId, input.shard, input.progress);
       await touchShard(deps.db, runId, input.shard);
-      if (input.shard === 0) {
+      if (monitor) {
         const all = await shardProgress(deps.db, runId);
         await appendLiveProgress(deps.db, runId, combineProgress(all.length ? all : [input.progress]), input.monitors);
       }
     }
-    return json(200, { cancel: shouldStop(run) });
+    return json(200, { cancel: shouldStop(run), monitor });
   } catch (err) {
-    return restErrorResponse(err, "POST /agent/runs/{id}/progress");
+    return restErrorResponse(replaced(err), "POST /agent/runs/{id}/progress");
   }
 }
 
 // ---- POST /api/v1/agent/runs/{id}/checkpoint ----
 
-/** The result so far, every few seconds: kept if the agent dies before the end. */
+/**
+ * The result so far, every few seconds, with the monitors' series sampled so far when this shard
+ * watches them: kept if the agent dies before the end.
+ */
 export async function agentCheckpointHandler(req: RestRequest, deps: RestDeps, runId: string): Promise<RestResponse> {
   try {
     const caller = await authorizeAgent(req, deps);
@@ -439,7 +486,7 @@ export async function agentCheckpointHandler(req: RestRequest, deps: RestDeps, r
     else await checkpointShard(deps.db, runId, input.shard, storedShardResult(canonical, input.result));
     return json(200, { cancel: shouldStop(run) });
   } catch (err) {
-    return restErrorResponse(err, "POST /agent/runs/{id}/checkpoint");
+    return restErrorResponse(replaced(err), "POST /agent/runs/{id}/checkpoint");
   }
 }
 
@@ -470,7 +517,7 @@ export async function agentResultHandler(req: RestRequest, deps: RestDeps, runId
     const ended = await endAgentWork(deps, runId, input.shard, { ...outcome, result: canonical, shardResult: stored });
     return json(200, { ended });
   } catch (err) {
-    return restErrorResponse(err, "POST /agent/runs/{id}/result");
+    return restErrorResponse(replaced(err), "POST /agent/runs/{id}/result");
   }
 }
 

@@ -103,6 +103,7 @@ const context = (api: ApiCaller, deps: RestDeps) => ({
   db: deps.db,
   orgId: api.token.orgId,
   secretKey: deps.secretKey ?? null,
+  projectLimited: api.token.projectId !== null,
 });
 
 function kindOf(path: string): (typeof CONFIG_KINDS)[KindPath] {

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,6 +31,9 @@ let queue: Queue;
 let redis: Redis;
 let apiUrl = "";
 let githubUrl = "";
+/** A GitHub having a bad minute: 502 on every call, or only on the check run. */
+let badGithubUrl = "";
+let badGithubFails: "everything" | "check-runs" = "everything";
 let token = "";
 let headId = "";
 let okHeadId = "";
@@ -139,7 +142,37 @@ beforeAll(async () => {
     });
   });
   githubUrl = `${await listen(github)}/api/v3`;
+
+  const badGithub = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const p = (req.url ?? "").replace(/\?.*$/, "");
+      const send = (status: number, data: unknown) =>
+        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(data));
+      if (badGithubFails === "everything" || p.endsWith("/check-runs")) {
+        return res.writeHead(502, { "content-type": "text/html" }).end("<html><h1>502 Bad Gateway</h1></html>");
+      }
+      if (req.method === "GET" && p === "/user")
+        return send(403, { message: "Resource not accessible by integration" });
+      if (req.method === "GET" && p === "/repos/acme/shop/issues/7/comments") return send(200, []);
+      if (req.method === "POST" && p === "/repos/acme/shop/issues/7/comments") {
+        return send(201, { id: 77, body: "", user: ACTIONS_BOT });
+      }
+      send(404, { message: "Not Found" });
+    });
+  });
+  badGithubUrl = await listen(badGithub);
 });
+
+/** A port nothing listens on: taken from the OS, then released. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 afterAll(async () => {
   for (const s of servers) s.close();
@@ -166,7 +199,7 @@ function event(fork: boolean) {
   return { dir, file };
 }
 
-function compareGithub(fork = false, head = headId) {
+function compareGithub(fork = false, head = headId, options: { githubUrl?: string; args?: string[] } = {}) {
   const { dir, file } = event(fork);
   const summary = path.join(dir, "summary.md");
   writeFileSync(summary, "");
@@ -180,7 +213,7 @@ function compareGithub(fork = false, head = headId) {
     GITHUB_REPOSITORY: "acme/shop",
     GITHUB_EVENT_NAME: "pull_request",
     GITHUB_EVENT_PATH: file,
-    GITHUB_API_URL: githubUrl,
+    GITHUB_API_URL: options.githubUrl ?? githubUrl,
     GITHUB_STEP_SUMMARY: summary,
     GITHUB_WORKFLOW_REF: "acme/shop/.github/workflows/bench.yml@refs/pull/7/merge",
     GITHUB_SERVER_URL: "https://github.example.test",
@@ -189,7 +222,7 @@ function compareGithub(fork = false, head = headId) {
   return new Promise<{ code: number; stdout: string; stderr: string; summary: string }>((resolve, reject) => {
     execFile(
       process.execPath,
-      [BIN, "compare", "--baseline", "main", "--head", head, "--github"],
+      [BIN, "compare", "--baseline", "main", "--head", head, "--github", ...(options.args ?? [])],
       { cwd: dir, env, timeout: 60_000 },
       (err, stdout, stderr) => {
         if (err && typeof err.code !== "number") return reject(err);
@@ -279,5 +312,67 @@ describe("compare --github", () => {
       path.join(SCREENSHOTS, "pr-comment-inconclusive.md"),
       comment.replaceAll(apiUrl, "https://benchboard.example.com"),
     );
+  });
+
+  // GitHub failing costs nothing but the pull request's copy: the Markdown, the job summary and
+  // the exit code are the gate's, and one warning line says what failed.
+  function expectOneWarning(result: { stdout: string; stderr: string; summary: string }, warning: RegExp) {
+    const warnings = result.stderr.split("\n").filter((line) => line.includes("warning"));
+    expect(warnings, result.stderr).toHaveLength(1);
+    expect(warnings[0]).toMatch(warning);
+    expect(result.stderr).not.toMatch(/unexpected error|\n\s+at /);
+    expect(result.stdout + result.stderr + result.summary).not.toContain(GH_TOKEN);
+  }
+
+  it("GitHub answering 502: Markdown, job summary and the gate's exit code, with one warning line", async () => {
+    badGithubFails = "everything";
+    const failed = await compareGithub(false, headId, { githubUrl: badGithubUrl });
+    expect(failed.code, failed.stderr).toBe(1);
+    expect(failed.stdout).toContain("| Latency p99 | 45 ms | 71 ms | +57.8% |");
+    expect(failed.summary).toContain("| Latency p99 | 45 ms | 71 ms | +57.8% |");
+    expect(failed.summary).toContain("GitHub answered HTTP 502 while reading the pull request's comments");
+    expectOneWarning(
+      failed,
+      /^benchboard: warning: GitHub answered HTTP 502 while reading the pull request's comments; /,
+    );
+    expect(failed.stderr).toContain("the comparison failed the gate");
+
+    const passed = await compareGithub(false, okHeadId, {
+      githubUrl: badGithubUrl,
+      args: ["--on-inconclusive", "pass"],
+    });
+    expect(passed.code, passed.stderr).toBe(0);
+    expect(passed.summary).toContain("## ⚠️ Benchboard: inconclusive, 1 of 5 baseline runs");
+    expectOneWarning(
+      passed,
+      /^benchboard: warning: GitHub answered HTTP 502 while reading the pull request's comments; /,
+    );
+
+    // The comment went in, the check run did not: the warning names the step that failed.
+    badGithubFails = "check-runs";
+    const partly = await compareGithub(false, headId, { githubUrl: badGithubUrl });
+    expect(partly.code, partly.stderr).toBe(1);
+    expect(partly.stderr).toContain("pull request comment created (id 77)");
+    expectOneWarning(partly, /^benchboard: warning: GitHub answered HTTP 502 while adding the check run; /);
+    expect(partly.summary).toContain("| Latency p99 | 45 ms | 71 ms | +57.8% |");
+  });
+
+  it("GitHub unreachable (a closed port): the gate's exit code and job summary, one warning line", async () => {
+    const port = await closedPort();
+    const unreachable = `http://127.0.0.1:${port}/api/v3`;
+    const inconclusive = await compareGithub(false, okHeadId, { githubUrl: unreachable });
+    expect(inconclusive.code, inconclusive.stderr).toBe(3);
+    expect(inconclusive.stdout).toContain("## ⚠️ Benchboard: inconclusive, 1 of 5 baseline runs");
+    expect(inconclusive.summary).toContain("## ⚠️ Benchboard: inconclusive, 1 of 5 baseline runs");
+    expectOneWarning(
+      inconclusive,
+      new RegExp(
+        `^benchboard: warning: could not reach GitHub at http://127\\.0\\.0\\.1:${port}/api/v3 \\(ECONNREFUSED\\) while reading the pull request's comments; `,
+      ),
+    );
+    const failed = await compareGithub(false, headId, { githubUrl: unreachable });
+    expect(failed.code, failed.stderr).toBe(1);
+    expect(failed.summary).toContain("| Latency p99 | 45 ms | 71 ms | +57.8% |");
+    expectOneWarning(failed, /^benchboard: warning: could not reach GitHub at .* \(ECONNREFUSED\)/);
   });
 });

@@ -3,6 +3,7 @@ import { json, type RestResponse } from "./http";
 import { openApiDocument } from "./openapi";
 
 export { agentQueueHandler } from "./agent-queue";
+export { removeAgentHandler } from "./agent-remove";
 export {
   type AgentRestDeps,
   agentAnnounceHandler,
@@ -34,6 +35,16 @@ export {
   readBodyText,
   toFetchResponse,
 } from "./http";
+export {
+  createNotificationEndpointHandler,
+  createNotificationRuleHandler,
+  deleteNotificationEndpointHandler,
+  deleteNotificationRuleHandler,
+  listNotificationEndpointsHandler,
+  listNotificationRulesHandler,
+  updateNotificationEndpointHandler,
+  updateNotificationRuleHandler,
+} from "./notifications";
 export { openApiDocument } from "./openapi";
 export { getRunHandler, launchRunHandler, uploadRunHandler } from "./runs";
 export * from "./schemas";

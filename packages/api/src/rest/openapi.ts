@@ -23,6 +23,14 @@ import {
 } from "./agent-schemas";
 import { DEFAULT_REST_LIMITS, ORG_HEADER } from "./auth";
 import {
+  ZRestEndpointCreate,
+  ZRestEndpointUpdate,
+  ZRestNotificationEndpoint,
+  ZRestNotificationRule,
+  ZRestRuleCreate,
+  ZRestRuleUpdate,
+} from "./notifications";
+import {
   ZRestCompareResult,
   ZRestError,
   ZRestLaunchInput,
@@ -138,6 +146,10 @@ export function openApiDocument(): JsonObject {
         [ZAgentProgressInput, "AgentProgressInput"],
         [ZAgentCheckpointInput, "AgentCheckpointInput"],
         [ZAgentResultInput, "AgentResultInput"],
+        [ZRestEndpointCreate, "NotificationEndpointInput"],
+        [ZRestEndpointUpdate, "NotificationEndpointUpdate"],
+        [ZRestRuleCreate, "NotificationRuleInput"],
+        [ZRestRuleUpdate, "NotificationRuleUpdate"],
       ],
       "input",
     ),
@@ -151,6 +163,8 @@ export function openApiDocument(): JsonObject {
         [ZRestCompareResult, "CompareResult"],
         [ZRestTrend, "Trend"],
         [ZConfigChange, "ConfigChange"],
+        [ZRestNotificationEndpoint, "NotificationEndpoint"],
+        [ZRestNotificationRule, "NotificationRule"],
       ],
       "output",
     ),
@@ -213,6 +227,7 @@ export function openApiDocument(): JsonObject {
       { name: "badges" },
       { name: "schemas" },
       { name: "agents" },
+      { name: "notifications" },
     ],
     paths: {
       "/runs": {
@@ -305,6 +320,9 @@ export function openApiDocument(): JsonObject {
             "agent with it was last seen, unless `queueWithoutAgent` is true: the run then waits, `GET /runs/{id}` says for " +
             "what in `waitingFor`, and it ends `failed` if no agent takes it within `BENCHBOARD_QUEUE_GIVE_UP_S`), and `rate`, `concurrency` and `durationS` override the scenario's load for this launch " +
             "(kept on the run's snapshot, within the caps). " +
+            "`findCapacity` runs an open-model scenario as a capacity search (plateaus at stepped, then bisected rates " +
+            "between `minRate` and `maxRate`, judged against `slo`), its worst case checked against the caps up front; " +
+            "the run's `capacitySearch` then holds the sustainable rate, every plateau and why it stopped. " +
             "Poll `GET /runs/{id}` for progress and results. Needs scope `runs:launch`.",
           parameters: [
             {
@@ -335,7 +353,7 @@ export function openApiDocument(): JsonObject {
             ...COMMON_ERRORS,
             "404": errorResponse("No such project, scenario, target or instance config."),
             "409": errorResponse(
-              "Over the organization's caps (rate, connections, duration, concurrent runs, worker slots), the target's origin not verified for the organization, a split the scenario cannot take, an override its engine has no use for, a label no online worker offers, or a label no online agent offers (without `queueWithoutAgent`).",
+              "Over the organization's caps (rate, connections, duration, concurrent runs, worker slots), the target's origin not verified for the organization, a split the scenario cannot take, an override its engine has no use for, a label no online worker offers, or a label no online agent offers or none of its online agents can take within its limits (rate, connections, engines; without `queueWithoutAgent`).",
             ),
           },
         },
@@ -343,6 +361,7 @@ export function openApiDocument(): JsonObject {
       ...execPaths(),
       ...agentPaths(),
       ...configPaths(),
+      ...notificationPaths(),
       "/runs/{id}": {
         get: {
           tags: ["runs"],
@@ -354,6 +373,40 @@ export function openApiDocument(): JsonObject {
             "200": { description: "The run.", content: { "application/json": { schema: { $ref: REF("Run") } } } },
             ...COMMON_ERRORS,
             "404": errorResponse("No such run in the token's organization (or project)."),
+          },
+        },
+      },
+      "/agents/{name}": {
+        delete: {
+          tags: ["agents"],
+          operationId: "removeAgent",
+          summary: "Remove an offline agent",
+          description:
+            "Removes an offline agent of the token's organization by name (a finished `--once` CI agent, a pod gone for " +
+            "good); its runs keep the name they recorded. An online agent is refused: stop it first, or revoke its token. " +
+            "Offline agents are also removed after the install's retention (`BENCHBOARD_AGENT_RETENTION_DAYS`). " +
+            "Needs scope `config:write` on a token not limited to one project.",
+          parameters: [
+            {
+              name: "name",
+              in: "path",
+              required: true,
+              schema: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$" },
+            },
+            orgHeader,
+          ],
+          responses: {
+            "200": jsonAnswer("Removed.", {
+              type: "object",
+              properties: {
+                removed: { type: "object", properties: { id: { type: "string" }, name: { type: "string" } } },
+              },
+              required: ["removed"],
+            }),
+            "400": errorResponse("Not an agent name (letters, digits, . _ -, at most 63)."),
+            ...COMMON_ERRORS,
+            "404": errorResponse("No agent of that name in the token's organization."),
+            "409": errorResponse("The agent is online."),
           },
         },
       },
@@ -836,13 +889,169 @@ function configPaths(): JsonObject {
   };
 }
 
+function notificationPaths(): JsonObject {
+  const orgWide =
+    "Endpoints and rules belong to the whole organization: a token limited to one project is refused (403).";
+  const writeNote = `Changes go through the same checks as the web app (the organization's address rule for receivers, roles). ${orgWide} Needs scope \`config:write\`.`;
+  const readNote = `${orgWide} Needs scope \`config:read\`.`;
+  const endpointAnswer = (description: string) =>
+    jsonAnswer(description, {
+      type: "object",
+      properties: { endpoint: { $ref: REF("NotificationEndpoint") } },
+      required: ["endpoint"],
+    });
+  const ruleAnswer = (description: string) =>
+    jsonAnswer(description, {
+      type: "object",
+      properties: { rule: { $ref: REF("NotificationRule") } },
+      required: ["rule"],
+    });
+  const list = (ref: string) =>
+    jsonAnswer("The organization's items, oldest first.", {
+      type: "object",
+      properties: { items: { type: "array", items: { $ref: REF(ref) } } },
+      required: ["items"],
+    });
+  const deleted = jsonAnswer("Deleted.", {
+    type: "object",
+    properties: { deleted: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } },
+    required: ["deleted"],
+  });
+  const refused = errorResponse(
+    "Refused by a rule, naming the field: a receiver the address rule refuses, a secret on a channel that is not signed, a scenario of another project.",
+  );
+  return {
+    "/notifications/endpoints": {
+      get: {
+        tags: ["notifications"],
+        operationId: "listNotificationEndpoints",
+        summary: "Notification endpoints",
+        description: `Each endpoint's channel, receiver origin (\`scheme://host:port\`; the rest of the URL is a credential and never returned) and state. ${readNote}`,
+        parameters: [orgHeader],
+        responses: { "200": list("NotificationEndpoint"), ...COMMON_ERRORS },
+      },
+      post: {
+        tags: ["notifications"],
+        operationId: "createNotificationEndpoint",
+        summary: "Add a notification endpoint",
+        description: `A signed webhook, or a Slack or Microsoft Teams incoming webhook. A webhook's signing secret is in this answer once (\`secret\`), unless the request chose it. ${writeNote}`,
+        parameters: [orgHeader],
+        requestBody: jsonBody("NotificationEndpointInput"),
+        responses: {
+          "201": jsonAnswer("Created.", {
+            type: "object",
+            properties: {
+              endpoint: { $ref: REF("NotificationEndpoint") },
+              secret: { type: ["string", "null"] },
+            },
+            required: ["endpoint", "secret"],
+          }),
+          "400": errorResponse("Bad input, naming the field."),
+          ...COMMON_ERRORS,
+          "409": refused,
+        },
+      },
+    },
+    "/notifications/endpoints/{id}": {
+      patch: {
+        tags: ["notifications"],
+        operationId: "updateNotificationEndpoint",
+        summary: "Rename, re-point, re-key or switch a notification endpoint",
+        description: `The fields given change; the others keep their values. A new URL, or switching the endpoint on, asks the address rule first. ${writeNote}`,
+        parameters: [idParam, orgHeader],
+        requestBody: jsonBody("NotificationEndpointUpdate"),
+        responses: {
+          "200": endpointAnswer("The endpoint as it is now."),
+          "400": errorResponse("Bad input, naming the field."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such endpoint in the token's organization."),
+          "409": refused,
+        },
+      },
+      delete: {
+        tags: ["notifications"],
+        operationId: "deleteNotificationEndpoint",
+        summary: "Delete a notification endpoint",
+        description: `Its deliveries and their log go with it. ${writeNote}`,
+        parameters: [idParam, orgHeader],
+        responses: {
+          "200": deleted,
+          "400": errorResponse("Bad input, naming the field."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such endpoint in the token's organization."),
+        },
+      },
+    },
+    "/notifications/rules": {
+      get: {
+        tags: ["notifications"],
+        operationId: "listNotificationRules",
+        summary: "Notification rules",
+        description: `Which events go to which endpoints, for the organization or one project or scenario. ${readNote}`,
+        parameters: [orgHeader],
+        responses: { "200": list("NotificationRule"), ...COMMON_ERRORS },
+      },
+      post: {
+        tags: ["notifications"],
+        operationId: "createNotificationRule",
+        summary: "Add a notification rule",
+        description: `Events repeated in \`events\` (or ids in \`endpointIds\`) count once. ${writeNote}`,
+        parameters: [orgHeader],
+        requestBody: jsonBody("NotificationRuleInput"),
+        responses: {
+          "201": ruleAnswer("Created."),
+          "400": errorResponse("Bad input, naming the field."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("A project, scenario or endpoint the rule names is not in the token's organization."),
+          "409": refused,
+        },
+      },
+    },
+    "/notifications/rules/{id}": {
+      patch: {
+        tags: ["notifications"],
+        operationId: "updateNotificationRule",
+        summary: "Change a notification rule",
+        description: `The fields given change (\`endpointIds\` replaces the list); the others keep their values. ${writeNote}`,
+        parameters: [idParam, orgHeader],
+        requestBody: jsonBody("NotificationRuleUpdate"),
+        responses: {
+          "200": ruleAnswer("The rule as it is now."),
+          "400": errorResponse("Bad input, naming the field."),
+          ...COMMON_ERRORS,
+          "404": errorResponse(
+            "No such rule, or a project, scenario or endpoint it names, in the token's organization.",
+          ),
+          "409": refused,
+        },
+      },
+      delete: {
+        tags: ["notifications"],
+        operationId: "deleteNotificationRule",
+        summary: "Delete a notification rule",
+        description: writeNote,
+        parameters: [idParam, orgHeader],
+        responses: {
+          "200": deleted,
+          "400": errorResponse("Bad input, naming the field."),
+          ...COMMON_ERRORS,
+          "404": errorResponse("No such rule in the token's organization."),
+        },
+      },
+    },
+  };
+}
+
 /** How a header value names a variable of the agent's environment. */
 const ENV_REFERENCE_SYNTAX = ["$", "{env:NAME}"].join("");
 
 const AGENT_ERRORS = {
   "400": errorResponse("Bad input, naming the field."),
   "401": errorResponse("Missing, unknown or revoked agent token (API tokens are refused here)."),
-  "404": errorResponse("No such agent for this token, or no such run (or shard) claimed by this agent."),
+  "404": errorResponse("No such run (or shard) claimed by this agent."),
+  "410": errorResponse(
+    "This agent process no longer holds its name: a newer process announced it (or the agent was removed or expired). It stops.",
+  ),
   "429": errorResponse("Too many requests with this agent token; retry after `Retry-After` seconds."),
 };
 
@@ -854,7 +1063,14 @@ const ENDED_ERROR = {
 const cancelAnswer = (description: string) =>
   jsonAnswer(description, {
     type: "object",
-    properties: { cancel: { type: "boolean", description: "Stop the load now and report what was measured." } },
+    properties: {
+      cancel: { type: "boolean", description: "Stop the load now and report what was measured." },
+      monitor: {
+        type: "boolean",
+        description:
+          "This shard watches the run's monitors now: the lead always; another shard once the lead was lost, from this answer on.",
+      },
+    },
     required: ["cancel"],
   });
 
@@ -888,14 +1104,31 @@ function agentPaths(): JsonObject {
       post: {
         tags: ["agents"],
         operationId: "agentAnnounce",
-        summary: "An agent starts: name, labels, capacity, version",
+        summary: "An agent starts: name, labels, capacity, limits, version",
         description:
-          "Registers (or re-registers under the same name) an agent of the token's organization. Needs an agent token.",
+          "Registers an agent of the token's organization, with its limits (`maxRate`, `maxConnections`, `engines`): " +
+          "it is handed only runs (or shards) within them. Names are unique per organization and the newest announce " +
+          "holds a name: it gets a new `instanceId`, and the process that held the name before is answered 410 on its " +
+          "next claim (and on its reports, when it used another token) and stops. Needs an agent token.",
         requestBody: jsonBody("AgentAnnounceInput"),
         responses: {
           "200": jsonAnswer("Announced.", {
             type: "object",
-            properties: { agent: { type: "object", properties: { id: { type: "string" }, name: { type: "string" } } } },
+            properties: {
+              agent: {
+                type: "object",
+                properties: {
+                  id: { type: "string" },
+                  name: { type: "string" },
+                  instanceId: { type: "string" },
+                  labels: { type: "array", items: { type: "string" } },
+                  capacity: { type: "integer" },
+                  maxRate: { type: ["number", "null"] },
+                  maxConnections: { type: ["integer", "null"] },
+                  engines: { type: "array", items: { type: "string" } },
+                },
+              },
+            },
           }),
           ...AGENT_ERRORS,
           "409": errorResponse(
@@ -914,7 +1147,8 @@ function agentPaths(): JsonObject {
           "headers (secret values only as `" +
           ENV_REFERENCE_SYNTAX +
           "`, resolved on the agent), the scenario (this shard's share), the " +
-          "organization's caps, and for the lead the monitors and the config hook. Needs an agent token.",
+          "organization's caps, the monitors (the lead watches them; another shard takes them over if the lead is lost) " +
+          "and, for the lead, the config hook. Needs an agent token.",
         requestBody: jsonBody("AgentClaimInput"),
         responses: {
           "200": jsonAnswer("A run (or shard) was claimed for this agent.", {
@@ -997,7 +1231,7 @@ function agentPaths(): JsonObject {
       "progress",
       "agentProgress",
       "One second of progress",
-      "Totals so far; the lead's carries the monitors' latest readings. The live page shows the last 300 seconds.",
+      "Totals so far; the shard watching the monitors (the lead, or the one that took them over) carries their latest readings. The live page shows the last 300 seconds.",
       "AgentProgressInput",
       cancelAnswer("Recorded."),
     ),
@@ -1005,7 +1239,7 @@ function agentPaths(): JsonObject {
       "checkpoint",
       "agentCheckpoint",
       "The result so far",
-      "Kept if the agent dies before the end. Bounded and re-encoded like an upload.",
+      "Kept if the agent dies before the end; the shard watching the monitors sends their series sampled so far with it. Bounded and re-encoded like an upload.",
       "AgentCheckpointInput",
       cancelAnswer("Recorded."),
     ),

@@ -12,14 +12,14 @@ import {
   recordVerifiedOrigin,
   revokeApiToken,
 } from "@benchboard/db";
-import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
-import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
+import { allowLoopbackTargets, type TestDatabase } from "@benchboard/db/testing";
 import { startPrivateRedis } from "@benchboard/jobs/testing";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFallbackRateLimiter, createRedisRateLimiter } from "../rate-limit";
+import { startTestServices, type TestServices } from "../testing/services";
 import { ZAgentResultInput } from "./agent-schemas";
 import type { RestDeps, RestLimits } from "./auth";
 import { compareHandler } from "./compare";
@@ -37,6 +37,7 @@ const fixture = (path: string) => readFileSync(`${FIXTURES}${path}`, "utf8");
 let t: TestDatabase;
 let queue: Queue;
 let redis: Redis;
+let services: TestServices;
 const prefix = `bbrest-${randomBytes(4).toString("hex")}`;
 let limiterCount = 0;
 
@@ -64,11 +65,10 @@ let projectScoped = "";
 let otherOrgToken = "";
 
 beforeAll(async () => {
-  t = await createTestDatabase();
+  services = await startTestServices(prefix);
+  ({ t, queue, redis } = services);
   // Test servers listen on 127.0.0.1, which this install's operator allows as a target.
   await allowLoopbackTargets(t.db);
-  queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
-  redis = new Redis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
   base = deps();
   Object.assign(org, await t.db.organization.create({ data: { name: "Acme", slug: "acme" } }));
   Object.assign(other, await t.db.organization.create({ data: { name: "Other", slug: "other" } }));
@@ -85,12 +85,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-  await queue.obliterate({ force: true }).catch(() => {});
-  await queue.close();
-  await t.drop();
+  await services?.close();
 });
 
 interface CallOptions {
@@ -196,6 +191,8 @@ describe("POST /api/v1/runs", () => {
     const fetched = await getRun(run.id);
     expect(fetched.status).toBe(200);
     expect(ZRestRun.parse(fetched.body)).toEqual(run);
+    // An upload ran elsewhere: no placement.
+    expect(run.placement).toBeNull();
     await t.db.project.update({ where: { id: project.id }, data: { thresholds: [] } });
   });
 
@@ -886,6 +883,14 @@ describe("POST /api/v1/runs/launch", () => {
     expect(job?.data).toEqual({ runId: run.id });
     const status = await getRun(run.id);
     expect(ZRestRun.parse(status.body).status).toBe("queued");
+    // Where it goes: the install's workers, any label; its one shard (numbered from 1) not yet taken.
+    expect(ZRestRun.parse(status.body).placement).toEqual({
+      runsOn: "worker",
+      label: null,
+      shardCount: 1,
+      shards: [{ shard: 1, status: "queued", agent: null, worker: null, error: null }],
+      agents: [],
+    });
   });
 
   it("launches once per Idempotency-Key: a retry, even a concurrent one, gets the first launch's runs", async () => {
@@ -1263,6 +1268,7 @@ describe("OpenAPI and schemas", () => {
       "/agent/runs/{id}/ready",
       "/agent/runs/{id}/result",
       "/agent/stop",
+      "/agents/{name}",
       "/badge/{project}/{scenario}/{metric}.svg",
       "/compare",
       "/openapi.json",

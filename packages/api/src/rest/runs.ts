@@ -1,4 +1,4 @@
-import { runReading, saturationHeadline } from "@benchboard/core";
+import { capacitySearchOf, runReading, saturationHeadline } from "@benchboard/core";
 import { ParsePoolBusyError, splitUploadBodyOffThread } from "@benchboard/core/importers/parse-pool";
 import type { UploadBody } from "@benchboard/core/importers/read-upload";
 import {
@@ -88,7 +88,9 @@ export function presentRun(run: StoredRun, origin: string): TRestRun {
     saturation: stored && reading === "saturated" ? saturationHeadline(stored.metrics) : null,
     invalidReasons: result?.invalidReasons ?? [],
     saturationReasons: result?.saturationReasons ?? [],
+    capacitySearch: result ? capacitySearchOf(result.extra) : null,
     waitingFor: run.waitingFor,
+    placement: run.placement,
   };
 }
 
@@ -305,6 +307,7 @@ export async function launchRunHandler(req: RestRequest, deps: RestDeps): Promis
         rate: input.rate,
         concurrency: input.concurrency,
         durationS: input.durationS,
+        findCapacity: input.findCapacity,
         idempotencyKey: idempotencyKey ?? null,
       });
     } catch (err) {

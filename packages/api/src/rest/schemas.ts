@@ -3,6 +3,7 @@ import {
   DEFAULT_GATE_ALPHA,
   MAX_SHARDS,
   MAX_TOLERANCE_PCT,
+  ZCapacitySearchSummary,
   ZErrorEntry,
   ZLaunchOverrides,
   ZStageStat,
@@ -11,7 +12,7 @@ import {
 } from "@benchboard/core";
 import { ZNormalizedRun } from "@benchboard/core/importers";
 import { z } from "zod";
-import { ZLaunchRunInput } from "../routers/run";
+import { refuseShardedCapacitySearch, ZLaunchRunInput } from "../routers/run";
 import { ZUploadRunInput } from "../routers/upload";
 
 /**
@@ -42,36 +43,46 @@ export const ZRestUploadEnvelope = ZRestUploadEnvelopeFields.extend({
 });
 export type TRestUploadEnvelope = z.infer<typeof ZRestUploadEnvelope>;
 
-export const ZRestLaunchInput = z.object({
-  /** The project's id or slug; needed when `scenario` is a name. */
-  project: ZOptionalText(200),
-  /** A stored scenario: its id, or its name within `project`. */
-  scenario: z.string().trim().min(1, "scenario is required (its id, or its name with project)").max(200),
-  /** The target: its id, or its name within the scenario's project. */
-  target: z.string().trim().min(1, "target is required (its id or name)").max(200),
-  /** Optional instance config: its id, or its name within the scenario's project. */
-  instanceConfig: ZOptionalText(200),
-  tags: z.array(z.string()).max(20).optional(),
-  notes: z.string().max(10_000).optional(),
-  repetitions: z.number().int().min(1).max(50).optional(),
-  /** Split each run across this many worker processes (1–64); their results merge exactly. */
-  shards: ZLaunchRunInput.shape.shards.optional(),
-  /** Only workers offering this label (e.g. a region) take the run. */
-  workerLabel: z.string().max(63).optional(),
-  /** Run it on the organization's agents offering this label (inside its own network), not on the install's workers. */
-  agentLabel: z.string().max(63).optional(),
-  /**
-   * Queue the run even when no online agent offers its label (an agent about to start); without
-   * it such a launch is refused with 409. A queued run no agent takes ends failed after the give-up time.
-   */
-  queueWithoutAgent: z.boolean({ error: "queueWithoutAgent: must be true or false" }).optional(),
-  /** Override the scenario's arrival rate (req/s) for this launch; within the organization's caps. */
-  rate: ZLaunchOverrides.shape.rate,
-  /** Override the concurrency (closed-model users, or an open model's connection pool). */
-  concurrency: ZLaunchOverrides.shape.concurrency,
-  /** Override the duration in seconds (a closed model then ends by time, not request count). */
-  durationS: ZLaunchOverrides.shape.durationS,
-});
+export const ZRestLaunchInput = z
+  .object({
+    /** The project's id or slug; needed when `scenario` is a name. */
+    project: ZOptionalText(200),
+    /** A stored scenario: its id, or its name within `project`. */
+    scenario: z.string().trim().min(1, "scenario is required (its id, or its name with project)").max(200),
+    /** The target: its id, or its name within the scenario's project. */
+    target: z.string().trim().min(1, "target is required (its id or name)").max(200),
+    /** Optional instance config: its id, or its name within the scenario's project. */
+    instanceConfig: ZOptionalText(200),
+    tags: z.array(z.string()).max(20).optional(),
+    notes: z.string().max(10_000).optional(),
+    repetitions: z.number().int().min(1).max(50).optional(),
+    /** Split each run across this many worker processes (1–64); their results merge exactly. */
+    shards: ZLaunchRunInput.shape.shards.optional(),
+    /** Only workers offering this label (e.g. a region) take the run. */
+    workerLabel: z.string().max(63).optional(),
+    /** Run it on the organization's agents offering this label (inside its own network), not on the install's workers. */
+    agentLabel: z.string().max(63).optional(),
+    /**
+     * Queue the run even when no online agent offers its label (an agent about to start); without
+     * it such a launch is refused with 409. A queued run no agent takes ends failed after the give-up time.
+     */
+    queueWithoutAgent: z.boolean({ error: "queueWithoutAgent: must be true or false" }).optional(),
+    /** Override the scenario's arrival rate (req/s) for this launch; within the organization's caps. */
+    rate: ZLaunchOverrides.shape.rate,
+    /** Override the concurrency (closed-model users, or an open model's connection pool). */
+    concurrency: ZLaunchOverrides.shape.concurrency,
+    /** Override the duration in seconds (a closed model then ends by time, not request count). */
+    durationS: ZLaunchOverrides.shape.durationS,
+    /**
+     * Run this open-model scenario as a capacity search: plateaus at rates stepped from `minRate`
+     * (×`stepFactor`) and then bisected until the knee is bracketed within `resolutionPct`, each
+     * `plateauS` long after `warmupS`, judged against `slo` (p99 ≤ `p99Ms`, errors ≤
+     * `errorRatePct` %). One run stores the sustainable rate, every plateau and why it stopped
+     * (`capacitySearch` on the run). Runs on one worker or agent: `shards` must be 1.
+     */
+    findCapacity: ZLaunchRunInput.shape.findCapacity,
+  })
+  .superRefine((input, ctx) => refuseShardedCapacitySearch(input, ctx));
 export type TRestLaunchInput = z.infer<typeof ZRestLaunchInput>;
 
 /** A yes/no query parameter: `true`/`1`/`yes` or `false`/`0`/`no` (absent is no). */
@@ -217,6 +228,12 @@ export const ZRestRun = z.object({
   /** The target's own reasons for being the limit, one line each. */
   saturationReasons: z.array(z.string()),
   /**
+   * A capacity search's answer: the sustainable rate, the bracket [last good, first bad] with how
+   * many plateaus agree, why it stopped, and every plateau (offered, achieved, p50/p99, error
+   * rate, reading, verdict). Null for any other run.
+   */
+  capacitySearch: ZCapacitySearchSummary.nullable(),
+  /**
    * A queued agent run: the label it waits for, how many agents offering it are online, when one
    * was last seen (null: never), and `message` ("waiting for an agent labelled lab (none online
    * since …)"). Null for any other run.
@@ -227,6 +244,30 @@ export const ZRestRun = z.object({
       agentsOnline: z.number().int(),
       lastSeenAt: ZIso.nullable(),
       message: z.string(),
+    })
+    .nullable(),
+  /**
+   * Where the run went: `runsOn` (`agent` or `worker`), the `label` it was launched for, and per
+   * shard — one for an unsharded run, numbered from 1 — its status and the agent that took it
+   * (`worker`: the install worker's id, shown to the install's own organization only). `agents`
+   * lists every agent that took part. Null for a run that was not launched here (an upload, an
+   * import, a run a client drove).
+   */
+  placement: z
+    .object({
+      runsOn: z.enum(["agent", "worker"]),
+      label: z.string().nullable(),
+      shardCount: z.number().int().min(1),
+      shards: z.array(
+        z.object({
+          shard: z.number().int().min(1),
+          status: ZRunStatus,
+          agent: z.string().nullable(),
+          worker: z.string().nullable(),
+          error: z.string().nullable(),
+        }),
+      ),
+      agents: z.array(z.string()),
     })
     .nullable(),
 });

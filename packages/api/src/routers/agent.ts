@@ -1,4 +1,11 @@
-import { agentTokenCreator, createAgentToken, listAgents, listAgentTokens, revokeAgentToken } from "@benchboard/db";
+import {
+  agentTokenCreator,
+  createAgentToken,
+  listAgents,
+  listAgentTokens,
+  removeAgent,
+  revokeAgentToken,
+} from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { memberProcedure, orgProcedure, router } from "../trpc";
@@ -28,6 +35,13 @@ export const agentRouter = router({
     }
     return [...labels.values()].sort((a, b) => a.label.localeCompare(b.label));
   }),
+  /**
+   * Remove an offline agent by name (a finished `--once` CI agent, a pod gone for good); an
+   * online one is refused. Offline agents also go by themselves after the install's retention.
+   */
+  remove: memberProcedure
+    .input(z.object({ name: z.string().trim().min(1, "name is required").max(63, "name is at most 63 characters") }))
+    .mutation(({ ctx, input }) => removeAgent(ctx.db, ctx.orgId, input.name)),
   tokens: memberProcedure.query(({ ctx }) => listAgentTokens(ctx.db, ctx.orgId)),
   /** A token for `benchboard agent`: shown once, stored as a hash, good for the agent routes only. */
   createToken: memberProcedure.input(ZCreateAgentTokenInput).mutation(async ({ ctx, input }) => {

@@ -1,4 +1,4 @@
-import { NOTIFICATION_CHANNELS, ZNotificationEventKind } from "@benchboard/core";
+import { NOTIFICATION_CHANNELS, ZEmailRecipients, ZNotificationEventKind } from "@benchboard/core";
 import {
   ConflictError,
   createNotificationEndpoint,
@@ -12,11 +12,15 @@ import {
   listNotificationEndpoints,
   listNotificationRules,
   listOrgNotices,
+  memberEmails,
+  notificationEndpointById,
   notificationEndpointReceiver,
   organizationName,
   recordTestEvent,
   rotateNotificationSecret,
   setNotificationEndpointEnabled,
+  updateNotificationEndpoint,
+  updateNotificationRule,
 } from "@benchboard/db";
 import { enqueueDeliveries, notificationsQueueBeside } from "@benchboard/jobs";
 import { assessUrl } from "@benchboard/loadgen/target-safety";
@@ -30,14 +34,51 @@ export const NOTIFICATION_TESTS_PER_MINUTE = 10;
 /** A row id: a cuid, never free text. */
 const ZRowId = z.string().min(1).max(64);
 
-export const ZCreateEndpointInput = z.object({
-  name: z.string().trim().min(1, "name is required").max(80),
-  channel: z.enum(NOTIFICATION_CHANNELS),
-  url: z
-    .string()
-    .trim()
-    .max(2_000, "at most 2,000 characters")
-    .refine((u) => /^https?:\/\//i.test(u), "the receiver must be an http:// or https:// URL"),
+const ZEndpointName = z.string().trim().min(1, "name is required").max(80, "at most 80 characters");
+const ZReceiverUrl = z
+  .string()
+  .trim()
+  .max(2_000, "at most 2,000 characters")
+  .refine((u) => /^https?:\/\//i.test(u), "the receiver must be an http:// or https:// URL");
+/** A webhook's signing secret, when the caller chooses it (configuration as code); checked again when stored. */
+const ZWebhookSecret = z
+  .string()
+  .trim()
+  .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, "must be whsec_ followed by base64")
+  .max(100, "at most 100 characters");
+
+export const ZCreateEndpointInput = z
+  .object({
+    name: ZEndpointName,
+    channel: z.enum(NOTIFICATION_CHANNELS),
+    /** Every channel but email: where to POST. */
+    url: ZReceiverUrl.optional(),
+    /** Email only: who gets the message (members of the organization). */
+    recipients: ZEmailRecipients.optional(),
+    secret: ZWebhookSecret.optional(),
+  })
+  .superRefine((input, ctx) => {
+    if (input.channel === "email") {
+      if (!input.recipients)
+        ctx.addIssue({ code: "custom", path: ["recipients"], message: "add at least one recipient" });
+      if (input.url)
+        ctx.addIssue({ code: "custom", path: ["url"], message: "an email endpoint has recipients, not a URL" });
+    } else {
+      if (!input.url) ctx.addIssue({ code: "custom", path: ["url"], message: "the receiver's URL is required" });
+      if (input.recipients)
+        ctx.addIssue({ code: "custom", path: ["recipients"], message: "only email endpoints have recipients" });
+    }
+  });
+export type TCreateEndpointInput = z.infer<typeof ZCreateEndpointInput>;
+
+/** What may change on an endpoint: its name, its receiver, its secret, whether it is on. */
+export const ZUpdateEndpointInput = z.object({
+  id: ZRowId,
+  name: ZEndpointName.optional(),
+  url: ZReceiverUrl.optional(),
+  recipients: ZEmailRecipients.optional(),
+  secret: ZWebhookSecret.optional(),
+  enabled: z.boolean().optional(),
 });
 
 export const ZCreateRuleInput = z.object({
@@ -53,6 +94,19 @@ export const ZCreateRuleInput = z.object({
   tolerancePct: z.number().min(0).max(1000).default(5),
 });
 
+/** A rule's fields to replace; those not given keep their values. */
+export const ZUpdateRuleInput = z.object({
+  id: ZRowId,
+  name: ZCreateRuleInput.shape.name.optional(),
+  events: ZCreateRuleInput.shape.events.optional(),
+  projectId: ZRowId.nullish(),
+  scenarioId: ZRowId.nullish(),
+  endpointIds: ZCreateRuleInput.shape.endpointIds.optional(),
+  baselineBranch: z.string().trim().min(1, "name the baseline branch").max(200).optional(),
+  tolerancePct: z.number().min(0).max(1000).optional(),
+  enabled: z.boolean().optional(),
+});
+
 /**
  * Refuse a receiver the organization's address rule refuses: the policy its targets get
  * (`safetyPolicyFor`: the operator's whole allow-list for the install's own organization, only
@@ -62,6 +116,33 @@ export const ZCreateRuleInput = z.object({
 async function assertReceiverAllowed(ctx: Context & { orgId: string }, url: string) {
   const verdict = await assessUrl(url, await safetyPolicyFor(ctx));
   if (!verdict.allowed) throw new ConflictError("url", verdict.reason);
+}
+
+/**
+ * Email goes out through the operator's mail server, so it is no way to write to strangers: a
+ * tenant's email endpoint sends only to the organization's own members. The install's own
+ * organization (the operator's) may send anywhere. The worker asks again before every message.
+ */
+async function assertRecipientsAllowed(ctx: Context & { orgId: string }, recipients: string[]) {
+  if (await isInstallOrganization(ctx.db, ctx.orgId)) return;
+  const members = await memberEmails(ctx.db, ctx.orgId);
+  const strangers = recipients.filter((r) => !members.has(r));
+  if (strangers.length) {
+    throw new ConflictError(
+      "recipients",
+      `${strangers.join(", ")} ${strangers.length === 1 ? "is not a member" : "are not members"} of this organization: email notifications go to members only (invite them first)`,
+    );
+  }
+}
+
+/** Judge what an endpoint would send to: its URL by the address rule, its recipients by membership. */
+async function assertDestinationAllowed(
+  ctx: Context & { orgId: string },
+  endpoint: { channel: string; url?: string | null; urlOrigin?: string; recipients?: string[] | null },
+) {
+  if (endpoint.channel === "email") return assertRecipientsAllowed(ctx, endpoint.recipients ?? []);
+  const url = endpoint.url ?? endpoint.urlOrigin;
+  if (url) await assertReceiverAllowed(ctx, url);
 }
 
 export const notificationRouter = router({
@@ -78,7 +159,7 @@ export const notificationRouter = router({
     ),
   /** A webhook's signing secret is in the answer once, here, and never again. */
   createEndpoint: memberProcedure.input(ZCreateEndpointInput).mutation(async ({ ctx, input }) => {
-    await assertReceiverAllowed(ctx, input.url);
+    await assertDestinationAllowed(ctx, input);
     return createNotificationEndpoint(ctx.db, ctx.orgId, { ...input, createdById: ctx.userId }, ctx.secretKey);
   }),
   rotateSecret: memberProcedure
@@ -88,10 +169,28 @@ export const notificationRouter = router({
   setEnabled: memberProcedure.input(z.object({ id: ZRowId, enabled: z.boolean() })).mutation(async ({ ctx, input }) => {
     if (input.enabled) {
       const endpoint = await notificationEndpointReceiver(ctx.db, ctx.orgId, input.id);
-      await assertReceiverAllowed(ctx, endpoint.urlOrigin);
+      await assertDestinationAllowed(ctx, endpoint);
     }
     await setNotificationEndpointEnabled(ctx.db, ctx.orgId, input.id, input.enabled);
     return { ok: true };
+  }),
+  /**
+   * Rename, re-point, re-key or switch an endpoint. A new receiver, or switching one on, asks the
+   * address rule first; nothing is changed when it refuses.
+   */
+  updateEndpoint: memberProcedure.input(ZUpdateEndpointInput).mutation(async ({ ctx, input }) => {
+    const stored = await notificationEndpointReceiver(ctx.db, ctx.orgId, input.id);
+    if (input.url !== undefined || input.recipients !== undefined) {
+      await assertDestinationAllowed(ctx, { channel: stored.channel, url: input.url, recipients: input.recipients });
+    } else if (input.enabled === true && !stored.enabled) {
+      await assertDestinationAllowed(ctx, stored);
+    }
+    const { id, enabled, ...change } = input;
+    if (Object.keys(change).length) await updateNotificationEndpoint(ctx.db, ctx.orgId, id, change, ctx.secretKey);
+    if (enabled !== undefined && enabled !== stored.enabled) {
+      await setNotificationEndpointEnabled(ctx.db, ctx.orgId, id, enabled);
+    }
+    return notificationEndpointById(ctx.db, ctx.orgId, id);
   }),
   deleteEndpoint: memberProcedure.input(z.object({ id: ZRowId })).mutation(async ({ ctx, input }) => {
     await deleteNotificationEndpoint(ctx.db, ctx.orgId, input.id);
@@ -100,6 +199,10 @@ export const notificationRouter = router({
   createRule: memberProcedure
     .input(ZCreateRuleInput)
     .mutation(({ ctx, input }) => createNotificationRule(ctx.db, ctx.orgId, input)),
+  updateRule: memberProcedure.input(ZUpdateRuleInput).mutation(({ ctx, input }) => {
+    const { id, ...change } = input;
+    return updateNotificationRule(ctx.db, ctx.orgId, id, change);
+  }),
   deleteRule: memberProcedure.input(z.object({ id: ZRowId })).mutation(async ({ ctx, input }) => {
     await deleteNotificationRule(ctx.db, ctx.orgId, input.id);
     return { ok: true };
@@ -119,7 +222,7 @@ export const notificationRouter = router({
     const endpoint = await notificationEndpointReceiver(ctx.db, ctx.orgId, input.id);
     if (!endpoint.enabled)
       throw new ConflictError("id", "this endpoint is disabled; enable it before sending a test to it");
-    await assertReceiverAllowed(ctx, endpoint.urlOrigin);
+    await assertDestinationAllowed(ctx, endpoint);
     const [deliveryId] = await recordTestEvent(ctx.db, ctx.orgId, input.id, {
       title: "Benchboard test notification",
       verdict: "test",

@@ -1,4 +1,4 @@
-import { MAX_SHARDS, ZLaunchOverrides } from "@benchboard/core";
+import { MAX_SHARDS, ZFindCapacity, ZLaunchOverrides } from "@benchboard/core";
 import {
   generatorCapacity,
   getRun,
@@ -25,52 +25,74 @@ import {
   router,
 } from "../trpc";
 
-export const ZLaunchRunInput = z.object({
-  targetId: z.string().min(1, "target is required"),
-  scenarioId: z.string().min(1, "scenario is required"),
-  instanceConfigId: z.string().nullish(),
-  tags: z
-    .array(
-      z
-        .string()
-        .trim()
-        .min(1, "tags cannot be empty")
-        .max(64, "a tag is at most 64 characters")
-        .regex(/^[^,\s][^,]*$/, "tags cannot contain commas"),
-    )
-    .max(20, "at most 20 tags")
-    .default([]),
-  notes: z.string().max(10_000).optional(),
-  /** Split each run across this many worker processes; their results merge exactly. */
-  shards: z
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .min(1, "at least 1")
-    .max(MAX_SHARDS, `at most ${MAX_SHARDS} shards`)
-    .default(1),
-  /** Only workers offering this label (e.g. a region) take the run. */
-  workerLabel: ZWorkerLabel.nullish(),
-  /** The organization's agents offering this label run it, inside its own network. */
-  agentLabel: ZWorkerLabel.nullish(),
-  /** Queue it even when no online agent offers the label; otherwise such a launch is refused. */
-  queueWithoutAgent: z.boolean().optional(),
-  /** A launch with a key used before in the organization is refused (REST replays the first). */
-  idempotencyKey: z
-    .string()
-    .min(1)
-    .max(255, "at most 255 characters")
-    .regex(/^[\x21-\x7e]+$/, "must be visible ASCII characters")
-    .nullish(),
-  /** Runs launched back to back as one group, e.g. 3 to judge noise. */
-  repetitions: z
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .min(1, "at least 1")
-    .max(50, "at most 50 repetitions")
-    .default(1),
-  /** Launch-time changes to the scenario's load, stored on the run's snapshot; within the caps. */
-  ...ZLaunchOverrides.shape,
-});
+/** Each plateau's verdict picks the next rate, so a capacity search runs in one process. */
+export function refuseShardedCapacitySearch(
+  input: { findCapacity?: unknown; shards?: number },
+  ctx: z.RefinementCtx,
+): void {
+  if (input.findCapacity !== undefined && (input.shards ?? 1) > 1) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["shards"],
+      message:
+        "a capacity search runs on one worker or agent (each plateau's verdict picks the next rate); launch it with 1 shard",
+    });
+  }
+}
+
+export const ZLaunchRunInput = z
+  .object({
+    targetId: z.string().min(1, "target is required"),
+    scenarioId: z.string().min(1, "scenario is required"),
+    instanceConfigId: z.string().nullish(),
+    tags: z
+      .array(
+        z
+          .string()
+          .trim()
+          .min(1, "tags cannot be empty")
+          .max(64, "a tag is at most 64 characters")
+          .regex(/^[^,\s][^,]*$/, "tags cannot contain commas"),
+      )
+      .max(20, "at most 20 tags")
+      .default([]),
+    notes: z.string().max(10_000).optional(),
+    /** Split each run across this many worker processes; their results merge exactly. */
+    shards: z
+      .number({ error: "must be a number" })
+      .int("must be a whole number")
+      .min(1, "at least 1")
+      .max(MAX_SHARDS, `at most ${MAX_SHARDS} shards`)
+      .default(1),
+    /** Only workers offering this label (e.g. a region) take the run. */
+    workerLabel: ZWorkerLabel.nullish(),
+    /** The organization's agents offering this label run it, inside its own network. */
+    agentLabel: ZWorkerLabel.nullish(),
+    /** Queue it even when no online agent offers the label; otherwise such a launch is refused. */
+    queueWithoutAgent: z.boolean().optional(),
+    /** A launch with a key used before in the organization is refused (REST replays the first). */
+    idempotencyKey: z
+      .string()
+      .min(1)
+      .max(255, "at most 255 characters")
+      .regex(/^[\x21-\x7e]+$/, "must be visible ASCII characters")
+      .nullish(),
+    /** Runs launched back to back as one group, e.g. 3 to judge noise. */
+    repetitions: z
+      .number({ error: "must be a number" })
+      .int("must be a whole number")
+      .min(1, "at least 1")
+      .max(50, "at most 50 repetitions")
+      .default(1),
+    /** Launch-time changes to the scenario's load, stored on the run's snapshot; within the caps. */
+    ...ZLaunchOverrides.shape,
+    /**
+     * Run the (open-model) scenario as a capacity search: plateaus at stepped, then bisected rates
+     * between minRate and maxRate until the knee, judged against the SLO; one run stores the answer.
+     */
+    findCapacity: ZFindCapacity.optional(),
+  })
+  .superRefine((input, ctx) => refuseShardedCapacitySearch(input, ctx));
 export type TLaunchRunInput = z.infer<typeof ZLaunchRunInput>;
 
 export const ZUpdateRunInput = z
@@ -136,11 +158,11 @@ export const runRouter = router({
   }),
   launch: memberProcedure.input(ZLaunchRunInput).mutation(async ({ ctx, input }) => {
     await enforceRateLimit(ctx, `launch:${ctx.orgId}`, LAUNCHES_PER_MINUTE, 60, "launches in this organization");
-    const { rate, concurrency, durationS, ...launch } = input;
+    const { rate, concurrency, durationS, findCapacity, ...launch } = input;
     const { runs } = await launchRuns(
       ctx.db,
       ctx.orgId,
-      { ...launch, overrides: { rate, concurrency, durationS }, createdById: ctx.userId },
+      { ...launch, overrides: { rate, concurrency, durationS }, findCapacity, createdById: ctx.userId },
       dispatcher(ctx),
       queueLog,
     );

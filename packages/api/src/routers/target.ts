@@ -6,11 +6,15 @@ import {
   VERIFICATION_DNS_LABEL,
   VERIFICATION_PATH,
   verificationRecord,
+  ZHeaderName,
+  ZHttpUrl,
   ZMonitorConfig,
   ZOverheadStages,
+  ZTargetName,
 } from "@benchboard/core";
 import {
   assertInstallMayConnect,
+  assertProjectInOrg,
   ConflictError,
   createTarget,
   deleteTarget,
@@ -46,28 +50,6 @@ import {
   router,
 } from "../trpc";
 
-/**
- * An http(s) address's start, as a pattern the OpenAPI document carries (a refinement does not
- * reach it): a scheme in any case, `://` and a host's first character; surrounding spaces are
- * trimmed. The full syntax (WHATWG URL parsing, then the address rules) is the refinement's.
- */
-export const HTTP_URL_PATTERN = /^\s*[hH][tT][tT][pP][sS]?:\/\/[^\s/?#]/;
-
-const ZHttpUrl = z
-  .string()
-  .trim()
-  .max(2_000, "a URL is at most 2,000 characters")
-  // One message for a bad URL: the full check below runs only on what looks like one.
-  .regex(HTTP_URL_PATTERN, { error: "must be an http:// or https:// URL", abort: true })
-  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), "must be an http:// or https:// URL");
-
-const ZHeaderName = z
-  .string()
-  .trim()
-  .min(1, "header name is required")
-  .max(200)
-  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "not a valid header name");
-
 /** A secret header's value is write-only: leave it empty to keep what is stored. */
 export const ZTargetHeaderInput = z.object({
   name: ZHeaderName,
@@ -87,7 +69,7 @@ export const ZTargetMonitorInput = z.object({
 });
 
 const ZTargetFields = z.object({
-  name: z.string().trim().min(1, "name is required").max(80, "name is at most 80 characters"),
+  name: ZTargetName,
   kind: z.enum(["http", "llm", "ws_chat"]),
   baseUrl: ZHttpUrl,
   headers: z
@@ -132,15 +114,18 @@ export const ZTestMonitorsInput = z.object({
  * base URL, the config-apply URL and every monitor URL, naming the field as the form has it.
  */
 /**
- * A local process monitor reads the worker host's processes: only the operator's own
- * organization may save one, rather than keep a monitor that reads nothing during every run.
+ * A local process monitor reads the processes of the host its run runs on. On the install's
+ * workers only the operator's own organization may do that; an agent-only target's runs all go
+ * to the organization's own agents, so any organization may watch a process of the agent's host.
+ * Anything else is refused on save, rather than keep a monitor that reads nothing during every run.
  */
-async function assertProcessMonitorsAllowed(ctx: Context, monitors: TMonitorConfig[]) {
+async function assertProcessMonitorsAllowed(ctx: Context, monitors: TMonitorConfig[], agentLabel: string | null) {
   const at = monitors.findIndex((m) => m.kind === "process");
-  if (at >= 0 && !(ctx.orgId && (await isInstallOrganization(ctx.db, ctx.orgId)))) {
+  if (at < 0 || agentLabel) return;
+  if (!(ctx.orgId && (await isInstallOrganization(ctx.db, ctx.orgId)))) {
     throw new ConflictError(
       `monitors.${at}.config.kind`,
-      "a local process monitor reads the processes of the worker's host, so only the install's own organization may use one; read the service's memory from its Prometheus endpoint instead",
+      "a local process monitor reads the processes of the host the run runs on: on the install's workers only the install's own organization may use one; make the target agent-only (agentLabel) to watch a process on your agent's host, or read the service's memory from its Prometheus endpoint",
     );
   }
 }
@@ -204,11 +189,11 @@ export const targetRouter = router({
     return target;
   }),
   create: memberProcedure.input(ZCreateTargetInput).mutation(async ({ ctx, input }) => {
-    const project = await ctx.db.project.findFirst({ where: { orgId: ctx.orgId, id: input.projectId } });
-    if (!project) throw new NotFoundError("projectId", "project not found");
+    await assertProjectInOrg(ctx.db, ctx.orgId, input.projectId);
     await assertProcessMonitorsAllowed(
       ctx,
       input.monitors.map((m) => m.config),
+      input.agentLabel ?? null,
     );
     // An agent-only target's names may resolve only inside the tenant's network: not checked here.
     if (installMayConnect({ agentLabel: input.agentLabel ?? null })) {
@@ -218,13 +203,14 @@ export const targetRouter = router({
   }),
   update: memberProcedure.input(ZUpdateTargetInput).mutation(async ({ ctx, input }) => {
     const { id, ...fields } = input;
-    await assertProcessMonitorsAllowed(
-      ctx,
-      fields.monitors.map((m) => m.config),
-    );
     const current = await getTarget(ctx.db, ctx.orgId, id);
     if (!current) throw new NotFoundError("id", "target not found");
     const agentLabel = fields.agentLabel === undefined ? current.agentLabel : fields.agentLabel;
+    await assertProcessMonitorsAllowed(
+      ctx,
+      fields.monitors.map((m) => m.config),
+      agentLabel,
+    );
     if (installMayConnect({ agentLabel })) {
       await assertAddresses(ctx, { ...fields, monitors: fields.monitors.map((m) => m.config) });
     }

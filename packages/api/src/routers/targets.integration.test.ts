@@ -288,6 +288,29 @@ describe("local process monitors", () => {
     });
     expect(own.monitors).toHaveLength(1);
   });
+
+  it("are a tenant's too on an agent-only target, whose runs read the agent's host; taking the label away is refused", async () => {
+    const tenant = await t.db.organization.create({ data: { name: "Tenant", slug: "tenant-process-agent" } });
+    const tenantProject = await t.db.project.create({ data: { orgId: tenant.id, name: "svc", slug: "svc-agent" } });
+    const asTenant = caller({ orgId: tenant.id });
+    const fields = {
+      name: "watched on the agent",
+      kind: "http" as const,
+      baseUrl: "http://gateway.internal:8080",
+      monitors: [{ config: { kind: "process" as const, port: 8080 } }],
+    };
+    const saved = await asTenant.target.create({ projectId: tenantProject.id, ...fields, agentLabel: "lab" });
+    expect(saved.monitors).toHaveLength(1);
+    expect(saved.agentLabel).toBe("lab");
+    // Left agent-only, it stays.
+    const kept = await asTenant.target.update({ id: saved.id, ...fields });
+    expect(kept.monitors).toHaveLength(1);
+    // No longer agent-only: its runs could go to the install's workers, so it is refused, unchanged.
+    const error = await asTenant.target.update({ id: saved.id, ...fields, agentLabel: null }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "CONFLICT", cause: { field: "monitors.0.config.kind" } });
+    expect((error as Error).message).toContain("make the target agent-only");
+    expect((await t.db.target.findUniqueOrThrow({ where: { id: saved.id } })).agentLabel).toBe("lab");
+  });
 });
 
 describe("origin verification", () => {

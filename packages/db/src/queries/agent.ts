@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { type EngineProgress, LIVE_SAMPLES, parseLiveProgress, type TLiveProgress } from "@benchboard/core";
 import { hashToken, newToken } from "../auth/tokens";
 import type { Db } from "../client";
@@ -80,12 +81,31 @@ export interface AnnounceInput {
   labels: string[];
   capacity: number;
   version: string;
+  /** The agent's own ceilings; null (or no engines): only the organization's caps apply. */
+  maxRate?: number | null;
+  maxConnections?: number | null;
+  engines?: string[];
 }
 
 /**
- * An agent starts (or restarts under the same name): one row per name in the organization.
- * Refused when it would take the organization past its labels or the token past its agents
- * (counting online agents other than this name, which it replaces).
+ * The agent process that announced a name is no longer the one holding it: a newer process
+ * announced the same name (with this token or another), or the agent was removed. It stops.
+ */
+export class AgentReplacedError extends Error {
+  readonly field = "agentId";
+  constructor(message: string) {
+    super(message);
+    this.name = "AgentReplacedError";
+  }
+}
+
+/**
+ * An agent starts (or restarts under the same name): one row per name in the organization. The
+ * newest announce with a valid agent token of the organization takes the name — its token and a
+ * fresh instance id replace the old ones — and the process that held it before is told so on its
+ * next claim (and on any report, when it used another token) and stops. Refused when it would take
+ * the organization past its labels or the token past its agents (counting online agents other than
+ * this name, which it replaces).
  */
 export async function announceAgent(db: Db, caller: AgentCaller, input: AnnounceInput) {
   const now = new Date();
@@ -114,9 +134,13 @@ export async function announceAgent(db: Db, caller: AgentCaller, input: Announce
   }
   const data = {
     tokenId: caller.tokenId,
+    instanceId: randomUUID(),
     labels: input.labels,
     capacity: input.capacity,
     version: input.version,
+    maxRate: input.maxRate ?? null,
+    maxConnections: input.maxConnections ?? null,
+    engines: input.engines ?? [],
     activeRuns: 0,
     startedAt: now,
     lastSeenAt: now,
@@ -126,18 +150,63 @@ export async function announceAgent(db: Db, caller: AgentCaller, input: Announce
     where: { orgId_name: { orgId: caller.orgId, name: input.name } },
     create: { orgId: caller.orgId, name: input.name, ...data },
     update: data,
-    select: { id: true, name: true, labels: true, capacity: true },
+    select: {
+      id: true,
+      name: true,
+      instanceId: true,
+      labels: true,
+      capacity: true,
+      maxRate: true,
+      maxConnections: true,
+      engines: true,
+    },
   });
 }
 
-/** The caller's agent, or a not-found for an agent of another token or organization. */
-export async function agentOfCaller(db: Db, caller: AgentCaller, agentId: string) {
+const isoSecondsOf = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/**
+ * The caller's agent. An agent of another organization (or none) is not found; one whose name a
+ * newer announce took — with another token, or with this token from another process
+ * (`instanceId` differs) — answers `AgentReplacedError`, so the older process stops instead of
+ * retrying. Calls without `instanceId` (reports on runs a process already holds) are matched by
+ * token only: a process replaced under the same token finishes what it runs.
+ */
+export async function agentOfCaller(db: Db, caller: AgentCaller, agentId: string, instanceId?: string) {
   const agent = await db.agent.findFirst({
-    where: { id: agentId, orgId: caller.orgId, tokenId: caller.tokenId },
-    select: { id: true, name: true, labels: true, capacity: true, orgId: true },
+    where: { id: agentId, orgId: caller.orgId },
+    select: {
+      id: true,
+      name: true,
+      labels: true,
+      capacity: true,
+      orgId: true,
+      tokenId: true,
+      instanceId: true,
+      startedAt: true,
+      maxRate: true,
+      maxConnections: true,
+      engines: true,
+    },
   });
-  if (!agent) throw new NotFoundError("agentId", "no such agent for this token; announce first");
-  return agent;
+  if (!agent) {
+    throw new NotFoundError(
+      "agentId",
+      "no such agent in this organization (removed, or expired while offline): start the agent again to announce anew",
+    );
+  }
+  if (agent.tokenId !== caller.tokenId || (instanceId !== undefined && instanceId !== agent.instanceId)) {
+    const token =
+      agent.tokenId !== caller.tokenId
+        ? await db.apiToken.findUnique({ where: { id: agent.tokenId }, select: { name: true } })
+        : null;
+    const how = token ? `with agent token "${token.name}"` : "with this agent token";
+    throw new AgentReplacedError(
+      `the name ${agent.name} was taken at ${isoSecondsOf(agent.startedAt)} by a newer agent process announced ${how}: this process stops (the newest announce of a name holds it; give each agent process its own --name)`,
+    );
+  }
+  const { tokenId: _t, ...rest } = agent;
+  return rest;
 }
 
 export async function touchAgent(db: Db, agentId: string, activeRuns?: number) {
@@ -237,6 +306,9 @@ export async function listAgents(db: Db, orgId: string, now = Date.now()) {
       startedAt: true,
       lastSeenAt: true,
       stoppedAt: true,
+      maxRate: true,
+      maxConnections: true,
+      engines: true,
       token: { select: { name: true, prefix: true, revokedAt: true } },
     },
   });
@@ -256,6 +328,8 @@ export async function listAgents(db: Db, orgId: string, now = Date.now()) {
       offlineSince: offline ? (a.stoppedAt ?? a.lastSeenAt) : null,
       tokenName: a.token.name,
       tokenRevoked: a.token.revokedAt !== null,
+      /** What the agent announced it takes (null / empty: no limit of its own). */
+      limits: { maxRate: a.maxRate, maxConnections: a.maxConnections, engines: a.engines },
     };
   });
 }
@@ -341,4 +415,40 @@ export async function assertAgentLabelServed(
     field,
     `no agent labelled ${agentLabel} is online (${seen}): start one, or launch with queueWithoutAgent (benchboard run --queue) to wait for one`,
   );
+}
+
+/** How long an offline agent stays listed before it is removed (`BENCHBOARD_AGENT_RETENTION_DAYS`). */
+export const DEFAULT_AGENT_RETENTION_DAYS = 7;
+
+/**
+ * Remove an offline agent of the organization by name (a `--once` CI agent, a pod gone for good).
+ * An online agent is refused: it would announce again at its next start anyway, so stop it (or
+ * revoke its token) first. Its runs keep the name they recorded.
+ */
+export async function removeAgent(db: Db, orgId: string, name: string, now = Date.now()) {
+  const agent = await db.agent.findFirst({
+    where: { orgId, name },
+    select: { id: true, name: true, lastSeenAt: true, stoppedAt: true },
+  });
+  if (!agent) throw new NotFoundError("name", `no agent named ${name} in this organization`);
+  if (agent.stoppedAt === null && now - agent.lastSeenAt.getTime() <= AGENT_OFFLINE_AFTER_MS) {
+    throw new ConflictError(
+      "name",
+      `agent ${name} is online (last seen ${isoSecondsOf(agent.lastSeenAt)}): stop it first, or revoke its agent token`,
+    );
+  }
+  await db.agent.delete({ where: { id: agent.id } });
+  return { id: agent.id, name: agent.name };
+}
+
+/** Remove agents of every organization offline for longer than `retentionMs`; returns how many. */
+export async function expireOfflineAgents(db: Db, retentionMs: number, now = Date.now()): Promise<number> {
+  const cutoff = new Date(now - retentionMs);
+  const { count } = await db.agent.deleteMany({
+    where: {
+      lastSeenAt: { lt: cutoff },
+      OR: [{ stoppedAt: null }, { stoppedAt: { lt: cutoff } }],
+    },
+  });
+  return count;
 }

@@ -42,6 +42,7 @@ const ENDPOINT_LIST_SELECT = {
   name: true,
   channel: true,
   urlOrigin: true,
+  recipients: true,
   enabled: true,
   consecutiveFailures: true,
   disabledAt: true,
@@ -62,30 +63,80 @@ export async function listNotificationEndpoints(db: Db, orgId: string) {
 export interface CreateEndpointInput {
   name: string;
   channel: NotificationChannelKind;
-  url: string;
+  /** The receiver's URL; email endpoints have recipients instead. */
+  url?: string | null;
+  /** Email only: the addresses (validated and lowercased by the caller). */
+  recipients?: string[] | null;
   createdById?: string | null;
+}
+
+/** What an endpoint stores for its receiver: the URL (or the recipients) encrypted, and its origin. */
+function receiverColumns(
+  orgId: string,
+  channel: NotificationChannelKind,
+  input: { url?: string | null; recipients?: string[] | null },
+  secretKey: Buffer | null | undefined,
+) {
+  if (channel === "email") {
+    const recipients = input.recipients ?? [];
+    if (!recipients.length) throw new ConflictError("recipients", "add at least one recipient");
+    if (input.url) throw new ConflictError("url", "an email endpoint has recipients, not a URL");
+    return {
+      urlEnc: encryptSecret(secretKey, `mailto:${recipients.join(",")}`, endpointContext(orgId)),
+      urlOrigin: "mailto:",
+      recipients,
+    };
+  }
+  if (input.recipients?.length) {
+    throw new ConflictError("recipients", "only email endpoints have recipients; this one has a URL");
+  }
+  const origin = input.url ? canonicalOrigin(input.url) : null;
+  if (!input.url || !origin) throw new ConflictError("url", "the receiver must be an http:// or https:// URL");
+  return { urlEnc: encryptSecret(secretKey, input.url, endpointContext(orgId)), urlOrigin: origin, recipients: [] };
+}
+
+/** The organization's members' addresses, lowercased: who an email endpoint may send to. */
+export async function memberEmails(db: Db, orgId: string): Promise<Set<string>> {
+  const rows = await db.membership.findMany({ where: { orgId }, select: { user: { select: { email: true } } } });
+  return new Set(rows.map((r) => r.user.email.toLowerCase()));
 }
 
 /**
  * Store an endpoint; the URL is encrypted (Slack and Teams URLs are credentials). A webhook gets
  * a signing secret, returned here once and never again.
  */
+/** A Standard Webhooks secret given by the caller: `whsec_` and 24 to 64 random bytes in base64. */
+const WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/]{32,86}={0,2}$/;
+
+export function isWebhookSecret(value: string): boolean {
+  if (!WEBHOOK_SECRET.test(value)) return false;
+  const bytes = Buffer.from(value.slice("whsec_".length), "base64").length;
+  return bytes >= 24 && bytes <= 64;
+}
+
 export async function createNotificationEndpoint(
   db: Db,
   orgId: string,
-  input: CreateEndpointInput,
+  input: CreateEndpointInput & {
+    /** A webhook's signing secret chosen by the caller (from configuration as code); else one is made. */
+    secret?: string | null;
+  },
   secretKey: Buffer | null | undefined,
 ) {
-  const origin = canonicalOrigin(input.url);
-  if (!origin) throw new ConflictError("url", "the receiver must be an http:// or https:// URL");
-  const secret = input.channel === "webhook" ? newWebhookSecret() : null;
+  const receiver = receiverColumns(orgId, input.channel, input, secretKey);
+  if (input.secret && input.channel !== "webhook") {
+    throw new ConflictError("secret", "only webhook endpoints are signed; a Slack or Teams endpoint takes no secret");
+  }
+  if (input.secret && !isWebhookSecret(input.secret)) {
+    throw new ConflictError("secret", "must be whsec_ followed by 24 to 64 bytes in base64");
+  }
+  const secret = input.channel === "webhook" ? (input.secret ?? newWebhookSecret()) : null;
   const endpoint = await db.notificationEndpoint.create({
     data: {
       orgId,
       name: input.name,
       channel: input.channel,
-      urlEnc: encryptSecret(secretKey, input.url, endpointContext(orgId)),
-      urlOrigin: origin,
+      ...receiver,
       secretEnc: secret ? encryptSecret(secretKey, secret, endpointContext(orgId)) : null,
       createdById: input.createdById ?? null,
     },
@@ -117,6 +168,49 @@ export async function rotateNotificationSecret(
   return { secret };
 }
 
+/**
+ * Rename an endpoint or point it at another receiver (the URL is replaced, never compared: it is
+ * a credential). A webhook may be given a new signing secret too; the old one stops signing.
+ */
+export async function updateNotificationEndpoint(
+  db: Db,
+  orgId: string,
+  id: string,
+  input: { name?: string; url?: string; recipients?: string[]; secret?: string },
+  secretKey: Buffer | null | undefined,
+) {
+  const row = await db.notificationEndpoint.findFirst({ where: { orgId, id }, select: { channel: true } });
+  if (!row) throw new NotFoundError("id", "endpoint not found");
+  const data: Prisma.NotificationEndpointUpdateInput = {};
+  if (input.name !== undefined) data.name = input.name;
+  if (input.url !== undefined || input.recipients !== undefined) {
+    Object.assign(data, receiverColumns(orgId, row.channel, input, secretKey));
+  }
+  if (input.secret !== undefined) {
+    if (row.channel !== "webhook") {
+      throw new ConflictError("secret", "only webhook endpoints are signed; a Slack or Teams endpoint takes no secret");
+    }
+    if (!isWebhookSecret(input.secret)) {
+      throw new ConflictError("secret", "must be whsec_ followed by 24 to 64 bytes in base64");
+    }
+    data.secretEnc = encryptSecret(secretKey, input.secret, endpointContext(orgId));
+    data.previousSecretEnc = null;
+    data.previousSecretUntil = null;
+  }
+  return db.notificationEndpoint.update({ where: { id }, data, select: ENDPOINT_LIST_SELECT });
+}
+
+/** One endpoint as the list shows it. */
+export async function notificationEndpointById(db: Db, orgId: string, id: string) {
+  const row = await db.notificationEndpoint.findFirst({
+    where: { orgId, id },
+    select: { ...ENDPOINT_LIST_SELECT, secretEnc: true },
+  });
+  if (!row) throw new NotFoundError("id", "endpoint not found");
+  const { secretEnc, ...rest } = row;
+  return { ...rest, signed: secretEnc !== null };
+}
+
 export async function setNotificationEndpointEnabled(db: Db, orgId: string, id: string, enabled: boolean) {
   const { count } = await db.notificationEndpoint.updateMany({
     where: { orgId, id },
@@ -134,7 +228,7 @@ export async function setNotificationEndpointEnabled(db: Db, orgId: string, id: 
 export async function notificationEndpointReceiver(db: Db, orgId: string, id: string) {
   const row = await db.notificationEndpoint.findFirst({
     where: { orgId, id },
-    select: { id: true, name: true, enabled: true, urlOrigin: true },
+    select: { id: true, name: true, enabled: true, channel: true, urlOrigin: true, recipients: true },
   });
   if (!row) throw new NotFoundError("id", "endpoint not found");
   return row;
@@ -147,7 +241,8 @@ export async function notificationEndpointReceiver(db: Db, orgId: string, id: st
 export async function enabledNotificationReceivers(db: Db, options: { afterId?: string | null; take?: number } = {}) {
   const take = options.take ?? 200;
   const receivers = await db.notificationEndpoint.findMany({
-    where: { enabled: true, ...(options.afterId ? { id: { gt: options.afterId } } : {}) },
+    // Email goes through the operator's mail server, which no address rule judges.
+    where: { enabled: true, channel: { not: "email" }, ...(options.afterId ? { id: { gt: options.afterId } } : {}) },
     orderBy: { id: "asc" },
     take,
     select: { id: true, orgId: true, name: true, urlOrigin: true },
@@ -233,6 +328,51 @@ export async function createNotificationRule(db: Db, orgId: string, input: RuleI
       baselineBranch: input.baselineBranch ?? "main",
       tolerancePct: input.tolerancePct ?? 5,
       endpoints: { create: [...new Set(input.endpointIds)].map((endpointId) => ({ endpointId })) },
+    },
+    select: { id: true },
+  });
+}
+
+/** Replace what a rule says; the fields not given keep their values. */
+export async function updateNotificationRule(
+  db: Db,
+  orgId: string,
+  id: string,
+  input: Partial<RuleInput> & { enabled?: boolean },
+) {
+  const stored = await db.notificationRule.findFirst({
+    where: { orgId, id },
+    include: { endpoints: { select: { endpointId: true } } },
+  });
+  if (!stored) throw new NotFoundError("id", "rule not found");
+  const merged: RuleInput = {
+    name: input.name ?? stored.name,
+    events: input.events ?? stored.events,
+    projectId: input.projectId !== undefined ? input.projectId : stored.projectId,
+    scenarioId: input.scenarioId !== undefined ? input.scenarioId : stored.scenarioId,
+    endpointIds: input.endpointIds ?? stored.endpoints.map((e) => e.endpointId),
+    baselineBranch: input.baselineBranch ?? stored.baselineBranch,
+    tolerancePct: input.tolerancePct ?? stored.tolerancePct,
+  };
+  await assertRuleRefs(db, orgId, merged);
+  return db.notificationRule.update({
+    where: { id },
+    data: {
+      name: merged.name,
+      events: merged.events,
+      projectId: merged.projectId ?? null,
+      scenarioId: merged.scenarioId ?? null,
+      baselineBranch: merged.baselineBranch ?? "main",
+      tolerancePct: merged.tolerancePct ?? 5,
+      ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
+      ...(input.endpointIds
+        ? {
+            endpoints: {
+              deleteMany: {},
+              create: [...new Set(input.endpointIds)].map((endpointId) => ({ endpointId })),
+            },
+          }
+        : {}),
     },
     select: { id: true },
   });
@@ -340,7 +480,9 @@ function eventId(): string {
 
 /**
  * Record events and one delivery per (event, endpoint) in the caller's transaction. An event
- * whose key was already recorded is skipped, and so are its deliveries: at most once.
+ * whose key was already recorded is skipped, and so are its deliveries: at most once. A disabled
+ * endpoint gets its delivery too, recorded `skipped` with the reason and never sent, so the log
+ * shows what it missed. Returns the deliveries to send.
  */
 export async function insertEvents(
   tx: Prisma.TransactionClient,
@@ -358,18 +500,37 @@ export async function insertEvents(
       RETURNING id`;
     const id = inserted[0]?.id;
     if (!id) continue;
-    for (const endpointId of new Set(endpointIds)) {
+    const ids = [...new Set(endpointIds)];
+    const disabled = new Set(
+      (
+        await tx.notificationEndpoint.findMany({
+          where: { orgId, id: { in: ids }, enabled: false },
+          select: { id: true },
+        })
+      ).map((e) => e.id),
+    );
+    for (const endpointId of ids) {
+      const skipped = disabled.has(endpointId);
       const d = await tx.notificationDelivery.create({
-        data: { orgId, eventId: id, endpointId, nextAttemptAt: now },
+        data: {
+          orgId,
+          eventId: id,
+          endpointId,
+          nextAttemptAt: now,
+          ...(skipped ? { status: "skipped", lastError: SKIPPED_DISABLED } : {}),
+        },
         select: { id: true },
       });
-      deliveryIds.push(d.id);
+      if (!skipped) deliveryIds.push(d.id);
     }
   }
   return deliveryIds;
 }
 
-/** Enabled endpoints of enabled rules that want this kind in this scope. */
+/**
+ * The endpoints of enabled rules that want this kind in this scope, disabled ones included:
+ * `insertEvents` records their deliveries as skipped.
+ */
 export async function endpointsFor(
   db: Db | Prisma.TransactionClient,
   orgId: string,
@@ -378,7 +539,7 @@ export async function endpointsFor(
 ) {
   const rules = await db.notificationRule.findMany({
     where: { orgId, enabled: true, events: { has: kind } },
-    include: { endpoints: { where: { endpoint: { enabled: true } }, select: { endpointId: true } } },
+    include: { endpoints: { select: { endpointId: true } } },
   });
   return rules
     .filter((r) => ruleMatches(r, kind, scope))
@@ -430,6 +591,8 @@ export interface ClaimedDelivery {
   attempt: number;
   channel: NotificationChannelKind;
   url: string;
+  /** Email only: the addresses to send to. */
+  recipients: string[];
   /** Secrets that sign this attempt: the current one, and the previous during a rotation. */
   secrets: string[];
   event: NotificationEnvelope;
@@ -493,6 +656,7 @@ export async function claimDelivery(
     attempt: row.attempts,
     channel: row.endpoint.channel,
     url: decryptSecret(secretKey, row.endpoint.urlEnc, ctx),
+    recipients: row.endpoint.recipients,
     secrets,
     event: {
       id: row.event.id,
@@ -527,7 +691,8 @@ function attemptRow(
 export async function markDelivered(
   db: Db,
   delivery: ClaimedDelivery,
-  status: number,
+  /** The receiver's HTTP status; null for email, which the mail server took. */
+  status: number | null,
   now = new Date(),
   durationMs?: number,
 ) {

@@ -1,5 +1,6 @@
 import {
   alignSeries,
+  capacitySearchOf,
   checkPublishedFigures,
   contradictions,
   DERIVED_KEYS,
@@ -125,6 +126,8 @@ function describeShardShare(spec: TScenarioSpec): string {
       return `${n(spec.concurrency)} users${spec.requests !== undefined ? `, ${n(spec.requests)} requests` : ""}`;
     case "ws-chat":
       return `${n(spec.users)} users in ${n(spec.rooms)} rooms`;
+    case "capacity-search":
+      return `${n(spec.minRate)}–${n(spec.maxRate)} req/s searched, up to ${n(spec.maxConnections)} connections`;
   }
 }
 
@@ -263,6 +266,8 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
             : {},
           latency: decodeLatency(result.histogram),
           tokenCount: tokenCountOf(result.extra),
+          /** A capacity search's answer, bracket, plateaus and why it stopped, else null. */
+          capacitySearch: capacitySearchOf(result.extra),
         }
       : null,
     published,

@@ -4,6 +4,7 @@ import {
   type CapViolation,
   checkLaunchFootprint,
   checkScenarioCaps,
+  FindCapacityError,
   hasOverrides,
   judge,
   LaunchOverrideError,
@@ -13,15 +14,19 @@ import {
   ShardPlanError,
   type SweepValue,
   type TErrorEntry,
+  type TFindCapacity,
   type TLaunchOverrides,
   type TOrgCaps,
   type TRunResultData,
+  type TScenarioSpec,
+  toCapacitySearch,
   ZScenarioSpec,
 } from "@benchboard/core";
 import type { Db } from "../client";
 import { ConflictError, isDatabaseUnavailable, NotFoundError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
 import { agentLabelPresence, assertAgentLabelServed, describeAgentPresence } from "./agent";
+import { assertAgentLimitsServe } from "./agent-limits";
 import { loadNeedsVerification, resolveRunLocation } from "./agent-trust";
 import { countActiveLoad, failStaleRuns, findLaunchByIdempotencyKey, finishRun, launchKey } from "./run";
 import { failStaleShards, prepareShards, shardsIfAllEnded } from "./shards";
@@ -94,6 +99,8 @@ export interface CreateRunsInput {
   queueWithoutAgent?: boolean;
   /** Launch-time changes to the scenario's rate, concurrency or duration. */
   overrides?: TLaunchOverrides | null;
+  /** Run the scenario as a capacity search with this SLO and rate range (an open-model scenario). */
+  findCapacity?: TFindCapacity | null;
   /** One run per value (times repetitions), varying one parameter. */
   sweep?: CreateSweepSpec | null;
   /** Kept on the first run: a launch with a key used before in the organization is refused. */
@@ -170,8 +177,21 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
       const caps = resolveOrgCaps(org.caps);
       const overrides = hasOverrides(input.overrides) ? input.overrides : null;
 
+      const findCapacity = input.findCapacity ?? null;
       const baseSpec = ZScenarioSpec.safeParse(scenario.spec);
       let spec: unknown = scenario.spec;
+      if (findCapacity) {
+        if (sweep) throw new ConflictError("findCapacity", "a capacity search is one run; launch it without a sweep");
+        if (!baseSpec.success) {
+          throw new ConflictError("scenarioId", `scenario "${scenario.name}" is not valid; edit it before searching`);
+        }
+        try {
+          spec = toCapacitySearch(baseSpec.data, findCapacity);
+        } catch (err) {
+          if (err instanceof FindCapacityError) throw new ConflictError(err.field, err.message);
+          throw err;
+        }
+      }
       if (overrides) {
         if (!baseSpec.success) {
           throw new ConflictError(
@@ -180,7 +200,7 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
           );
         }
         try {
-          spec = applyLaunchOverrides(baseSpec.data, overrides);
+          spec = applyLaunchOverrides(findCapacity ? (spec as TScenarioSpec) : baseSpec.data, overrides);
         } catch (err) {
           if (err instanceof LaunchOverrideError) throw new ConflictError(err.field, err.message);
           throw err;
@@ -191,10 +211,11 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
         scenario: json({
           id: scenario.id,
           name: scenario.name,
-          engine: scenario.engine,
+          engine: findCapacity ? "capacity-search" : scenario.engine,
           spec,
           thresholds: scenario.thresholds,
           ...(overrides ? { overrides } : {}),
+          ...(findCapacity ? { findCapacity } : {}),
         }) as Record<string, unknown>,
       };
 
@@ -221,7 +242,8 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
           return applied;
         }
         const violation = checkScenarioCaps(parsed.data, caps)[0];
-        if (violation) throw new ConflictError(capField(violation, overrides, at), `${what}${violation.message}`);
+        if (violation)
+          throw new ConflictError(capField(violation, overrides, at, findCapacity), `${what}${violation.message}`);
         if (shards > 1) {
           try {
             planShards(parsed.data, shards);
@@ -232,6 +254,16 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
         }
         return applied;
       });
+
+      // Only runs some online agent of the label can take (its --max-rate, --max-connections, --engine).
+      if (location.agentLabel && !input.queueWithoutAgent) {
+        const specs = snapshots.flatMap((snapshot) => {
+          const parsed = ZScenarioSpec.safeParse(snapshot.scenario.spec);
+          return parsed.success ? [parsed.data] : [];
+        });
+        const field = input.agentLabel ? "agentLabel" : "targetId";
+        await assertAgentLimitsServe(tx, orgId, location.agentLabel, specs, shards, field);
+      }
 
       // A tenant's load reaches only origins it verified (a probe excepted); every run's spec counts.
       for (const [i, snapshot] of snapshots.entries()) {
@@ -335,7 +367,14 @@ export async function createRuns(db: Db, orgId: string, input: CreateRunsInput) 
 }
 
 /** The field a cap violation names: the override that asked for too much, else the scenario. */
-function capField(violation: CapViolation, overrides: TLaunchOverrides | null, fallback: string): string {
+function capField(
+  violation: CapViolation,
+  overrides: TLaunchOverrides | null,
+  fallback: string,
+  findCapacity: TFindCapacity | null = null,
+): string {
+  if (findCapacity && violation.cap === "maxRate") return "findCapacity.maxRate";
+  if (findCapacity && violation.cap === "maxDurationS") return "findCapacity.plateauS";
   if (overrides?.rate !== undefined && violation.cap === "maxRate") return "rate";
   if (overrides?.concurrency !== undefined && violation.cap === "maxConnections") return "concurrency";
   if (overrides?.durationS !== undefined && violation.cap === "maxDurationS") return "durationS";

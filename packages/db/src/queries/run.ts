@@ -24,6 +24,7 @@ import { Prisma, type RunStatus } from "../generated/prisma/client";
 import { agentLabelPresence, agentWaitMessage } from "./agent";
 import { LOCAL_ORG_SLUG } from "./org";
 import { numericMetrics } from "./run-facts";
+import { agentNameOf, runPlacement } from "./run-placement";
 
 const ZThresholdList = z.array(ZThreshold).catch([]);
 
@@ -103,7 +104,16 @@ export async function getRun(db: Db, orgId: string, id: string) {
         message: agentWaitMessage(presence),
       }
     : null;
-  return { ...rest, workerIds: org.slug === LOCAL_ORG_SLUG ? rest.workerIds : [], groupSize, title, waitingFor };
+  // Only launched runs went anywhere; uploads, imports and client-driven runs ran elsewhere.
+  const placement = run.source === "launched" ? await runPlacement(db, run, org.slug === LOCAL_ORG_SLUG) : null;
+  return {
+    ...rest,
+    workerIds: org.slug === LOCAL_ORG_SLUG ? rest.workerIds : [],
+    groupSize,
+    title,
+    waitingFor,
+    placement,
+  };
 }
 
 export const RUN_LIST_SORTS = ["newest", "oldest", "rps", "p99", "metric"] as const;
@@ -633,13 +643,20 @@ export async function failStaleRuns(db: Db, now = new Date(), timeoutMs = RUN_HE
       data: {
         status: "failed",
         endedAt: now,
-        // The worker is not named: runs are read by tenants, workers belong to the operator.
-        error: `its worker stopped responding (no heartbeat for ${seconds} s); results measured until its last checkpoint are kept`,
+        // A worker is not named (runs are read by tenants, workers belong to the operator); an
+        // agent is the organization's own and is.
+        error: `${whoRan(run.workerIds.at(-1) ?? null)} stopped responding (no heartbeat for ${seconds} s); results measured until its last checkpoint are kept`,
       },
     });
     if (count) ended.push(run.id);
   }
   return ended;
+}
+
+/** "its worker", or "its agent <name>" for a run (or shard) an agent took. */
+export function whoRan(workerId: string | null): string {
+  const agent = workerId ? agentNameOf(workerId) : null;
+  return agent === null ? "its worker" : `its agent ${agent}`;
 }
 
 /** Keep a running run's heartbeat fresh while its worker is alive. */

@@ -1,7 +1,7 @@
 import type { EngineProgress } from "@benchboard/core";
 import type { Db } from "../client";
 import type { Prisma } from "../generated/prisma/client";
-import { type ClaimScope, claimableWhere } from "./run";
+import { type ClaimScope, claimableWhere, whoRan } from "./run";
 
 /**
  * Sharded runs: a run split across N worker processes. Each shard is a row (and a job); the
@@ -108,10 +108,29 @@ export async function checkpointShard(db: Db, runId: string, index: number, part
     WHERE "runId" = ${runId} AND "index" = ${index} AND "status" = 'running'`;
 }
 
+/**
+ * The shard that watches a run's monitors now: the lead (shard 0) while it lives. A shard lost
+ * with its worker (failed) hands them to the next shard still running, so a run keeps sampling
+ * its target after its lead died; a lead that ended otherwise stopped them with the load (null).
+ */
+export async function monitorShard(db: Db, runId: string): Promise<number | null> {
+  const shards = await db.runShard.findMany({
+    where: { runId },
+    select: { index: true, status: true },
+    orderBy: { index: "asc" },
+  });
+  for (const shard of shards) {
+    if (shard.status === "running" || shard.status === "queued") return shard.index;
+    if (shard.status !== "failed") return null;
+  }
+  return null;
+}
+
 /** Latest progress of every running shard of a run. */
 export async function shardProgress(db: Db, runId: string): Promise<EngineProgress[]> {
   const shards = await db.runShard.findMany({ where: { runId }, select: { result: true, status: true } });
   return shards
+    .filter((s) => s.status === "running")
     .map((s) => (s.result as { live?: EngineProgress } | null)?.live)
     .filter((p): p is EngineProgress => Boolean(p));
 }
@@ -162,7 +181,7 @@ export async function failStaleShards(db: Db, timeoutMs: number, now = new Date(
       data: {
         status: "failed",
         endedAt: now,
-        error: `shard ${shard.index}: its worker stopped responding (no heartbeat for ${seconds} s)`,
+        error: `shard ${shard.index + 1}: ${whoRan(shard.workerId)} stopped responding (no heartbeat for ${seconds} s)`,
       },
     });
     if (count) runs.add(shard.runId);

@@ -413,6 +413,12 @@ export interface MonitorRunResult {
 export interface MonitorHandle {
   /** The most recent reading of each key (for live display), null where the last sample failed. */
   latest(): Record<string, number | null>;
+  /**
+   * What was sampled so far, sampling going on: the per-second series and history monitors'
+   * window read up to now. A checkpoint carries it, so the run keeps its monitors' series when
+   * the process that sampled them dies. Failures here are left to `stop()` to report.
+   */
+  snapshot(): Promise<MonitorRunResult>;
   stop(): Promise<MonitorRunResult>;
 }
 
@@ -520,6 +526,20 @@ export function startMonitors(
   };
   options.signal?.addEventListener("abort", halt, { once: true });
 
+  /** History monitors' series over `[start, end]`; a failed read is counted only when `report`. */
+  const readRanges = (series: Record<string, TSeries>, end: number, report: boolean) =>
+    Promise.all(
+      samplers.map(async (sampler, i) => {
+        if (!sampler.range) return;
+        try {
+          const got = await sampler.range(start, end);
+          for (const [k, s] of Object.entries(got)) series[keyFor(k, i)] = s;
+        } catch (err) {
+          if (report) fail(i, err);
+        }
+      }),
+    );
+
   return {
     latest() {
       const out: Record<string, number | null> = {};
@@ -546,20 +566,60 @@ export function startMonitors(
         series[key] = { start: seriesStart, intervalMs, values };
       }
       // History monitors read the run's whole window now, each request bounded by its timeout.
-      const end = Date.now();
-      await Promise.all(
-        samplers.map(async (sampler, i) => {
-          if (!sampler.range) return;
-          try {
-            const got = await sampler.range(start, end);
-            for (const [k, s] of Object.entries(got)) series[keyFor(k, i)] = s;
-          } catch (err) {
-            fail(i, err);
-          }
-        }),
-      );
+      await readRanges(series, Date.now(), true);
       return { series, metrics: peakMetrics(series), errors: [...errors.values()], samples };
     },
+    async snapshot() {
+      const series: Record<string, TSeries> = {};
+      for (const [key, values] of columns) {
+        const copy = values.slice(0, samples);
+        while (copy.length < samples) copy.push(null);
+        series[key] = { start, intervalMs, values: copy };
+      }
+      if (samples > 0) await readRanges(series, Date.now(), false);
+      return { series, metrics: peakMetrics(series), errors: [...errors.values()], samples };
+    },
+  };
+}
+
+/** A result (a checkpoint's, or the final one) with the monitors' series and peaks added. */
+export function withMonitorSeries<R extends { series: Record<string, TSeries>; metrics: Record<string, number> }>(
+  result: R,
+  watched: Pick<MonitorRunResult, "series" | "metrics">,
+): R {
+  return {
+    ...result,
+    series: { ...result.series, ...watched.series },
+    metrics: { ...result.metrics, ...watched.metrics },
+  };
+}
+
+/**
+ * An engine's `onCheckpoint` for a run whose target is watched: each checkpoint is sent with the
+ * monitors' series sampled so far, so a process lost mid-run loses none of what they sampled.
+ * `monitors` is asked at each checkpoint (they may start late, or not at all: then the engine's
+ * checkpoint goes alone). One at a time: while one is being read or sent, the next is skipped.
+ */
+export function checkpointWithMonitors<R extends { series: Record<string, TSeries>; metrics: Record<string, number> }>(
+  monitors: () => MonitorHandle | null | undefined,
+  send: (result: R) => Promise<unknown>,
+): (partial: R) => void {
+  let busy = false;
+  return (partial) => {
+    const handle = monitors();
+    if (!handle) {
+      send(partial).catch(() => {});
+      return;
+    }
+    if (busy) return;
+    busy = true;
+    handle
+      .snapshot()
+      .then((watched) => send(withMonitorSeries(partial, watched)))
+      .catch(() => {})
+      .finally(() => {
+        busy = false;
+      });
   };
 }
 

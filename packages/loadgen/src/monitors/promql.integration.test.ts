@@ -1,6 +1,7 @@
 import { parseAllowList } from "@benchboard/core/address";
 import { afterEach, describe, expect, it } from "vitest";
 import { type PrometheusApiServer, startPrometheusApi } from "../../test/prometheus-api";
+import { startHttpServer } from "../../test/servers";
 import { PROMQL_MAX_POINTS, probeMonitor, startMonitors } from "./index";
 
 const WORKER = { policy: { allowList: parseAllowList("127.0.0.1").list }, allowProcess: false };
@@ -118,5 +119,50 @@ describe("PromQL monitor", () => {
     expect(strict.ok).toBe(false);
     expect(strict.error).toMatch(/^url: /);
     expect(server.queries).toHaveLength(0);
+  });
+});
+
+describe("monitor snapshots (what a checkpoint carries)", () => {
+  it("give the series sampled so far and the history read up to now, and sampling goes on until stop", async () => {
+    server = await startPrometheusApi(() => ({ series: [(t) => t] }));
+    let scrapes = 0;
+    const text = await startHttpServer((_req, res) => {
+      scrapes++;
+      res.end(`process_resident_memory_bytes ${1_000 + scrapes}\n`);
+    });
+    try {
+      const monitors = startMonitors(
+        [
+          { kind: "prometheus", url: `${text.url}/metrics` },
+          { kind: "promql", url: server.url, query: QUERY, metric: "custom", name: "gw", unit: "bytes" },
+        ],
+        WORKER,
+      );
+      await new Promise((r) => setTimeout(r, 3_300));
+      const snap = await monitors.snapshot();
+      expect(snap.errors).toEqual([]);
+      const snapMem = snap.series.mem_bytes!;
+      const taken = snapMem.values.filter((v): v is number => v !== null);
+      expect(taken.length).toBeGreaterThanOrEqual(2);
+      expect(snap.metrics.mem_peak_bytes).toBe(Math.max(...taken));
+      // The history monitor was read over the window so far: each second's value is the second.
+      const gw = snap.series["gauge.gw"]!;
+      expect(gw.values.length).toBeGreaterThanOrEqual(3);
+      expect(gw.values).toEqual(gw.values.map((_, i) => gw.start / 1000 + i));
+      const scrapesAtSnapshot = scrapes;
+      await new Promise((r) => setTimeout(r, 2_100));
+      const end = await monitors.stop();
+      // The snapshot is a prefix of the final series, and sampling went on after it.
+      const endMem = end.series.mem_bytes!;
+      expect(endMem.start).toBe(snapMem.start);
+      snapMem.values.forEach((v, i) => {
+        if (v !== null) expect(endMem.values[i]).toBe(v);
+      });
+      expect(endMem.values.length).toBeGreaterThan(snapMem.values.length);
+      expect(scrapes).toBeGreaterThan(scrapesAtSnapshot);
+      expect(end.series["gauge.gw"]!.values.length).toBeGreaterThan(gw.values.length);
+    } finally {
+      await text.close();
+    }
   });
 });

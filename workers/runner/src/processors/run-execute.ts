@@ -34,6 +34,7 @@ import type { TRunExecutePayload } from "@benchboard/jobs";
 import {
   applyServerConfig,
   askUntilAnswered,
+  checkpointWithMonitors,
   EngineConfigError,
   type EngineResult,
   type Knobs,
@@ -42,9 +43,9 @@ import {
   type Stall,
   startMonitors,
 } from "@benchboard/loadgen";
-import { type Resolve, resolveUrl, type SafetyPolicy } from "@benchboard/loadgen/target-safety";
 // Not from the package index: the web app bundles that, and a thread's entry is no module for it.
 import { runScenarioInThread } from "@benchboard/loadgen/engine-thread";
+import { type Resolve, resolveUrl, type SafetyPolicy } from "@benchboard/loadgen/target-safety";
 
 export interface ProcessorDeps {
   db: Db;
@@ -60,9 +61,9 @@ export interface ProcessorDeps {
   shutdown?: AbortSignal;
   /** Run open-model runs at real-time scheduling where permitted (see `EngineContext.realtime`). */
   engineRealtime?: boolean;
-  /** Install settings from the environment (the operator's stored edits are read on top). */
   /** Run the engine on a thread of its own, away from this process's other work (see `runScenarioInThread`). */
   engineThread?: boolean;
+  /** Install settings from the environment (the operator's stored edits are read on top). */
   install?: InstallSettings | null;
   /** Address lookup for targets; the system resolver when absent. */
   lookup?: Resolve;
@@ -140,9 +141,11 @@ export async function handleRunExecute(deps: ProcessorDeps, payload: TRunExecute
           lastProgressWrite = now;
           recordProgress(db, run.id, snapshot).catch(() => {});
         },
-        onCheckpoint: (partial) => {
-          checkpointRun(db, run.id, toResultData(partial)).catch(() => {});
-        },
+        // With the monitors' series so far: kept if this worker dies before the end.
+        onCheckpoint: checkpointWithMonitors(
+          () => monitors,
+          (partial) => checkpointRun(db, run.id, toResultData(partial)),
+        ),
       });
     } finally {
       watched = await monitors.stop();
@@ -201,7 +204,7 @@ export function watchRun(
   if (shutdown?.aborted) abort.abort();
   else shutdown?.addEventListener("abort", stopForShutdown, { once: true });
   const heartbeat = setInterval(() => beat().catch(() => {}), RUN_HEARTBEAT_MS);
-  const what = `run ${runId}${shard === null ? "" : ` shard ${shard}`}`;
+  const what = `run ${runId}${shard === null ? "" : ` shard ${shard + 1}`}`;
   const cancelPoll = setInterval(() => {
     mayKeepSending(db, runId, shard)
       .then((goOn) => {

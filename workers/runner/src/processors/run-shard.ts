@@ -15,14 +15,15 @@ import {
 } from "@benchboard/db";
 import type { TRunShardPayload } from "@benchboard/jobs";
 import {
+  checkpointWithMonitors,
   EngineConfigError,
   type EngineResult,
   runScenario,
   startMonitors,
 } from "@benchboard/loadgen";
-import { describeError, type ProcessorDeps, prepareLoad, SHUTDOWN_REASON, watchRun } from "./run-execute";
 // Not from the package index: the web app bundles that, and a thread's entry is no module for it.
 import { runScenarioInThread } from "@benchboard/loadgen/engine-thread";
+import { describeError, type ProcessorDeps, prepareLoad, SHUTDOWN_REASON, watchRun } from "./run-execute";
 
 /**
  * Execute one shard of a sharded run with its share of the load. Shard 0 also applies the
@@ -34,10 +35,10 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
   const { runId, index } = payload;
   const run = await whileDatabaseReturns(() => claimShard(db, runId, index, deps.workerId), {
     log: deps.log,
-    what: `run ${runId} shard ${index}: claim`,
+    what: `run ${runId} shard ${index + 1}: claim`,
   });
   if (!run) {
-    log(`shard ${index} of run ${runId} is no longer queued; skipped`);
+    log(`shard ${index + 1} of run ${runId} is no longer queued; skipped`);
     await finalizeShardedRun(db, runId, deps.lifecycle);
     return;
   }
@@ -52,13 +53,15 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
     );
     if (lead) await recordServerConfig(db, runId, serverConfig);
     const shardSpec = planShards(spec, run.shardCount)[index];
-    if (!shardSpec) throw new EngineConfigError("shards", `no shard ${index} in ${run.shardCount}`);
+    if (!shardSpec) throw new EngineConfigError("shards", `no shard ${index + 1} of ${run.shardCount}`);
 
     // Every shard waits until all are ready (the lead has applied the instance config by then),
     // then all start at one agreed moment, so their load overlaps and their series line up.
     const start = await awaitCommonStart(deps, runId, index, watch.abort.signal);
     if (start.waitingFor.length) {
-      log(`run ${runId} shard ${index} starts without shards ${start.waitingFor.join(", ")} (not ready in time)`);
+      log(
+        `run ${runId} shard ${index + 1} starts without shards ${start.waitingFor.map((i) => i + 1).join(", ")} (not ready in time)`,
+      );
     }
 
     const monitors = lead ? startMonitors(monitorConfigs, monitorOptions) : null;
@@ -74,10 +77,12 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
         signal: watch.abort.signal,
         limits,
         confirmAfterStall: watch.confirmAfterStall,
-        // Every 5 s the shard's result so far, kept if its worker dies before the end.
-        onCheckpoint: (partial) => {
-          checkpointShard(db, runId, index, JSON.parse(JSON.stringify(partial))).catch(() => {});
-        },
+        // Every 5 s the shard's result so far (the lead's with its monitors' series so far), kept
+        // if its worker dies before the end.
+        onCheckpoint: checkpointWithMonitors(
+          () => monitors,
+          (partial) => checkpointShard(db, runId, index, JSON.parse(JSON.stringify(partial))),
+        ),
         onProgress: (p) => {
           storeShardProgress(db, runId, index, p).catch(() => {});
           if (!lead || Date.now() - lastWrite < 900) return;
@@ -115,12 +120,12 @@ export async function handleRunShard(deps: ProcessorDeps, payload: TRunShardPayl
           error: result.canceled && deps.shutdown?.aborted ? SHUTDOWN_REASON : null,
           result: stored,
         }),
-      { log, what: `run ${runId} shard ${index}: store the result` },
+      { log, what: `run ${runId} shard ${index + 1}: store the result` },
     );
-    log(`run ${runId} shard ${index} ended`);
+    log(`run ${runId} shard ${index + 1} ended`);
   } catch (err) {
     const reason = describeError(err);
-    log(`run ${runId} shard ${index} failed: ${reason}`);
+    log(`run ${runId} shard ${index + 1} failed: ${reason}`);
     await finishShard(db, runId, index, { status: "failed", error: reason });
   } finally {
     watch.stop();

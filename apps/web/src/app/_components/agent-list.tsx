@@ -1,14 +1,16 @@
 "use client";
 
-import { EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
-import { useQuery } from "@tanstack/react-query";
+import type { RouterOutputs } from "@benchboard/api";
+import { type Column, DataTable } from "@benchboard/ui";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useTRPC } from "~/trpc/client";
+import { actionsColumn, LabelChips, ListStates, StateDot, useDeleteDialog } from "./list-kit";
+import { useCanEdit } from "./use-can-edit";
 
-const STATE_STYLE = {
-  online: { text: "text-emerald-700", dot: "bg-emerald-500" },
-  busy: { text: "text-sky-700", dot: "bg-sky-500" },
-  offline: { text: "text-slate-500", dot: "bg-slate-300" },
-} as const;
+type Agent = RouterOutputs["agent"]["list"][number];
+
+const TONE = { online: "good", busy: "active", offline: "idle" } as const;
 
 function ago(at: Date | string): string {
   const s = Math.max(0, Math.round((Date.now() - new Date(at).getTime()) / 1000));
@@ -17,62 +19,127 @@ function ago(at: Date | string): string {
   return new Date(at).toLocaleString();
 }
 
-/** The organization's own agents (`benchboard agent` in its network): state, labels, version, last seen. */
+const COLUMNS: Column<Agent>[] = [
+  {
+    key: "agent",
+    header: "Agent",
+    className: "font-mono text-xs",
+    cell: (a) => (
+      <>
+        {a.name}
+        {a.tokenRevoked && <span className="ml-2 text-rose-700">token revoked</span>}
+      </>
+    ),
+  },
+  {
+    key: "state",
+    header: "State",
+    cell: (a) => (
+      <StateDot tone={TONE[a.state]}>
+        {a.state === "offline" && a.offlineSince ? `offline since ${ago(a.offlineSince)}` : a.state}
+      </StateDot>
+    ),
+  },
+  { key: "labels", header: "Labels", cell: (a) => <LabelChips labels={a.labels} mono /> },
+  {
+    key: "busy",
+    header: "Busy / capacity",
+    align: "right",
+    className: "tabular-nums",
+    cell: (a) => `${a.activeRuns} / ${a.capacity}`,
+  },
+  {
+    key: "limits",
+    header: "Limits",
+    className: "text-xs text-slate-600",
+    cell: (a) => limitsText(a.limits),
+  },
+  { key: "version", header: "Version", className: "font-mono text-xs", cell: (a) => a.version || "—" },
+  {
+    key: "seen",
+    header: "Last seen",
+    align: "right",
+    className: "text-xs text-slate-500",
+    cell: (a) => ago(a.lastSeenAt),
+  },
+];
+
+/** What an agent announced it takes (`--max-rate`, `--max-connections`, `--engine`): runs beyond it go to others. */
+function limitsText(limits: Agent["limits"]): string {
+  const parts = [
+    limits.maxRate !== null ? `≤ ${limits.maxRate.toLocaleString("en-US")} req/s` : null,
+    limits.maxConnections !== null ? `≤ ${limits.maxConnections.toLocaleString("en-US")} connections` : null,
+    limits.engines.length ? limits.engines.join(", ") : null,
+  ].filter(Boolean);
+  return parts.length ? parts.join(" · ") : "—";
+}
+
+/**
+ * The organization's own agents (`benchboard agent` in its network): state, labels, limits,
+ * version, last seen. An offline agent can be removed (a new process with its name adds it again).
+ */
 export function AgentList() {
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const canEdit = useCanEdit();
   const agents = useQuery({ ...trpc.agent.list.queryOptions(), refetchInterval: 5_000 });
-  if (agents.isPending) return <Skeleton className="h-24" label="Loading agents" />;
-  if (agents.isError) return <ErrorState message={agents.error.message} onRetry={() => agents.refetch()} />;
-  if (agents.data.length === 0) {
-    return (
-      <EmptyState title="No agents yet">
-        Run load from inside your network: create an agent token in Settings, then{" "}
-        <code>benchboard agent --label lab</code> with it in <code>BENCHBOARD_AGENT_TOKEN</code>.
-      </EmptyState>
-    );
-  }
+  const remove = useMutation(
+    trpc.agent.remove.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.agent.list.queryKey() }),
+    }),
+  );
+  const removing = useDeleteDialog<Agent>({
+    mutation: {
+      ...remove,
+      mutate: ({ id }, options) => {
+        const agent = agents.data?.find((a) => a.id === id);
+        if (agent) remove.mutate({ name: agent.name }, options);
+      },
+    },
+    kind: "agent",
+    confirmLabel: "Remove agent",
+    consequence: (a) => (
+      <p>
+        Its runs keep saying they ran on {a.name}. A process started again with this name and a valid token adds it
+        back.
+      </p>
+    ),
+  });
+  const columns: Column<Agent>[] = canEdit
+    ? [
+        ...COLUMNS,
+        actionsColumn((a) =>
+          a.state === "offline" ? (
+            <button
+              type="button"
+              className="text-rose-700 hover:underline"
+              aria-label={`Remove ${a.name}`}
+              onClick={() => removing.ask(a)}
+            >
+              Remove
+            </button>
+          ) : null,
+        ),
+      ]
+    : COLUMNS;
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-      <table className="w-full text-sm" aria-label="Agents">
-        <thead className="bg-slate-50 text-left text-xs uppercase text-slate-500">
-          <tr>
-            <th className="px-3 py-2">Agent</th>
-            <th className="px-3 py-2">State</th>
-            <th className="px-3 py-2">Labels</th>
-            <th className="px-3 py-2 text-right">Busy / capacity</th>
-            <th className="px-3 py-2">Version</th>
-            <th className="px-3 py-2 text-right">Last seen</th>
-          </tr>
-        </thead>
-        <tbody>
-          {agents.data.map((a) => (
-            <tr key={a.id} className="border-t border-slate-100">
-              <td className="px-3 py-2 font-mono text-xs">
-                {a.name}
-                {a.tokenRevoked && <span className="ml-2 text-rose-700">token revoked</span>}
-              </td>
-              <td className="px-3 py-2">
-                <span className={`inline-flex items-center gap-1.5 text-xs font-medium ${STATE_STYLE[a.state].text}`}>
-                  <span aria-hidden className={`h-2 w-2 rounded-full ${STATE_STYLE[a.state].dot}`} />
-                  {a.state === "offline" && a.offlineSince ? `offline since ${ago(a.offlineSince)}` : a.state}
-                </span>
-              </td>
-              <td className="px-3 py-2">
-                {a.labels.map((l) => (
-                  <span key={l} className="mr-1 rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs">
-                    {l}
-                  </span>
-                ))}
-              </td>
-              <td className="px-3 py-2 text-right tabular-nums">
-                {a.activeRuns} / {a.capacity}
-              </td>
-              <td className="px-3 py-2 font-mono text-xs">{a.version || "—"}</td>
-              <td className="px-3 py-2 text-right text-xs text-slate-500">{ago(a.lastSeenAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ListStates
+      query={agents}
+      count={agents.data?.length}
+      loadingLabel="Loading agents"
+      emptyTitle="No agents yet"
+      empty={
+        <>
+          Run load from inside your network: create an agent token in{" "}
+          <Link href="/settings/agents" className="text-sky-700 hover:underline">
+            Settings → Agents
+          </Link>
+          , then <code>benchboard agent --label lab</code> with it in <code>BENCHBOARD_AGENT_TOKEN</code>.
+        </>
+      }
+    >
+      <DataTable label="Agents" variant="panel" columns={columns} rows={agents.data ?? []} rowKey={(a) => a.id} />
+      {removing.dialog}
+    </ListStates>
   );
 }

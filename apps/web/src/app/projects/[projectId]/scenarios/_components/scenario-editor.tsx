@@ -11,28 +11,20 @@ import {
   type TScenarioSpec,
   ZScenarioSpec,
 } from "@benchboard/core";
-import { Button, Card, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
+import { Card, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import {
-  EditorActions,
-  EditorFields,
-  FormAlert,
-  mergeErrors,
-  unshownErrors,
-  useSavedThenBack,
-} from "~/app/_components/form-kit";
+import { EditorActions, EditorFields, mergeErrors, unshownErrors, useSavedThenBack } from "~/app/_components/form-kit";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
-import { errorMessage, fieldErrors } from "~/trpc/errors";
+import { errorMessage } from "~/trpc/errors";
+import { DrillImport } from "./drill-import";
+import { LoadSettings } from "./load-settings";
 import { PlanSteps } from "./plan-steps";
 import {
   capErrors,
   type FormState,
-  METHODS,
-  type Method,
   NUMBER_FIELDS,
-  type NumField,
   rowsFromThresholds,
   specFromState,
   stateFromSpec,
@@ -78,32 +70,21 @@ function ScenarioForm({ projectId, scenario }: { projectId: string; scenario?: S
   const [thresholds, setThresholds] = useState<ThresholdRow[]>(() => rowsFromThresholds(scenario?.thresholds ?? []));
   const canEdit = useCanEdit();
   const [clientErrors, setClientErrors] = useState<Record<string, string>>({});
-  const [drillYaml, setDrillYaml] = useState("");
-  const [imported, setImported] = useState<{ warnings: string[]; base: string | null } | null>(null);
+  // Changing the engine clears the last import's notice.
+  const [drillResets, setDrillResets] = useState(0);
   const listUrl = `/projects/${projectId}/scenarios`;
 
   const onSaved = useSavedThenBack(trpc.scenario.pathKey(), listUrl);
   const create = useMutation(trpc.scenario.create.mutationOptions({ onSuccess: onSaved }));
   const update = useMutation(trpc.scenario.update.mutationOptions({ onSuccess: onSaved }));
-  const importDrill = useMutation(
-    trpc.scenario.importDrill.mutationOptions({
-      onSuccess: (result) => {
-        setState(stateFromSpec(result.spec));
-        setImported({ warnings: result.warnings, base: result.base });
-        if (!name.trim()) setName("imported drill plan");
-      },
-    }),
-  );
   const save = scenario ? update : create;
   const errors = mergeErrors(clientErrors, save.error);
-  const drillErrors = fieldErrors(importDrill.error);
 
   const setEngine = (engine: TEngineKind) => {
     setClientErrors({});
-    setImported(null);
+    setDrillResets((n) => n + 1);
     setState(stateFromSpec(defaultScenarioSpec(engine, capsNow)));
   };
-  const setNumber = (k: string, v: string) => setState((s) => ({ ...s, numbers: { ...s.numbers, [k]: v } }));
   const patch = (p: Partial<FormState>) => setState((s) => ({ ...s, ...p }));
 
   const previewErrors: Record<string, string> = {};
@@ -135,27 +116,10 @@ function ScenarioForm({ projectId, scenario }: { projectId: string; scenario?: S
   const shown = (path: string) =>
     shownFields.has(path) ||
     NUMBER_FIELDS[state.engine].some((f) => path === `spec.${f.key}`) ||
+    path === "spec.slo" ||
     path.startsWith("spec.request") ||
     path.startsWith("spec.plan") ||
     path.startsWith("thresholds.");
-  const numberInput = (f: NumField) => {
-    const path = `spec.${f.key}`;
-    return (
-      <Field key={f.key} label={f.label} htmlFor={`scenario-${f.key}`} error={errors[path]} hint={f.hint}>
-        <input
-          id={`scenario-${f.key}`}
-          inputMode="decimal"
-          className={inputClass}
-          value={state.numbers[f.key] ?? ""}
-          onChange={(e) => setNumber(f.key, e.target.value)}
-          aria-invalid={!!errors[path]}
-        />
-      </Field>
-    );
-  };
-  const isHttp = state.engine === "http-open" || state.engine === "http-closed";
-  const planMode = state.engine === "http-closed" && state.steps.length > 0;
-
   return (
     <form
       aria-label={scenario ? "Edit scenario" : "New scenario"}
@@ -166,10 +130,8 @@ function ScenarioForm({ projectId, scenario }: { projectId: string; scenario?: S
       }}
       onChange={(e) => {
         // Messages describe what was submitted; once the user edits, they no longer apply.
-        if ((e.target as HTMLElement).id === "drill-yaml") {
-          if (importDrill.isError) importDrill.reset();
-          return;
-        }
+        // The drill import keeps its own messages.
+        if ((e.target as HTMLElement).id === "drill-yaml") return;
         if (save.isError) save.reset();
         if (Object.keys(clientErrors).length > 0) setClientErrors({});
       }}
@@ -236,189 +198,20 @@ function ScenarioForm({ projectId, scenario }: { projectId: string; scenario?: S
           </Card>
         </div>
 
-        <details className="rounded-lg border border-slate-200 bg-white shadow-sm">
-          <summary className="cursor-pointer px-4 py-2.5 text-sm font-semibold text-slate-800">
-            Import a drill plan…
-          </summary>
-          <div className="border-t border-slate-100 p-4">
-            <div className="space-y-3">
-              <Field
-                label="Drill benchmark YAML"
-                htmlFor="drill-yaml"
-                error={drillErrors.yaml}
-                hint="Replaces the settings above with an HTTP closed-model scenario; nothing is saved until you save"
-              >
-                <textarea
-                  id="drill-yaml"
-                  rows={5}
-                  className={`${inputClass} font-mono text-xs`}
-                  value={drillYaml}
-                  onChange={(e) => setDrillYaml(e.target.value)}
-                  aria-invalid={!!drillErrors.yaml}
-                  placeholder={"concurrency: 8\niterations: 1000\nplan:\n  - name: home\n    request:\n      url: /"}
-                />
-              </Field>
-              <Button
-                variant="secondary"
-                onClick={() => importDrill.mutate({ yaml: drillYaml })}
-                disabled={importDrill.isPending || !drillYaml.trim()}
-              >
-                {importDrill.isPending ? "Importing…" : "Import plan"}
-              </Button>
-              {importDrill.isError && !drillErrors.yaml && <FormAlert>{errorMessage(importDrill.error)}</FormAlert>}
-              {imported && (
-                <div role="status" className="rounded-md bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
-                  Imported {state.steps.length} plan step{state.steps.length === 1 ? "" : "s"}.
-                  {imported.base && ` The plan's base ${imported.base} is replaced by the run's target.`}
-                  {imported.warnings.length > 0 && (
-                    <ul className="mt-1 list-disc pl-5 text-amber-900">
-                      {imported.warnings.map((w) => (
-                        <li key={w}>{w}</li>
-                      ))}
-                    </ul>
-                  )}
-                </div>
-              )}
-            </div>
-          </div>
-        </details>
+        <DrillImport
+          key={drillResets}
+          onImported={(result) => {
+            setState(stateFromSpec(result.spec));
+            if (!name.trim()) setName("imported drill plan");
+          }}
+        />
 
-        <Card title="Load settings">
-          <div className="grid gap-4 md:grid-cols-3">
-            {planMode && (
-              <p className="text-sm text-slate-600 md:col-span-3">
-                Each iteration runs the plan steps below, in order; the requests are defined there.
-              </p>
-            )}
-            {isHttp && !planMode && (
-              <>
-                <Field label="Method" htmlFor="scenario-method" error={errors["spec.request.method"]}>
-                  <select
-                    id="scenario-method"
-                    className={inputClass}
-                    value={state.method}
-                    onChange={(e) => patch({ method: e.target.value as Method })}
-                  >
-                    {METHODS.map((m) => (
-                      <option key={m}>{m}</option>
-                    ))}
-                  </select>
-                </Field>
-                <div className="md:col-span-2">
-                  <Field
-                    label="Path"
-                    htmlFor="scenario-path"
-                    error={errors["spec.request.path"]}
-                    hint="Relative to the target's base URL"
-                  >
-                    <input
-                      id="scenario-path"
-                      className={`${inputClass} font-mono`}
-                      value={state.path}
-                      onChange={(e) => patch({ path: e.target.value })}
-                    />
-                  </Field>
-                </div>
-              </>
-            )}
-            {(state.engine === "llm" || state.engine === "ws-chat") && (
-              <Field label="Path" htmlFor="scenario-path" error={errors["spec.path"]}>
-                <input
-                  id="scenario-path"
-                  className={`${inputClass} font-mono`}
-                  value={state.path}
-                  onChange={(e) => patch({ path: e.target.value })}
-                />
-              </Field>
-            )}
-            {state.engine === "ws-chat" && (
-              <Field
-                label="Ends"
-                htmlFor="scenario-ends-after"
-                error={errors["spec.endsAfter"]}
-                hint={
-                  state.endsAfter === "duration"
-                    ? "Users keep sending, one message per interval, until the duration ends; messages per user is not used"
-                    : "Each user sends its messages, then the run ends (at the latest after the duration)"
-                }
-              >
-                <select
-                  id="scenario-ends-after"
-                  className={inputClass}
-                  value={state.endsAfter}
-                  onChange={(e) => patch({ endsAfter: e.target.value === "duration" ? "duration" : "messages" })}
-                >
-                  <option value="messages">After each user's messages</option>
-                  <option value="duration">When the duration ends</option>
-                </select>
-              </Field>
-            )}
-            {state.engine === "llm" && (
-              <>
-                <Field label="Model" htmlFor="scenario-model" error={errors["spec.model"]}>
-                  <input
-                    id="scenario-model"
-                    className={`${inputClass} font-mono`}
-                    value={state.model}
-                    onChange={(e) => patch({ model: e.target.value })}
-                    aria-invalid={!!errors["spec.model"]}
-                  />
-                </Field>
-                <label className="flex items-center gap-2 self-end pb-2 text-sm font-medium text-slate-700">
-                  <input type="checkbox" checked={state.stream} onChange={(e) => patch({ stream: e.target.checked })} />
-                  Streaming (time to first token, tokens/s)
-                </label>
-                <div className="md:col-span-3">
-                  <Field
-                    label="Prompt template"
-                    htmlFor="scenario-prompt"
-                    error={errors["spec.promptTemplate"]}
-                    hint="{{nonce}}, {{index}} and {{timestamp}} are filled in per request so no two prompts are equal"
-                  >
-                    <textarea
-                      id="scenario-prompt"
-                      rows={3}
-                      className={`${inputClass} font-mono`}
-                      value={state.promptTemplate}
-                      onChange={(e) => patch({ promptTemplate: e.target.value })}
-                      aria-invalid={!!errors["spec.promptTemplate"]}
-                    />
-                  </Field>
-                </div>
-              </>
-            )}
-            {NUMBER_FIELDS[state.engine].map(numberInput)}
-            {((isHttp && !planMode) || state.engine === "llm") && (
-              <div className="md:col-span-3 grid gap-4 md:grid-cols-2">
-                <Field
-                  label="Request headers (Name: value per line)"
-                  htmlFor="scenario-headers"
-                  error={errors["spec.request.headers"]}
-                  hint="Added to the target's headers; keep secrets on the target"
-                >
-                  <textarea
-                    id="scenario-headers"
-                    rows={2}
-                    className={`${inputClass} font-mono`}
-                    value={state.headers}
-                    onChange={(e) => patch({ headers: e.target.value })}
-                  />
-                </Field>
-                {isHttp && (
-                  <Field label="Request body (optional)" htmlFor="scenario-body" error={errors["spec.request.body"]}>
-                    <textarea
-                      id="scenario-body"
-                      rows={2}
-                      className={`${inputClass} font-mono`}
-                      value={state.body}
-                      onChange={(e) => patch({ body: e.target.value })}
-                    />
-                  </Field>
-                )}
-              </div>
-            )}
-          </div>
-        </Card>
+        <LoadSettings
+          state={state}
+          errors={errors}
+          patch={patch}
+          preview={preview.success && Object.keys(previewErrors).length === 0 ? preview.data : null}
+        />
 
         {state.engine === "http-closed" && (
           <PlanSteps steps={state.steps} errors={errors} onChange={(steps) => patch({ steps })} />

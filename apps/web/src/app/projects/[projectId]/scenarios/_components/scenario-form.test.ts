@@ -10,7 +10,7 @@ function roundTrip(spec: TScenarioSpec) {
 
 describe("scenario spec ↔ form", () => {
   it("opens every engine's default spec and saves it back unchanged", () => {
-    for (const engine of ["http-open", "http-closed", "llm", "ws-chat"] as const) {
+    for (const engine of ["http-open", "http-closed", "llm", "ws-chat", "capacity-search"] as const) {
       const spec = ZScenarioSpec.parse(defaultScenarioSpec(engine));
       const { back, errors } = roundTrip(spec);
       expect(errors).toEqual({});
@@ -97,5 +97,23 @@ describe("scenario spec ↔ form", () => {
       "spec.durationS": "this scenario runs for 3,601 s; the organization allows at most 1,800 s",
     });
     expect(capErrors(ZScenarioSpec.parse(defaultScenarioSpec("http-open")), caps)).toEqual({});
+  });
+
+  it("edits a capacity search's nested SLO and names its fields", () => {
+    const spec = ZScenarioSpec.parse(defaultScenarioSpec("capacity-search"));
+    const state = stateFromSpec(spec);
+    expect(state.numbers["slo.p99Ms"]).toBe("100");
+    const errors: Record<string, string> = {};
+    const edited = specFromState(
+      { ...state, path: "/pay", numbers: { ...state.numbers, "slo.p99Ms": "250", "slo.errorRatePct": "" } },
+      errors,
+    );
+    expect(errors).toEqual({ "spec.slo.errorRatePct": "required" });
+    expect(edited).toMatchObject({ slo: { p99Ms: 250 }, request: { path: "/pay" } });
+    expect((edited.slo as Record<string, unknown>).errorRatePct).toBeUndefined();
+    const caps = resolveOrgCaps({ maxRate: 500 });
+    expect(capErrors(spec, caps)).toEqual({
+      "spec.maxRate": "this scenario asks for 1,000 req/s; the organization allows at most 500 req/s",
+    });
   });
 });

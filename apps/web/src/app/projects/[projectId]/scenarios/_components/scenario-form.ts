@@ -63,7 +63,46 @@ export const NUMBER_FIELDS: Record<TEngineKind, NumField[]> = {
     { key: "connectTimeoutMs", label: "Connect timeout (ms)", required: true },
     { key: "drainTimeoutMs", label: "Drain timeout (ms)", required: true },
   ],
+  "capacity-search": [
+    { key: "slo.p99Ms", label: "SLO: p99 at most (ms)", required: true },
+    { key: "slo.errorRatePct", label: "SLO: errors at most (%)", required: true },
+    { key: "minRate", label: "Lowest rate (requests/s)", required: true, hint: "The first plateau's rate" },
+    { key: "maxRate", label: "Highest rate (requests/s)", required: true, hint: "No plateau goes above it" },
+    { key: "stepFactor", label: "Step factor", required: true, hint: "Each stepping plateau multiplies the rate" },
+    { key: "resolutionPct", label: "Resolution (%)", required: true, hint: "Bisect until the bracket is this narrow" },
+    { key: "plateauS", label: "Plateau (s)", required: true, hint: "Measured seconds per plateau" },
+    { key: "warmupS", label: "Warm-up per plateau (s)", hint: "Not measured" },
+    { key: "maxConnections", label: "Max connections", required: true },
+    { key: "timeoutMs", label: "Request timeout (ms)", required: true },
+  ],
 };
+
+/** Engines that send one HTTP request shape (method, path, headers, body). */
+export const REQUEST_ENGINES: ReadonlySet<TEngineKind> = new Set(["http-open", "http-closed", "capacity-search"]);
+
+/** A setting by its dotted key (`slo.p99Ms`). */
+function getAt(spec: Record<string, unknown>, key: string): unknown {
+  return key
+    .split(".")
+    .reduce<unknown>(
+      (node, k) => (node && typeof node === "object" ? (node as Record<string, unknown>)[k] : undefined),
+      spec,
+    );
+}
+
+/** Set (or, with undefined, remove) a setting by its dotted key, copying the objects on the way. */
+function setAt(spec: Record<string, unknown>, key: string, value: number | undefined): void {
+  const [head, ...rest] = key.split(".");
+  if (!head) return;
+  if (rest.length === 0) {
+    if (value === undefined) delete spec[head];
+    else spec[head] = value;
+    return;
+  }
+  const child = spec[head] && typeof spec[head] === "object" ? { ...(spec[head] as Record<string, unknown>) } : {};
+  setAt(child, rest.join("."), value);
+  spec[head] = child;
+}
 
 export const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
 export type Method = (typeof METHODS)[number];
@@ -107,7 +146,7 @@ export interface FormState {
 export function stateFromSpec(spec: TScenarioSpec): FormState {
   const s = spec as Record<string, unknown>;
   const numbers: Record<string, string> = {};
-  for (const f of NUMBER_FIELDS[spec.engine]) numbers[f.key] = numText(s[f.key] as number | undefined);
+  for (const f of NUMBER_FIELDS[spec.engine]) numbers[f.key] = numText(getAt(s, f.key) as number | undefined);
   const request = "request" in spec ? spec.request : undefined;
   return {
     engine: spec.engine,
@@ -148,15 +187,15 @@ export function specFromState(state: FormState, errors: Record<string, string>):
     const path = `spec.${f.key}`;
     if (n === undefined) {
       if (f.required) errors[path] = "required";
-      delete spec[f.key];
+      setAt(spec, f.key, undefined);
     } else if (!Number.isFinite(n)) {
       errors[path] = "must be a number";
     } else {
-      spec[f.key] = n;
+      setAt(spec, f.key, n);
     }
   }
   const headers = parseHeaderLines(state.headers, "spec.request.headers", errors);
-  if (state.engine === "http-open" || state.engine === "http-closed") {
+  if (REQUEST_ENGINES.has(state.engine)) {
     spec.request = {
       method: state.method,
       path: state.path,

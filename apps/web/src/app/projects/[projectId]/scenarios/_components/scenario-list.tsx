@@ -2,14 +2,12 @@
 
 import type { RouterOutputs } from "@benchboard/api";
 import { describeScenarioSpec, describeThreshold, ENGINE_LABEL, ZScenarioSpec } from "@benchboard/core";
+import type { Column } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
-import { ConfirmDialog } from "~/app/_components/confirm-dialog";
+import { actionsColumn, ListCard, RowActions, useDeleteDialog } from "~/app/_components/list-kit";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
-import { errorMessage } from "~/trpc/errors";
-import { ListCard, RowActions } from "../../_components/list-card";
 import { useRefreshKind } from "../../_components/use-refresh-kind";
 
 type Scenario = RouterOutputs["scenario"]["list"][number];
@@ -24,25 +22,70 @@ export function ScenarioList({ projectId }: { projectId: string }) {
   const refresh = useRefreshKind(trpc.scenario.pathKey());
   const scenarios = useQuery(trpc.scenario.list.queryOptions({ projectId }));
   const canEdit = useCanEdit();
-  const [doomed, setDoomed] = useState<Scenario | null>(null);
-  const remove = useMutation(
-    trpc.scenario.delete.mutationOptions({
-      onSuccess: async () => {
-        setDoomed(null);
-        await refresh();
-      },
-    }),
-  );
+  const remove = useMutation(trpc.scenario.delete.mutationOptions({ onSuccess: refresh }));
+  const deleting = useDeleteDialog<Scenario>({
+    mutation: remove,
+    kind: "scenario",
+    confirmLabel: "Delete scenario",
+    consequence: (s) => <p>Its {s.runCount} runs keep the snapshot of the scenario they ran.</p>,
+  });
   const base = `/projects/${projectId}/scenarios`;
+
+  const columns: Column<Scenario>[] = [
+    {
+      key: "name",
+      header: "Name",
+      cell: (s) => (
+        <>
+          <Link href={`${base}/${s.id}`} className="font-medium text-sky-700 hover:underline">
+            {s.name}
+          </Link>
+          {s.description && <div className="text-xs text-slate-500">{s.description}</div>}
+        </>
+      ),
+    },
+    { key: "engine", header: "Engine", cell: (s) => ENGINE_LABEL[s.spec.engine] ?? s.engine },
+    { key: "load", header: "Load", className: "text-slate-700", cell: (s) => describeStoredSpec(s.spec) },
+    {
+      key: "thresholds",
+      header: "Thresholds",
+      className: "text-xs text-slate-600",
+      cell: (s) => (s.thresholds.length === 0 ? "—" : s.thresholds.map((t) => describeThreshold(t)).join(", ")),
+    },
+    { key: "runs", header: "Runs", align: "right", className: "tabular-nums", cell: (s) => s.runCount },
+    actionsColumn((s) => (
+      <RowActions
+        href={`${base}/${s.id}`}
+        name={s.name}
+        canEdit={canEdit}
+        onDelete={() => deleting.ask(s)}
+        lead={
+          canEdit && (
+            <Link
+              href={`/projects/${projectId}/launch?scenarioId=${s.id}`}
+              className="font-medium text-sky-700 hover:underline"
+              aria-label={`Launch ${s.name}`}
+            >
+              Launch
+            </Link>
+          )
+        }
+      />
+    )),
+  ];
 
   return (
     <ListCard
       title="Scenarios"
+      noun="scenarios"
       newHref={`${base}/new`}
       newLabel="New scenario"
       canEdit={canEdit}
       query={scenarios}
-      loadingLabel="Loading scenarios"
+      data={scenarios.data}
+      searchText={(s) => [s.name, s.description, ENGINE_LABEL[s.spec.engine] ?? s.engine]}
+      columns={columns}
+      rowKey={(s) => s.id}
       emptyTitle="No scenarios yet"
       empty={
         <>
@@ -57,74 +100,8 @@ export function ScenarioList({ projectId }: { projectId: string }) {
           )}
         </>
       }
-      renderList={(items) => (
-        <table className="w-full text-sm" aria-label="Scenarios">
-          <thead className="text-left text-xs uppercase text-slate-500">
-            <tr>
-              <th className="py-1">Name</th>
-              <th>Engine</th>
-              <th>Load</th>
-              <th>Thresholds</th>
-              <th className="text-right">Runs</th>
-              <th className="text-right">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((s) => (
-              <tr key={s.id} className="border-t border-slate-100 align-top">
-                <td className="py-2">
-                  <Link href={`${base}/${s.id}`} className="font-medium text-sky-700 hover:underline">
-                    {s.name}
-                  </Link>
-                  {s.description && <div className="text-xs text-slate-500">{s.description}</div>}
-                </td>
-                <td className="py-2">{ENGINE_LABEL[s.spec.engine] ?? s.engine}</td>
-                <td className="py-2 text-slate-700">{describeStoredSpec(s.spec)}</td>
-                <td className="py-2 text-xs text-slate-600">
-                  {s.thresholds.length === 0 ? "—" : s.thresholds.map((t) => describeThreshold(t)).join(", ")}
-                </td>
-                <td className="py-2 text-right tabular-nums">{s.runCount}</td>
-                <td className="py-2 pl-6 text-right whitespace-nowrap">
-                  <RowActions
-                    href={`${base}/${s.id}`}
-                    name={s.name}
-                    canEdit={canEdit}
-                    onDelete={() => {
-                      remove.reset();
-                      setDoomed(s);
-                    }}
-                    lead={
-                      canEdit && (
-                        <Link
-                          href={`/projects/${projectId}/launch?scenarioId=${s.id}`}
-                          className="font-medium text-sky-700 hover:underline"
-                          aria-label={`Launch ${s.name}`}
-                        >
-                          Launch
-                        </Link>
-                      )
-                    }
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
     >
-      <ConfirmDialog
-        open={doomed !== null}
-        title={`Delete scenario "${doomed?.name ?? ""}"?`}
-        confirmLabel="Delete scenario"
-        pending={remove.isPending}
-        error={remove.error ? errorMessage(remove.error) : null}
-        onCancel={() => setDoomed(null)}
-        onConfirm={() => doomed && remove.mutate({ id: doomed.id })}
-      >
-        <p>Its {doomed?.runCount ?? 0} runs keep the snapshot of the scenario they ran.</p>
-      </ConfirmDialog>
+      {deleting.dialog}
     </ListCard>
   );
 }
