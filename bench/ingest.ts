@@ -5,15 +5,9 @@
 // Retry-After, as the CLI does. Prints uploads/s and the time per upload (first attempt until
 // stored) at p50/p99, the refusals, and checks that every upload was stored exactly once.
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { performance } from "node:perf_hooks";
-import { createRedisRateLimiter } from "../packages/api/src/rate-limit";
-import type { RestDeps } from "../packages/api/src/rest/auth";
 import { uploadRunHandler } from "../packages/api/src/rest/runs";
-import { createApiToken } from "../packages/db/src/queries/auth";
-import { createProject } from "../packages/db/src/queries/project";
-import { createTestDatabase } from "../packages/db/src/testing";
-import { createRunsQueue, DEFAULT_REDIS_URL } from "../packages/jobs/src/index";
+import { createUploadingOrg, startTestServices } from "../packages/api/src/testing/services";
 import { envNumber, fmt, loadAverage, ROOT } from "./lib";
 
 const UPLOADS = envNumber("BENCH_UPLOADS", 200);
@@ -23,35 +17,16 @@ const fixture = (path: string) => readFileSync(`${ROOT}/packages/core/src/import
 const K6 = fixture("k6/summary-export.json");
 const WRK = fixture("wrk/latency.txt");
 
-// ioredis is the api package's dependency: load it from there.
-const { Redis } = createRequire(`${ROOT}/packages/api/package.json`)("ioredis") as typeof import("ioredis");
-const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
 const prefix = `bbingest-${process.pid}`;
-const t = await createTestDatabase();
-const redis = new Redis(redisUrl);
-const queue = createRunsQueue(redisUrl, prefix);
+const services = await startTestServices(prefix);
+const { t } = services;
 console.log(`load average before: ${loadAverage()}`);
 try {
-  const deps: RestDeps = {
-    db: t.db,
-    queue,
-    rateLimit: createRedisRateLimiter(redis, `${prefix}:rl:`),
-    limits: { requestsPerWindow: 1_000_000 },
-  };
+  const deps = services.restDeps({ requestsPerWindow: 1_000_000 });
   // Fresh organizations each round: an organization may upload 120 runs a minute.
   const organizations = async (round: number) => {
     const orgs = [];
-    for (let i = 0; i < ORGS; i++) {
-      const org = await t.db.organization.create({ data: { name: `Org ${round}.${i}`, slug: `org-${round}-${i}` } });
-      const project = await createProject(t.db, org.id, { name: "gateway" });
-      const { token } = await createApiToken(t.db, org.id, {
-        name: "ci",
-        scopes: ["runs:write", "runs:read"],
-        projectId: null,
-        createdById: null,
-      });
-      orgs.push({ id: org.id, token, project: project.slug });
-    }
+    for (let i = 0; i < ORGS; i++) orgs.push(await createUploadingOrg(t.db, `Org ${round}.${i}`, `org-${round}-${i}`));
     return orgs;
   };
   type Org = Awaited<ReturnType<typeof organizations>>[number];
@@ -98,12 +73,7 @@ try {
   }
   console.log(`\nevery upload stored exactly once; load average after: ${loadAverage()}`);
 } finally {
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-  await queue.obliterate({ force: true }).catch(() => {});
-  await queue.close();
-  await t.drop();
+  await services.close();
   const { parsePool } = await import("../packages/core/src/importers/parse-pool");
   await parsePool().close();
 }

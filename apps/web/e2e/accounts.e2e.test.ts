@@ -119,7 +119,7 @@ describe("the operator's organizations", () => {
     await tenantPage.getByRole("button", { name: "Launch run" }).waitFor();
     expect(await tenantPage.locator("#launch-scenario-error").count()).toBe(0);
 
-    await page.goto(`${stack.baseUrl}/settings`);
+    await page.goto(`${stack.baseUrl}/settings/install`);
     const table = page.getByRole("table", { name: "Organizations" });
     const row = table.getByRole("row", { name: /Org acme/ });
     await row.waitFor();
@@ -161,7 +161,12 @@ describe("the operator's organizations", () => {
   it("is never shown to a tenant's owner, and its procedures refuse them", async () => {
     const { context, page } = await pageAs(tenant.users.owner.sessionToken);
     await page.goto(`${stack.baseUrl}/settings`);
+    // Settings opens on its first section, and a tenant's section nav has no Install.
+    await page.waitForURL((url) => url.pathname === "/settings/members");
     await page.getByRole("table", { name: "Members" }).waitFor();
+    expect(
+      await page.getByRole("navigation", { name: "Settings sections" }).getByRole("link", { name: "Install" }).count(),
+    ).toBe(0);
     await page.getByRole("heading", { name: "Organization", exact: true }).waitFor();
     expect(await page.getByRole("heading", { name: "Organizations (operator)" }).count()).toBe(0);
     expect(await page.getByRole("table", { name: "Organizations" }).count()).toBe(0);
@@ -179,7 +184,7 @@ describe("the operator's organizations", () => {
   it("asks before revoking an agent token or removing a member, and offers to copy a new token", async () => {
     const { context, page } = await pageAs(tenant.users.owner.sessionToken);
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.baseUrl });
-    await page.goto(`${stack.baseUrl}/settings`);
+    await page.goto(`${stack.baseUrl}/settings/agents`);
     const db = stack.db.db;
 
     // Revoking an agent token asks first; "Cancel" keeps it.
@@ -202,6 +207,7 @@ describe("the operator's organizations", () => {
 
     // Removing a member asks first, naming them.
     const viewer = tenant.users.viewer;
+    await page.goto(`${stack.baseUrl}/settings/members`);
     await page.getByRole("button", { name: `Remove ${viewer.email}` }).click();
     const removeDialog = page.getByRole("alertdialog", { name: `Remove ${viewer.email} from this organization?` });
     await removeDialog.waitFor();
@@ -219,6 +225,7 @@ describe("the operator's organizations", () => {
     expect(await page.getByRole("table", { name: "Members" }).textContent()).not.toContain(viewer.email);
 
     // A new token is shown once, with a button that copies it.
+    await page.goto(`${stack.baseUrl}/settings/agents`);
     await page.getByLabel("Agent token name").fill("staging network");
     await page.getByRole("button", { name: "Create agent token" }).click();
     const shown = (await page.getByLabel("New agent token").textContent())!.trim();

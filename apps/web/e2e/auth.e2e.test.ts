@@ -115,7 +115,8 @@ describe("accounts", () => {
     const { createSession, deleteSession, createProject } = await import("@benchboard/db");
     const local = await stack.db.db.organization.findUniqueOrThrow({ where: { slug: "local" } });
     const project = await createProject(stack.db.db, local.id, { name: "Ended session" });
-    const pages = ["/", "/runs", `/projects/${project.id}`, "/trends", "/settings", "/workers", "/launch"];
+    // Settings by its first section's address: /settings itself only redirects there.
+    const pages = ["/", "/runs", `/projects/${project.id}`, "/trends", "/settings/members", "/workers", "/launch"];
     for (const pathname of pages) {
       const { token } = await createSession(stack.db.db, stack.user.id);
       const { context, page } = await freshPage();
@@ -145,13 +146,14 @@ describe("accounts", () => {
 
   it("invites a viewer who can read but not change anything", async () => {
     const { page } = stack;
-    await page.goto(`${stack.baseUrl}/settings`);
+    await page.goto(`${stack.baseUrl}/settings/members`);
     await page.getByLabel("Email").fill("vera@example.com");
     await page.getByLabel("Role", { exact: true }).selectOption("viewer");
     await page.getByRole("button", { name: "Create invitation" }).click();
     const link = (await page.getByLabel("Invitation link").textContent())?.trim() ?? "";
     expect(link).toMatch(/\/invite\/[A-Za-z0-9_-]{43}$/);
     // The operator's section: the allow-list for its own organization and, apart, what tenants may target.
+    await page.goto(`${stack.baseUrl}/settings/install`);
     await page.getByLabel("Tenants may target").waitFor();
     await page.screenshot({ path: path.join(screenshotsDir, "settings.png"), fullPage: true });
 
@@ -172,7 +174,7 @@ describe("accounts", () => {
     const cookie = (await context.cookies()).find((c) => c.name === "bb_session");
     await context.addCookies([{ name: "bb_org", value: "local", url: stack.baseUrl }]);
     // A viewer is not shown who else is in the organization.
-    await vera.goto(`${stack.baseUrl}/settings`);
+    await vera.goto(`${stack.baseUrl}/settings/members`);
     await vera.getByText("Only owners and members of this organization see its members.").waitFor();
     expect(await vera.getByText(stack.user.email).count()).toBe(0);
     await vera.screenshot({ path: path.join(screenshotsDir, "settings-viewer.png"), fullPage: true });

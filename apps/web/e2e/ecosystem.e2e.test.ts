@@ -177,7 +177,7 @@ function vegetaReport(text: string) {
 describe("ecosystem", () => {
   it("Settings → API tokens creates a token with scopes and a project; the project page shows its slug", async () => {
     const { page } = stack;
-    await page.goto(`${stack.baseUrl}/settings`);
+    await page.goto(`${stack.baseUrl}/settings/tokens`);
     const form = page.getByRole("form", { name: "Create API token" });
     await form.getByLabel("Token name").fill("GitHub Actions");
     await form.getByLabel("Project", { exact: true }).selectOption({ label: `Checkout API (${project.slug})` });

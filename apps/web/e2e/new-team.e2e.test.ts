@@ -282,7 +282,7 @@ describe("a stranger's first steps and what a team expects", () => {
   it("asks before revoking a token or an invitation, and copies an invitation link", async () => {
     const { page, baseUrl } = stack;
     await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseUrl });
-    await page.goto(`${baseUrl}/settings`);
+    await page.goto(`${baseUrl}/settings/members`);
     await page.getByLabel("Email", { exact: true }).fill("nia@example.com");
     await page.getByRole("button", { name: "Create invitation" }).click();
     const link = (await page.getByLabel("Invitation link").textContent())?.trim() ?? "";
@@ -304,6 +304,7 @@ describe("a stranger's first steps and what a team expects", () => {
     expect(await stack.db.db.invitation.count({ where: { email: "nia@example.com" } })).toBe(0);
 
     // The CI token made earlier: revoking asks first too.
+    await page.goto(`${baseUrl}/settings/tokens`);
     await page
       .getByRole("table", { name: "API tokens" })
       .getByRole("row", { name: /^CI / })

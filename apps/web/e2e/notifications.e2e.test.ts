@@ -64,7 +64,7 @@ async function waitFor<T>(
 describe("notification settings", () => {
   it("adds endpoints and a rule, sends a test, and shows the delivery log", async () => {
     const { page, baseUrl } = stack;
-    await page.goto(`${baseUrl}/settings`);
+    await page.goto(`${baseUrl}/settings/notifications`);
     const card = page.getByRole("region", { name: "Notifications" });
     await card.getByText("No endpoints").waitFor();
 

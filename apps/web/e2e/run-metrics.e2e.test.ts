@@ -90,7 +90,7 @@ describe("runs sorted and filtered by any metric", () => {
 describe("detail retention in Install settings", () => {
   it("shows that retention is off and what 90 days would free", async () => {
     const { page, baseUrl } = stack;
-    await page.goto(`${baseUrl}/settings`);
+    await page.goto(`${baseUrl}/settings/install`);
     const section = page.getByRole("region", { name: "Detail retention" });
     await section.waitFor();
     await expect.poll(() => section.textContent()).toMatch(/Off: every run keeps its per-second series/);

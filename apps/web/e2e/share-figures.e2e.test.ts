@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { ZRunResultData } from "@benchboard/core";
-import { createComparison, createShareLink, createUploadedRun, ensureLocalOrganization } from "@benchboard/db";
+import { uploadGatewayRun } from "@benchboard/api/testing/gateway-run";
+import { createComparison, createShareLink, ensureLocalOrganization } from "@benchboard/db";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, screenshotsDir, startStack } from "./harness";
@@ -13,34 +13,12 @@ let stack: Stack;
 let orgId: string;
 let projectId: string;
 
-async function uploadGatewayRun(stagesMs: { db: number; queue: number; render: number }, bufferSize: number) {
-  const result = ZRunResultData.parse({
-    metrics: {
-      requests: 10_000,
-      rps: 500,
-      latency_p50: 11.2,
-      latency_p99: 19.8,
-      "stage.db": stagesMs.db,
-      "stage.queue": stagesMs.queue,
-      "stage.render": stagesMs.render,
-    },
+function uploadRun(stagesMs: { db: number; queue: number; render: number }, bufferSize: number) {
+  return uploadGatewayRun(stack.db.db, orgId, projectId, {
+    stagesMs,
+    bufferSize,
+    knobs: { upstream: `redis-${bufferSize}.corp.internal` },
   });
-  const { run } = await createUploadedRun(stack.db.db, orgId, {
-    projectId,
-    source: "upload",
-    scenarioName: "checkout",
-    target: { name: "gateway", kind: "http", url: "http://gateway.corp.internal:8080" },
-    instanceConfig: {
-      name: "gateway-large",
-      instanceType: "t3.xlarge",
-      vcpu: 4,
-      knobs: { buffer_size: bufferSize, upstream: `redis-${bufferSize}.corp.internal` },
-    },
-    scenario: { engine: "http-open", spec: { rate: 500, durationS: 20 } },
-    result,
-    branch: "main",
-  });
-  return run.id;
 }
 
 /** Every table's text on the page, by its accessible name, row by row. */
@@ -69,8 +47,8 @@ afterAll(async () => {
 describe("a shared comparison", () => {
   it("shows every figure of the signed-in page, stages by name and unit, config fields by name", async () => {
     const runIds = [
-      await uploadGatewayRun({ db: 10.33, queue: 0.0233, render: 0.0218 }, 10_000),
-      await uploadGatewayRun({ db: 12.1, queue: 0.0301, render: 0.0275 }, 20_000),
+      await uploadRun({ db: 10.33, queue: 0.0233, render: 0.0218 }, 10_000),
+      await uploadRun({ db: 12.1, queue: 0.0301, render: 0.0275 }, 20_000),
     ];
     const saved = await createComparison(stack.db.db, orgId, {
       title: "buffer sizes",
@@ -95,7 +73,8 @@ describe("a shared comparison", () => {
 
     // The stage table: three stages by name, each figure with its unit, as signed in.
     const stages = sharedTables["Stage breakdown"]!;
-    expect(stages.slice(1).map((row) => row[0])).toEqual(["Db", "Queue", "Render"]);
+    // Named as the run page names them (one source: `stageName`), acronyms in capitals.
+    expect(stages.slice(1).map((row) => row[0])).toEqual(["DB", "Queue", "Render"]);
     expect(stages[1]![1]).toBe("10.33 ms");
     expect(stages[2]![1]).toBe("23.3 µs");
     expect(stages[3]![1]).toBe("21.8 µs");

@@ -1,51 +1,36 @@
 import { randomBytes } from "node:crypto";
 import { createInvitation, ensureLocalOrganization, verifyApiToken } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
-import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
+import type { TestDatabase } from "@benchboard/db/testing";
 import type { Queue } from "bullmq";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRedisRateLimiter } from "./rate-limit";
 import { createCaller } from "./root";
 import { createMailbox, signUpThroughMail } from "./testing/mailbox";
+import { startTestServices, type TestServices } from "./testing/services";
 import type { Context, Role } from "./trpc";
 
 // Accounts against real PostgreSQL and a real Redis rate limiter.
 let t: TestDatabase;
 let queue: Queue;
-let redis: Redis;
+let services: TestServices;
 const prefix = `bbtest-${randomBytes(4).toString("hex")}`;
 const mailbox = createMailbox();
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
-  redis = new Redis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
+  services = await startTestServices(prefix);
+  ({ t, queue } = services);
 });
 afterAll(async () => {
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-  await queue.close();
-  await t.drop();
+  await services?.close();
 });
 
 function anonymous(cookies: { token: string | null; set: string[] }, ip = "10.0.0.1"): Context {
-  return {
-    db: t.db,
-    queue,
-    orgId: null,
-    userId: null,
-    role: null,
-    clientIp: ip,
-    rateLimit: createRedisRateLimiter(redis, `${prefix}:`),
-    mailer: mailbox,
-    session: {
-      token: cookies.token,
-      set: (token) => cookies.set.push(token),
-      clear: () => cookies.set.push(""),
+  return services.anonymous(
+    { ip, cookies: cookies.set },
+    {
+      mailer: mailbox,
+      session: { token: cookies.token, set: (token) => cookies.set.push(token), clear: () => cookies.set.push("") },
     },
-  };
+  );
 }
 
 function as(userId: string, orgId: string, role: Role): Context {

@@ -1,12 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { DEFAULT_INSTALL_SETTINGS } from "@benchboard/core";
 import { DEMO_ORG_SLUG, seedPublishedDemo } from "@benchboard/db/seed";
 import { createTestDatabase, rerunMigration, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "./root";
-import { createMailbox, signUpThroughMail } from "./testing/mailbox";
+import { createMailbox, signUpForSession } from "./testing/mailbox";
 import { sessionContext } from "./testing/org-fixture";
 
 // The demo organization's published benchmarks are public data for every signed-in account: read
@@ -16,31 +15,8 @@ let queue: Queue;
 let demoId: string;
 const mailbox = createMailbox();
 
-function anonymous(jar: { token: string | null }) {
-  return createCaller({
-    db: t.db,
-    queue,
-    orgId: null,
-    userId: null,
-    role: null,
-    install: DEFAULT_INSTALL_SETTINGS,
-    mailer: mailbox,
-    clientIp: `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
-    session: {
-      token: null,
-      set: (token: string) => {
-        jar.token = token;
-      },
-      clear: () => {},
-    },
-  });
-}
-
-async function signUp(email: string) {
-  const jar: { token: string | null } = { token: null };
-  await signUpThroughMail(anonymous(jar), mailbox, { email, password: `${email} password` });
-  if (!jar.token) throw new Error("sign-up set no session");
-  return jar.token;
+function signUp(email: string) {
+  return signUpForSession({ db: t.db, queue }, mailbox, { email, password: `${email} password` });
 }
 
 beforeAll(async () => {

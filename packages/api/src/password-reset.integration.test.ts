@@ -3,22 +3,21 @@ import { chmod, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createSession, getSessionUser, hashToken, signUp } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
-import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
-import type { Queue } from "bullmq";
+import type { TestDatabase } from "@benchboard/db/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConsoleMailer, createSmtpMailer, type Mailer, mailerFromSettings } from "./mail";
 import { createFallbackRateLimiter, createRedisRateLimiter, type RateLimiter } from "./rate-limit";
 import { createCaller } from "./root";
 import { PASSWORD_RESET_SENT } from "./routers/auth";
+import { startTestServices, type TestServices } from "./testing/services";
 import { startTinySmtpServer, type TinySmtpServer } from "./testing/smtp-server";
 import type { Context } from "./trpc";
 
 // Password reset against real PostgreSQL, the real Redis rate limiter and a real SMTP exchange.
 let t: TestDatabase;
-let queue: Queue;
 let redis: Redis;
+let services: TestServices;
 let smtp: TinySmtpServer;
 const prefix = `bbreset-${randomBytes(4).toString("hex")}`;
 const PUBLIC_URL = "https://bench.example.test";
@@ -27,37 +26,24 @@ const mailLog: string[] = [];
 const logMailer = createConsoleMailer((line) => mailLog.push(line));
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
-  redis = new Redis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
+  services = await startTestServices(prefix);
+  ({ t, redis } = services);
   smtp = await startTinySmtpServer();
 });
 afterAll(async () => {
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
   await smtp.close();
-  await queue.close();
-  await t.drop();
+  await services?.close();
 });
 
 function anonymous(
   options: { ip?: string; mailer?: Mailer; rateLimit?: RateLimiter; ttlMs?: number; cookies?: string[] } = {},
 ): Context {
-  const cookies = options.cookies ?? [];
-  return {
-    db: t.db,
-    queue,
-    orgId: null,
-    userId: null,
-    role: null,
-    clientIp: options.ip ?? `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
-    rateLimit: options.rateLimit ?? createRedisRateLimiter(redis, `${prefix}:`),
+  return services.anonymous(options, {
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     mailer: options.mailer ?? logMailer,
     publicUrl: PUBLIC_URL,
     passwordResetTtlMs: options.ttlMs ?? null,
-    session: { token: null, set: (token) => cookies.push(token), clear: () => cookies.push("") },
-  };
+  });
 }
 
 const unique = () => randomBytes(4).toString("hex");

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { DEFAULT_INSTALL_SETTINGS, publishedTallyText, tallyPublishedChecks } from "@benchboard/core";
+import { publishedTallyText, tallyPublishedChecks } from "@benchboard/core";
 import { DEMO_ORG_SLUG, seedPublishedDemo } from "@benchboard/db/seed";
 import { PUBLISHED_PROJECTS, PUBLISHED_RUNS, PUBLISHED_TABLES } from "@benchboard/db/seed/published/index";
 import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
@@ -7,7 +7,7 @@ import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "./root";
-import { createMailbox, signUpThroughMail } from "./testing/mailbox";
+import { createMailbox, signUpForSession } from "./testing/mailbox";
 import { sessionContext } from "./testing/org-fixture";
 
 // The published benchmarks as a reader of the demo organization sees them, through the same
@@ -21,28 +21,12 @@ const mailbox = createMailbox();
 beforeAll(async () => {
   t = await createTestDatabase();
   queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, `bbpub-${randomBytes(4).toString("hex")}`);
-  const jar: { token: string | null } = { token: null };
-  const anonymous = createCaller({
-    db: t.db,
-    queue,
-    orgId: null,
-    userId: null,
-    role: null,
-    install: DEFAULT_INSTALL_SETTINGS,
-    mailer: mailbox,
-    clientIp: `10.7.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
-    session: {
-      token: null,
-      set: (token: string) => {
-        jar.token = token;
-      },
-      clear: () => {},
-    },
+  const token = await signUpForSession({ db: t.db, queue }, mailbox, {
+    email: "reader@example.test",
+    password: "reader password 1",
   });
-  await signUpThroughMail(anonymous, mailbox, { email: "reader@example.test", password: "reader password 1" });
-  if (!jar.token) throw new Error("sign-up set no session");
   demoId = (await seedPublishedDemo(t.db)).orgId;
-  reader = createCaller(await sessionContext({ db: t.db, queue }, jar.token, DEMO_ORG_SLUG));
+  reader = createCaller(await sessionContext({ db: t.db, queue }, token, DEMO_ORG_SLUG));
 });
 
 afterAll(async () => {

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { ZRunResultData } from "@benchboard/core";
-import { createUploadedRun, ensureLocalOrganization } from "@benchboard/db";
+import { ensureLocalOrganization } from "@benchboard/db";
 import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "./root";
+import { uploadGatewayRun } from "./testing/gateway-run";
 import type { Context } from "./trpc";
 
 // A share link without target details shows the signed-in figures: every metric and stage under
@@ -23,39 +23,13 @@ const owner = () => createCaller({ db: t.db, queue, orgId, userId, role: "owner"
 const anonymous = () => createCaller({ db: t.db, queue, orgId: null, userId: null, role: null });
 
 /** A gateway run with a server-timing breakdown (ms) on a config whose knobs include a host. */
-async function upload(stagesMs: { db: number; queue: number; render: number }, bufferSize: number) {
-  const result = ZRunResultData.parse({
-    metrics: {
-      requests: 10_000,
-      rps: 500,
-      latency_p50: 11.2,
-      latency_p99: 19.8,
-      "stage.db": stagesMs.db,
-      "stage.queue": stagesMs.queue,
-      "stage.render": stagesMs.render,
-    },
-    stages: {
-      db: { meanMs: stagesMs.db, count: 10_000 },
-      queue: { meanMs: stagesMs.queue, count: 10_000 },
-      render: { meanMs: stagesMs.render, count: 10_000 },
-    },
+function upload(stagesMs: { db: number; queue: number; render: number }, bufferSize: number) {
+  return uploadGatewayRun(t.db, orgId, projectId, {
+    stagesMs,
+    bufferSize,
+    knobs: { "upstream.pool": 8, upstream: "redis-master.corp.internal" },
+    stageCounts: true,
   });
-  const { run } = await createUploadedRun(t.db, orgId, {
-    projectId,
-    source: "upload",
-    scenarioName: "checkout",
-    target: { name: "gateway", kind: "http", url: "http://gateway.corp.internal:8080" },
-    instanceConfig: {
-      name: "gateway-large",
-      instanceType: "t3.xlarge",
-      vcpu: 4,
-      knobs: { buffer_size: bufferSize, "upstream.pool": 8, upstream: "redis-master.corp.internal" },
-    },
-    scenario: { engine: "http-open", spec: { rate: 500, durationS: 20 } },
-    result,
-    branch: "main",
-  });
-  return run.id;
 }
 
 beforeAll(async () => {

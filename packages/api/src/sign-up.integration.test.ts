@@ -1,21 +1,19 @@
 import { randomBytes } from "node:crypto";
 import { DEFAULT_INSTALL_SETTINGS } from "@benchboard/core";
 import { ensureLocalOrganization, signUp } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
-import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
+import type { TestDatabase } from "@benchboard/db/testing";
 import type { Queue } from "bullmq";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRedisRateLimiter } from "./rate-limit";
 import { createCaller } from "./root";
 import { createMailbox } from "./testing/mailbox";
+import { startTestServices, type TestServices } from "./testing/services";
 import type { Context } from "./trpc";
 
 // Sign-up as a stranger tries it: what the answer tells about other people's accounts, closed
 // sign-up and invitations, against real PostgreSQL and the real Redis rate limiter.
 let t: TestDatabase;
 let queue: Queue;
-let redis: Redis;
+let services: TestServices;
 let localId: string;
 let operatorId: string;
 const prefix = `bbsignup-${randomBytes(4).toString("hex")}`;
@@ -24,35 +22,21 @@ const mailbox = createMailbox();
 const unique = () => randomBytes(4).toString("hex");
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
-  redis = new Redis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
+  services = await startTestServices(prefix);
+  ({ t, queue } = services);
   operatorId = (await signUp(t.db, { email: "operator@example.test", password: "operator password 1" })).id;
   localId = (await ensureLocalOrganization(t.db)).id;
 });
 afterAll(async () => {
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-  await queue.close();
-  await t.drop();
+  await services?.close();
 });
 
 function anonymous(options: { ip?: string; cookies?: string[]; signupOpen?: boolean } = {}): Context {
-  const cookies = options.cookies ?? [];
-  return {
-    db: t.db,
-    queue,
-    orgId: null,
-    userId: null,
-    role: null,
-    clientIp: options.ip ?? `10.7.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
-    rateLimit: createRedisRateLimiter(redis, `${prefix}:`),
+  return services.anonymous(options, {
     install: { ...DEFAULT_INSTALL_SETTINGS, signupOpen: options.signupOpen ?? true },
     mailer: mailbox,
     publicUrl: PUBLIC_URL,
-    session: { token: null, set: (token) => cookies.push(token), clear: () => cookies.push("") },
-  };
+  });
 }
 
 async function invite(email: string, role: "member" | "viewer" = "viewer") {

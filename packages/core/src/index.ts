@@ -33,6 +33,7 @@ export * from "./share-redaction";
 export * from "./snapshots";
 export * from "./statistics";
 export * from "./sweep";
+export * from "./table-export";
 export * from "./target-fields";
 export * from "./target-limits";
 export * from "./thresholds";

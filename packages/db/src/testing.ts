@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { cp, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import pg from "pg";
 import { createDb, type Db, DEFAULT_DATABASE_URL } from "./client";
-import { applyMigrations, migrationsFingerprint, readMigrations } from "./migrate";
+import { applyMigrations, MIGRATIONS_DIR, migrationsFingerprint, readMigrations } from "./migrate";
 
 /**
  * Test databases: the migrations are applied once to a template named by their fingerprint;
@@ -87,6 +90,38 @@ export async function createTestDatabase(
   };
 }
 
+/**
+ * A database migrated up to, not including, the migration whose name ends with `suffix`: a
+ * back-filling migration's test stores rows in the shape before it, applies the rest with
+ * `applyMigrations(url)` and reads what the migration made of them.
+ */
+export async function createDatabaseBeforeMigration(
+  suffix: string,
+  baseUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const all = await readMigrations();
+  const index = all.findIndex((m) => m.name.endsWith(suffix));
+  if (index < 1) throw new Error(`no migration after the first one ends with ${suffix}`);
+  const name = `${TEST_DB_PREFIX}backfill_${randomBytes(4).toString("hex")}`;
+  const url = withDatabase(baseUrl, name);
+  const drop = () => admin(baseUrl, (c) => dropDatabase(c, name));
+  const earlier = await mkdtemp(path.join(tmpdir(), "bb-migrations-"));
+  try {
+    for (const m of all.slice(0, index)) {
+      await cp(path.join(MIGRATIONS_DIR, m.name), path.join(earlier, m.name), { recursive: true });
+    }
+    // From template0, which takes no connections, so a session on template1 never blocks it.
+    await admin(baseUrl, (c) => c.query(`CREATE DATABASE "${name}" TEMPLATE template0`));
+    await applyMigrations(url, { dir: earlier });
+  } catch (error) {
+    await drop().catch(() => {});
+    throw error;
+  } finally {
+    await rm(earlier, { recursive: true, force: true });
+  }
+  return { url, drop };
+}
+
 /** Drop test databases left behind by interrupted runs. */
 export async function dropStaleTestDatabases(
   baseUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
@@ -128,6 +163,37 @@ export async function allowLoopbackTargets(db: Db): Promise<void> {
       tenantTargetsSet: true,
     },
   });
+}
+
+/** A tenant's proof, good for a day, that it controls the test origin http://127.0.0.1:9. */
+export async function verifyLoopbackOrigin(db: Db, orgId: string): Promise<void> {
+  await db.verifiedOrigin.create({
+    data: {
+      orgId,
+      origin: "http://127.0.0.1:9",
+      method: "http",
+      addresses: ["127.0.0.1"],
+      expiresAt: new Date(Date.now() + 86_400_000),
+    },
+  });
+}
+
+/** Cancel the organization's queued and running runs, so the next launch starts within its caps. */
+export async function endActiveRuns(db: Db, orgId: string): Promise<void> {
+  await db.run.updateMany({
+    where: { orgId, status: { in: ["queued", "running"] } },
+    data: { status: "canceled", endedAt: new Date() },
+  });
+}
+
+/** A run's stored detail as retention leaves or trims it: its series by metric, its shard and its result. */
+export async function readRunDetail(db: Db, runId: string) {
+  const [series, shard, result] = await Promise.all([
+    db.series.findMany({ where: { runId }, orderBy: { metric: "asc" } }),
+    db.runShard.findFirstOrThrow({ where: { runId } }),
+    db.runResult.findUniqueOrThrow({ where: { runId } }),
+  ]);
+  return { series, shard, result };
 }
 
 /** Run one migration's SQL file again on a test database (a repair migration's own test). */

@@ -11,7 +11,7 @@ import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import { startPrometheusApi } from "@benchboard/loadgen/test/prometheus-api";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor as waitForIn } from "../test/wait";
+import { workerProcesses } from "../test/worker-processes";
 
 // The walking skeleton end to end with real parts: tRPC launch → BullMQ job in Redis → a separate
 // worker process → undici load against a real HTTP server → results in PostgreSQL.
@@ -21,12 +21,14 @@ const prefix = `bbtest-${randomBytes(4).toString("hex")}`;
 
 let t: TestDatabase;
 let queue: Queue;
-let worker: ChildProcess;
 let server: http.Server;
 let serverUrl: string;
 let served = 0;
 let caller: ReturnType<typeof createCaller>;
-const workerLog: string[] = [];
+/** The worker process, run as production runs it, on this file's database and queues. */
+const workers = workerProcesses(() => ({ DATABASE_URL: t.url, REDIS_URL: redisUrl, BENCHBOARD_QUEUE_PREFIX: prefix }));
+const WORKER_ID = `test-${prefix}`;
+const { waitFor } = workers;
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -50,34 +52,20 @@ beforeAll(async () => {
   // Test servers listen on 127.0.0.1, which this install's operator allows as a target.
   await allowLoopbackTargets(t.db);
   queue = createRunsQueue(redisUrl, prefix);
-  worker = spawn(process.execPath, ["--import", "tsx", path.join(here, "index.ts")], {
-    env: {
-      ...process.env,
-      DATABASE_URL: t.url,
-      REDIS_URL: redisUrl,
-      BENCHBOARD_QUEUE_PREFIX: prefix,
-      BENCHBOARD_WORKER_ID: `test-${prefix}`,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  worker.stdout?.on("data", (d) => workerLog.push(String(d)));
-  worker.stderr?.on("data", (d) => workerLog.push(String(d)));
-  await waitFor(async () => (await t.db.worker.count()) > 0, 30_000, "worker registration");
+  // The worker's default of two slots.
+  workers.start(WORKER_ID, { BENCHBOARD_WORKER_CONCURRENCY: "2" });
+  await workers.announced(t.db, WORKER_ID);
   const org = await ensureLocalOrganization(t.db);
   caller = createCaller({ db: t.db, queue, orgId: org.id, userId: null, role: "owner" });
 });
 
 afterAll(async () => {
-  worker?.kill("SIGTERM");
-  await new Promise((r) => worker?.once("exit", r));
+  if (workers.get(WORKER_ID)) await workers.signal(WORKER_ID, "SIGTERM");
   await queue?.obliterate({ force: true }).catch(() => {});
   await queue?.close();
   await t?.drop();
   server?.close();
 });
-
-const waitFor = <T>(check: () => Promise<T | false | null | undefined>, timeoutMs: number, what: string) =>
-  waitForIn(check, timeoutMs, what, () => workerLog.join(""));
 
 async function waitForEnd(runId: string) {
   let run = await caller.run.byId({ id: runId });
@@ -326,7 +314,7 @@ describe("a chat run's duration", () => {
     chat.stdout?.on("data", (d) => {
       out += String(d);
     });
-    chat.stderr?.on("data", (d) => workerLog.push(String(d)));
+    chat.stderr?.on("data", (d) => workers.logs.push(String(d)));
     chatUrl = await waitFor(async () => /\(http (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1], 30_000, "chat target");
   });
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { setRunPinned } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
+import { createTestDatabase, readRunDetail, type TestDatabase } from "@benchboard/db/testing";
 import { DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor as waitForIn } from "../test/wait";
@@ -50,15 +50,7 @@ async function storedRun(name: string, endedDaysAgo: number) {
   return run.id;
 }
 
-async function detail(name: string) {
-  const runId = ids[name]!;
-  const [series, shard, result] = await Promise.all([
-    t.db.series.findMany({ where: { runId }, orderBy: { metric: "asc" } }),
-    t.db.runShard.findFirstOrThrow({ where: { runId } }),
-    t.db.runResult.findUniqueOrThrow({ where: { runId } }),
-  ]);
-  return { series, shard, result };
-}
+const detail = (name: string) => readRunDetail(t.db, ids[name]!);
 
 const trimmed = async (name: string) => (await detail(name)).result.detailTrimmedAt !== null;
 

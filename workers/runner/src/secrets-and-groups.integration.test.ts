@@ -1,20 +1,16 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { createCaller } from "@benchboard/api";
 import { ensureLocalOrganization } from "@benchboard/db";
 import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor as waitForIn } from "../test/wait";
+import { workerProcesses } from "../test/worker-processes";
 
 // A real worker process with a secret key: secret header values reach the target server and
 // nowhere else; repetitions run one after another, the worker queueing each next one.
-const here = path.dirname(fileURLToPath(import.meta.url));
 const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
 const prefix = `bbtest-${randomBytes(4).toString("hex")}`;
 const secretKey = randomBytes(32);
@@ -22,12 +18,14 @@ const SECRET = `Bearer sk-${randomBytes(12).toString("hex")}`;
 
 let t: TestDatabase;
 let queue: Queue;
-let worker: ChildProcess;
 let server: http.Server;
 let serverUrl: string;
 const received: { authorization?: string; plain?: string }[] = [];
 let caller: ReturnType<typeof createCaller>;
-const workerLog: string[] = [];
+/** The worker process, run as production runs it, on this file's database and queues. */
+const workers = workerProcesses(() => ({ DATABASE_URL: t.url, REDIS_URL: redisUrl, BENCHBOARD_QUEUE_PREFIX: prefix }));
+const WORKER_ID = `test-${prefix}`;
+const { waitFor } = workers;
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -42,38 +40,24 @@ beforeAll(async () => {
   // Test servers listen on 127.0.0.1, which this install's operator allows as a target.
   await allowLoopbackTargets(t.db);
   queue = createRunsQueue(redisUrl, prefix);
-  worker = spawn(process.execPath, ["--import", "tsx", path.join(here, "index.ts")], {
-    env: {
-      ...process.env,
-      DATABASE_URL: t.url,
-      REDIS_URL: redisUrl,
-      BENCHBOARD_QUEUE_PREFIX: prefix,
-      BENCHBOARD_WORKER_ID: `test-${prefix}`,
-      // Two slots: repetitions must still run one at a time.
-      BENCHBOARD_WORKER_CONCURRENCY: "2",
-      BENCHBOARD_SECRET_KEY: secretKey.toString("base64"),
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  workers.start(WORKER_ID, {
+    // Two slots: repetitions must still run one at a time.
+    BENCHBOARD_WORKER_CONCURRENCY: "2",
+    BENCHBOARD_SECRET_KEY: secretKey.toString("base64"),
   });
-  worker.stdout?.on("data", (d) => workerLog.push(String(d)));
-  worker.stderr?.on("data", (d) => workerLog.push(String(d)));
-  await waitFor(async () => (await t.db.worker.count()) > 0, 30_000, "worker registration");
+  await workers.announced(t.db, WORKER_ID);
   // The install's own organization: the operator trusts its origins, so no verification is needed.
   const org = await ensureLocalOrganization(t.db);
   caller = createCaller({ db: t.db, queue, orgId: org.id, userId: null, role: "member", secretKey });
 });
 
 afterAll(async () => {
-  worker?.kill("SIGTERM");
-  if (worker && worker.exitCode === null) await new Promise((r) => worker.once("exit", r));
+  if (workers.get(WORKER_ID)) await workers.signal(WORKER_ID, "SIGTERM");
   await queue?.obliterate({ force: true }).catch(() => {});
   await queue?.close();
   await t?.drop();
   server?.close();
 });
-
-const waitFor = <T>(check: () => Promise<T | false | null | undefined>, timeoutMs: number, what: string) =>
-  waitForIn(check, timeoutMs, what, () => workerLog.join(""));
 
 const ENDED = ["succeeded", "failed", "canceled"];
 
@@ -126,7 +110,7 @@ describe("secret headers", () => {
       await caller.target.list({ projectId: project.id }),
     ];
     for (const out of outputs) expect(JSON.stringify(out)).not.toContain(SECRET.slice(7));
-    expect(workerLog.join("")).not.toContain(SECRET.slice(7));
+    expect(workers.logs.join("")).not.toContain(SECRET.slice(7));
   });
 
   it("fails a run whose secret can no longer be found, with the reason and without sending load", async () => {

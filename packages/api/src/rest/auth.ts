@@ -1,5 +1,5 @@
 import type { InstallSettings } from "@benchboard/core";
-import { type ApiTokenScope, type Db, verifyApiToken } from "@benchboard/db";
+import { type ApiTokenScope, type Db, findOrganizationRef, verifyApiToken } from "@benchboard/db";
 import type { QueueFor } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
 import type { NetworkDeps } from "../launch-safety";
@@ -83,7 +83,7 @@ export async function authorize(req: RestRequest, deps: RestDeps, scope: ApiToke
   if (!token) throw unauthorized("the API token is invalid, revoked or expired");
   const pinned = req.headers.get(ORG_HEADER)?.trim();
   if (pinned) {
-    const org = await deps.db.organization.findUnique({ where: { id: token.orgId }, select: { id: true, slug: true } });
+    const org = await findOrganizationRef(deps.db, token.orgId);
     if (!org || (org.slug !== pinned && org.id !== pinned)) {
       throw unauthorized(`the API token does not belong to the organization "${pinned}"`);
     }

@@ -3,12 +3,12 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseVegetaResultLine, RequestAggregator } from "@benchboard/core/importers";
 import { type ApiTokenScope, createApiToken, createProject } from "@benchboard/db";
-import { allowLoopbackTargets, createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
-import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
+import { allowLoopbackTargets, type TestDatabase } from "@benchboard/db/testing";
 import type { Queue } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisRateLimiter } from "../rate-limit";
+import { startTestServices, type TestServices } from "../testing/services";
 import type { RestDeps } from "./auth";
 import { getConfigHandler, listConfigHandler, putConfigHandler, putConfigItemHandler } from "./config";
 import { execProgressHandler, finishExecRunHandler, startExecRunHandler } from "./exec-runs";
@@ -21,17 +21,17 @@ const FIXTURES = fileURLToPath(new URL("../../../core/src/importers/fixtures/", 
 let t: TestDatabase;
 let queue: Queue;
 let redis: Redis;
+let services: TestServices;
 let deps: RestDeps;
 const prefix = `bbcfg-${randomBytes(4).toString("hex")}`;
 const tokens: Record<string, string> = {};
 const projects: Record<string, { id: string; slug: string }> = {};
 
 beforeAll(async () => {
-  t = await createTestDatabase();
+  services = await startTestServices(prefix);
+  ({ t, queue, redis } = services);
   // Targets here are on 127.0.0.1, which this install's operator allows.
   await allowLoopbackTargets(t.db);
-  queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
-  redis = new Redis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
   deps = { db: t.db, queue, rateLimit: createRedisRateLimiter(redis, `${prefix}:`), secretKey: randomBytes(32) };
   const org = await t.db.organization.create({ data: { name: "Acme", slug: "acme" } });
   for (const name of ["Checkout API", "Empty", "Other"]) {
@@ -47,11 +47,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-  await queue.close();
-  await t.drop();
+  await services?.close();
 });
 
 function request(method: string, path: string, token: string, body?: unknown): Request {

@@ -7,13 +7,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ParsePool } from "@benchboard/core/importers/parse-pool";
-import { createApiToken, createProject } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
-import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
-import type { Queue } from "bullmq";
-import { Redis } from "ioredis";
+import type { TestDatabase } from "@benchboard/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRedisRateLimiter } from "../rate-limit";
+import { createUploadingOrg, startTestServices, type TestServices } from "../testing/services";
 import type { RestDeps } from "./auth";
 import type { RestResponse } from "./http";
 import { uploadRunHandler } from "./runs";
@@ -28,8 +24,7 @@ const SLOW = "\n".repeat(9_900_000);
 const TINY = "Running 1s test @ http://h/\n  9 requests in 1.00s, 1KB read\nRequests/sec: 9.00\n";
 
 let t: TestDatabase;
-let queue: Queue;
-let redis: Redis;
+let services: TestServices;
 let deps: RestDeps;
 let pool: ParsePool;
 let org: { id: string; token: string; project: string };
@@ -38,24 +33,10 @@ const globals = globalThis as unknown as { benchboardParsePool?: ParsePool };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
-  redis = new Redis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
-  deps = {
-    db: t.db,
-    queue,
-    rateLimit: createRedisRateLimiter(redis, `${prefix}:rl:`),
-    limits: { requestsPerWindow: 10_000 },
-  };
-  const o = await t.db.organization.create({ data: { name: "Org", slug: "org" } });
-  const project = await createProject(t.db, o.id, { name: "gateway" });
-  const { token } = await createApiToken(t.db, o.id, {
-    name: "ci",
-    scopes: ["runs:read", "runs:write"],
-    projectId: null,
-    createdById: null,
-  });
-  org = { id: o.id, token, project: project.slug };
+  services = await startTestServices(prefix);
+  ({ t } = services);
+  deps = services.restDeps({ requestsPerWindow: 10_000 });
+  org = await createUploadingOrg(t.db, "Org", "org");
   // The process's pool (what the handlers use), made small enough to fill.
   pool = new ParsePool({ size: 1, maxThreadsPerOwner: 1, maxQueuedPerOwner: 1 });
   globals.benchboardParsePool = pool;
@@ -64,12 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await pool?.close();
   globals.benchboardParsePool = undefined;
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-  await queue.obliterate({ force: true }).catch(() => {});
-  await queue.close();
-  await t.drop();
+  await services?.close();
 });
 
 function upload(body: string, format: string, key?: string): Promise<RestResponse> {

@@ -1,13 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createApiToken, createProject } from "@benchboard/db";
-import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
-import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
-import type { Queue } from "bullmq";
-import { Redis } from "ioredis";
+import type { TestDatabase } from "@benchboard/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRedisRateLimiter } from "../rate-limit";
+import { createUploadingOrg, startTestServices, type TestServices } from "../testing/services";
 import type { RestDeps } from "./auth";
 import type { RestResponse } from "./http";
 import { uploadRunHandler } from "./runs";
@@ -19,42 +15,20 @@ const FIXTURES = fileURLToPath(new URL("../../../core/src/importers/fixtures/", 
 const fixture = (path: string) => readFileSync(`${FIXTURES}${path}`, "utf8");
 
 let t: TestDatabase;
-let queue: Queue;
-let redis: Redis;
+let services: TestServices;
 let deps: RestDeps;
 const prefix = `bbburst-${randomBytes(4).toString("hex")}`;
 const orgs: { id: string; token: string; project: string }[] = [];
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  queue = createRunsQueue(process.env.REDIS_URL ?? DEFAULT_REDIS_URL, prefix);
-  redis = new Redis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
-  deps = {
-    db: t.db,
-    queue,
-    rateLimit: createRedisRateLimiter(redis, `${prefix}:rl:`),
-    limits: { requestsPerWindow: 10_000 },
-  };
-  for (let i = 0; i < 4; i++) {
-    const org = await t.db.organization.create({ data: { name: `Org ${i}`, slug: `org-${i}` } });
-    const project = await createProject(t.db, org.id, { name: "gateway" });
-    const { token } = await createApiToken(t.db, org.id, {
-      name: "ci",
-      scopes: ["runs:read", "runs:write"],
-      projectId: null,
-      createdById: null,
-    });
-    orgs.push({ id: org.id, token, project: project.slug });
-  }
+  services = await startTestServices(prefix);
+  ({ t } = services);
+  deps = services.restDeps({ requestsPerWindow: 10_000 });
+  for (let i = 0; i < 4; i++) orgs.push(await createUploadingOrg(t.db, `Org ${i}`, `org-${i}`));
 });
 
 afterAll(async () => {
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-  await queue.obliterate({ force: true }).catch(() => {});
-  await queue.close();
-  await t.drop();
+  await services?.close();
 });
 
 function upload(org: (typeof orgs)[number], body: string, format: string, key?: string): Promise<RestResponse> {

@@ -1,4 +1,4 @@
-import { API_TOKEN_SCOPES, createApiToken, listApiTokens, revokeApiToken } from "@benchboard/db";
+import { API_TOKEN_SCOPES, createApiToken, findApiTokenCreator, listApiTokens, revokeApiToken } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { memberProcedure, router } from "../trpc";
@@ -31,10 +31,7 @@ export const apiTokenRouter = router({
   /** A member revokes the tokens they created; an owner any token of the organization. */
   revoke: memberProcedure.input(z.object({ id: z.string() })).mutation(async ({ ctx, input }) => {
     if (ctx.role !== "owner") {
-      const token = await ctx.db.apiToken.findFirst({
-        where: { id: input.id, orgId: ctx.orgId },
-        select: { createdById: true },
-      });
+      const token = await findApiTokenCreator(ctx.db, ctx.orgId, input.id);
       if (token && token.createdById !== ctx.userId) {
         throw new TRPCError({
           code: "FORBIDDEN",

@@ -1,5 +1,6 @@
-import { ZKnobs } from "@benchboard/core";
+import { ZConfigName, ZInstanceConfigFields } from "@benchboard/core";
 import {
+  assertProjectInOrg,
   cloneInstanceConfig,
   createInstanceConfig,
   deleteInstanceConfig,
@@ -10,28 +11,6 @@ import {
 } from "@benchboard/db";
 import { z } from "zod";
 import { memberProcedure, orgProcedure, router } from "../trpc";
-
-const ZConfigName = z.string().trim().min(1, "name is required").max(80, "name is at most 80 characters");
-
-const ZInstanceConfigFields = z.object({
-  name: ZConfigName,
-  instanceType: z.string().trim().max(80).nullish(),
-  vcpu: z.number({ error: "must be a number" }).positive("must be more than 0").max(1024).nullish(),
-  memoryMb: z
-    .number({ error: "must be a number" })
-    .int("whole MiB")
-    .positive("must be more than 0")
-    .max(16_777_216)
-    .nullish(),
-  cpuLimit: z.number({ error: "must be a number" }).positive("must be more than 0").max(1024).nullish(),
-  replicas: z
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .min(1, "at least 1")
-    .max(1000)
-    .default(1),
-  knobs: ZKnobs.default({}),
-});
 
 export const ZCreateInstanceConfigInput = ZInstanceConfigFields.extend({
   projectId: z.string().min(1, "project is required"),
@@ -51,8 +30,7 @@ export const instanceConfigRouter = router({
     return config;
   }),
   create: memberProcedure.input(ZCreateInstanceConfigInput).mutation(async ({ ctx, input }) => {
-    const project = await ctx.db.project.findFirst({ where: { orgId: ctx.orgId, id: input.projectId } });
-    if (!project) throw new NotFoundError("projectId", "project not found");
+    await assertProjectInOrg(ctx.db, ctx.orgId, input.projectId);
     return createInstanceConfig(ctx.db, ctx.orgId, input);
   }),
   update: memberProcedure.input(ZUpdateInstanceConfigInput).mutation(({ ctx, input }) => {

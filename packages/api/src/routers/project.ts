@@ -1,4 +1,3 @@
-import { resolveOrgCaps } from "@benchboard/core";
 import {
   countActiveLoad,
   createProject,
@@ -6,6 +5,7 @@ import {
   getProject,
   listProjects,
   NotFoundError,
+  organizationCaps,
   setProjectBadges,
   updateProject,
 } from "@benchboard/db";
@@ -35,9 +35,9 @@ export const projectRouter = router({
   }),
   /** The organization's caps on launched load (defaults filled in) and how many runs are active now. */
   caps: orgProcedure.query(async ({ ctx }) => {
-    const org = await ctx.db.organization.findUniqueOrThrow({ where: { id: ctx.orgId }, select: { caps: true } });
+    const caps = await organizationCaps(ctx.db, ctx.orgId);
     const active = await countActiveLoad(ctx.db, ctx.orgId);
-    return { caps: resolveOrgCaps(org.caps), activeRuns: active.runs, activeWorkerSlots: active.workerSlots };
+    return { caps, activeRuns: active.runs, activeWorkerSlots: active.workerSlots };
   }),
   create: memberProcedure
     .input(ZCreateProjectInput)

@@ -1,5 +1,6 @@
 import { isKnownMetric, ZScenarioSpec, ZThreshold } from "@benchboard/core";
 import {
+  assertProjectInOrg,
   assertScenarioWithinCaps,
   ConflictError,
   createScenario,
@@ -50,8 +51,7 @@ export const scenarioRouter = router({
     return scenario;
   }),
   create: memberProcedure.input(ZCreateScenarioInput).mutation(async ({ ctx, input }) => {
-    const project = await ctx.db.project.findFirst({ where: { orgId: ctx.orgId, id: input.projectId } });
-    if (!project) throw new NotFoundError("projectId", "project not found");
+    await assertProjectInOrg(ctx.db, ctx.orgId, input.projectId);
     await assertScenarioWithinCaps(ctx.db, ctx.orgId, input.spec);
     return createScenario(ctx.db, ctx.orgId, input);
   }),

@@ -1,5 +1,7 @@
+import { DEFAULT_INSTALL_SETTINGS } from "@benchboard/core";
 import type { Mailer, MailMessage } from "../mail";
-import type { createCaller } from "../root";
+import { createCaller } from "../root";
+import type { Context } from "../trpc";
 
 /** A mailer that keeps what it was given, for tests that follow a mailed link. */
 export function createMailbox(): Mailer & {
@@ -40,4 +42,36 @@ export async function signUpThroughMail(
   if (answer.signedIn) return { email: answer.email };
   const token = await mailbox.linkToken(answer.email, "/confirm-sign-up/");
   return caller.auth.confirmSignUp({ token });
+}
+
+/**
+ * A stranger's sign-up, finished from the mailed link, through an anonymous caller on `base`'s
+ * database and queue (from a random private address, so per-address limits leave tests alone).
+ * Returns the new account's session token.
+ */
+export async function signUpForSession(
+  base: Pick<Context, "db" | "queue">,
+  mailbox: ReturnType<typeof createMailbox>,
+  input: { email: string; password: string },
+): Promise<string> {
+  const jar: { token: string | null } = { token: null };
+  const anonymous = createCaller({
+    ...base,
+    orgId: null,
+    userId: null,
+    role: null,
+    install: DEFAULT_INSTALL_SETTINGS,
+    mailer: mailbox,
+    clientIp: `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
+    session: {
+      token: null,
+      set: (token: string) => {
+        jar.token = token;
+      },
+      clear: () => {},
+    },
+  });
+  await signUpThroughMail(anonymous, mailbox, input);
+  if (!jar.token) throw new Error("sign-up set no session");
+  return jar.token;
 }

@@ -19,6 +19,7 @@ import {
   type Db,
   getSessionUser,
 } from "@benchboard/db";
+import { verifyLoopbackOrigin } from "@benchboard/db/testing";
 import type { Queue } from "bullmq";
 import type { Context, Role } from "../trpc";
 
@@ -87,15 +88,7 @@ export async function createOrgFixture(db: Db, label = randomBytes(4).toString("
   // The fixture's target lives on 127.0.0.1:9; the organization has proved it controls that
   // origin (the suite's operator allows 127.0.0.1, see allowLoopbackTargets), so its scenario
   // may be launched there like any verified tenant's.
-  await db.verifiedOrigin.create({
-    data: {
-      orgId: org.id,
-      origin: "http://127.0.0.1:9",
-      method: "http",
-      addresses: ["127.0.0.1"],
-      expiresAt: new Date(Date.now() + 86_400_000),
-    },
-  });
+  await verifyLoopbackOrigin(db, org.id);
   const users = {} as OrgFixture["users"];
   await Promise.all(
     ROLES.map(async (role) => {

@@ -6,6 +6,7 @@ import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
 import type { Role } from "../generated/prisma/enums";
 import { ensureLocalOrganization, LOCAL_ORG_SLUG } from "./org";
+import { assertProjectInOrg } from "./project";
 
 export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 /** Sessions are extended when used, at most this often (saves a write per request). */
@@ -290,10 +291,7 @@ export async function createApiToken(
     expiresAt?: Date | null;
   },
 ) {
-  if (input.projectId) {
-    const project = await db.project.findFirst({ where: { orgId, id: input.projectId } });
-    if (!project) throw new NotFoundError("projectId", "project not found");
-  }
+  if (input.projectId) await assertProjectInOrg(db, orgId, input.projectId);
   const token = newToken(API_TOKEN_PREFIX);
   const record = await db.apiToken.create({
     data: {
@@ -362,6 +360,11 @@ export async function listApiTokens(db: Db, orgId: string) {
     orderBy: { createdAt: "desc" },
     select: { ...apiTokenPublicSelect, createdBy: { select: { id: true, email: true, name: true } } },
   });
+}
+
+/** Who created one of the organization's tokens (`createdById` null when tooling made it); null for no such token. */
+export async function findApiTokenCreator(db: Db, orgId: string, id: string) {
+  return db.apiToken.findFirst({ where: { id, orgId }, select: { createdById: true } });
 }
 
 export async function revokeApiToken(db: Db, orgId: string, id: string) {

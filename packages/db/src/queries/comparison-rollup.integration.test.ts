@@ -1,13 +1,8 @@
-import { randomBytes } from "node:crypto";
-import { cp, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { type ChartPoint, decodeSeriesRollup, keepsPeak, overlaySeries, rollupSeries } from "@benchboard/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_DATABASE_URL } from "../client";
-import { applyMigrations, MIGRATIONS_DIR, readMigrations } from "../migrate";
-import { createTestDatabase, type TestDatabase } from "../testing";
+import { applyMigrations } from "../migrate";
+import { createDatabaseBeforeMigration, createTestDatabase, type TestDatabase } from "../testing";
 import { COMPARE_CHART_METRICS, getComparisonView } from "./comparison";
 import { applyRetention, retentionPreview } from "./retention";
 
@@ -255,44 +250,18 @@ describe("retention and the reduced copies", () => {
 });
 
 describe("the migration back-fills reduced copies of stored series", () => {
-  const base = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
-  const name = `bb_test_backfill_${randomBytes(4).toString("hex")}`;
-  const url = (() => {
-    const u = new URL(base);
-    u.pathname = `/${name}`;
-    return u.toString();
-  })();
-  const admin = async (sql: string) => {
-    const u = new URL(base);
-    u.pathname = "/postgres";
-    const c = new pg.Client({ connectionString: u.toString() });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  let before: string;
+  let scratch: Awaited<ReturnType<typeof createDatabaseBeforeMigration>>;
 
   beforeAll(async () => {
-    await admin(`CREATE DATABASE "${name}" TEMPLATE template0`);
-    before = await mkdtemp(path.join(tmpdir(), "bb-migrations-"));
-    const all = await readMigrations();
-    const index = all.findIndex((m) => m.name.endsWith("_series_rollup"));
-    expect(index).toBeGreaterThan(0);
-    for (const m of all.slice(0, index))
-      await cp(path.join(MIGRATIONS_DIR, m.name), path.join(before, m.name), { recursive: true });
-    await applyMigrations(url, { dir: before });
+    scratch = await createDatabaseBeforeMigration("_series_rollup");
   });
 
   afterAll(async () => {
-    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    if (before) await rm(before, { recursive: true, force: true });
+    await scratch?.drop();
   });
 
   it("gives every long series its copy, leaves short ones without, and keeps the samples", async () => {
-    const c = new pg.Client({ connectionString: url });
+    const c = new pg.Client({ connectionString: scratch.url });
     await c.connect();
     try {
       const hour = line(3_600, 99, 45, { 42: 1_000 });
@@ -306,7 +275,7 @@ describe("the migration back-fills reduced copies of stored series", () => {
           ('s3', 'r1', 'mem_bytes', now(), '{"not": "an array"}')`,
         [JSON.stringify(hour)],
       );
-      const { applied } = await applyMigrations(url);
+      const { applied } = await applyMigrations(scratch.url);
       expect(applied.some((m) => m.endsWith("_series_rollup"))).toBe(true);
       const { rows } = await c.query(`SELECT id, rollup, values FROM "Series" ORDER BY id`);
       expect(rows.map((r) => r.id)).toEqual(["s1", "s2", "s3"]);

@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
 import { decryptTargetSecrets } from "../secrets";
 import { finishRun } from "./run";
+import { type ReportedRunInput, reportedRunColumns } from "./upload";
 
 /**
  * Runs driven by a client (`benchboard exec` wrapping k6 or vegeta): the client starts the run,
@@ -33,16 +34,8 @@ export interface ExecProgress {
   latencyP99Ms: number | null;
 }
 
-export interface CreateExecRunInput {
-  projectId: string;
+export interface CreateExecRunInput extends ReportedRunInput {
   tool: string;
-  scenarioName: string;
-  branch?: string | null;
-  commit?: string | null;
-  ciUrl?: string | null;
-  tags?: string[];
-  notes?: string;
-  createdById?: string | null;
   /** A start sent again with the same key finds this run instead of starting another. */
   idempotencyKey?: string | null;
 }
@@ -63,39 +56,19 @@ const json = (value: unknown) => value as Prisma.InputJsonValue;
 /** Start a client-driven run: running now, numbered in its project, with the same-named scenario's thresholds. */
 export async function createExecRun(db: Db, orgId: string, input: CreateExecRunInput) {
   return db.$transaction(async (tx) => {
-    const project = await tx.project.findFirst({ where: { orgId, id: input.projectId }, select: { id: true } });
-    if (!project) throw new NotFoundError("project", "project not found");
-    const stored = await tx.scenario.findFirst({
-      where: { orgId, projectId: project.id, name: input.scenarioName },
-      select: { id: true, thresholds: true },
-    });
-    const { runCounter } = await tx.project.update({
-      where: { id: project.id },
-      data: { runCounter: { increment: 1 } },
-      select: { runCounter: true },
-    });
+    const { scenario: stored, columns } = await reportedRunColumns(tx, orgId, input);
     const now = new Date();
     return tx.run.create({
       data: {
-        orgId,
-        projectId: project.id,
-        number: runCounter,
-        scenarioId: stored?.id ?? null,
+        ...columns,
         status: "running",
         source: `${EXEC_SOURCE_PREFIX}${input.tool}`,
-        scenarioName: input.scenarioName,
         scenarioSnapshot: json({
           ...(stored ? { id: stored.id } : {}),
           name: input.scenarioName,
           thresholds: stored?.thresholds ?? [],
           tool: { name: input.tool },
         }),
-        branch: input.branch ?? null,
-        commit: input.commit ?? null,
-        ciUrl: input.ciUrl ?? null,
-        tags: input.tags ?? [],
-        notes: input.notes ?? "",
-        createdById: input.createdById ?? null,
         startedAt: now,
         heartbeatAt: now,
         idempotencyKey: input.idempotencyKey ? execKey(input.idempotencyKey) : null,

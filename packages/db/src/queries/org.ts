@@ -115,6 +115,17 @@ export async function getOrganization(db: Db, orgId: string) {
   });
 }
 
+/** The organization's caps on launched load, defaults filled in. */
+export async function organizationCaps(db: Db, orgId: string) {
+  const org = await db.organization.findUniqueOrThrow({ where: { id: orgId }, select: { caps: true } });
+  return resolveOrgCaps(org.caps);
+}
+
+/** An organization's id and slug (a request may name it by either), or null when there is none. */
+export async function findOrganizationRef(db: Db, orgId: string) {
+  return db.organization.findUnique({ where: { id: orgId }, select: { id: true, slug: true } });
+}
+
 export async function renameOrganization(db: Db, orgId: string, input: { name?: string }) {
   return db.organization.update({ where: { id: orgId }, data: input, select: { id: true, name: true } });
 }

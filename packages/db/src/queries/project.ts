@@ -38,6 +38,12 @@ export async function createProject(
   return db.project.create({ data: { orgId, name: input.name, slug, description: input.description ?? "" } });
 }
 
+/** Refuse a project id that is not one of the organization's (reported at `projectId`). */
+export async function assertProjectInOrg(db: Db, orgId: string, projectId: string): Promise<void> {
+  const project = await db.project.findFirst({ where: { orgId, id: projectId }, select: { id: true } });
+  if (!project) throw new NotFoundError("projectId", "project not found");
+}
+
 export async function getProject(db: Db, orgId: string, id: string) {
   return db.project.findFirst({ where: { orgId, id }, include: counts });
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../testing";
+import { createTestDatabase, readRunDetail, type TestDatabase } from "../testing";
 import { applyRetention, retentionPreview, setRunPinned } from "./retention";
 
 // Retention against real PostgreSQL: old runs lose per-second detail (series to 10 s, interval
@@ -68,15 +68,7 @@ afterAll(async () => {
   await t?.drop();
 });
 
-async function detail(name: string) {
-  const runId = ids[name]!;
-  const [series, shard, result] = await Promise.all([
-    t.db.series.findMany({ where: { runId }, orderBy: { metric: "asc" } }),
-    t.db.runShard.findFirstOrThrow({ where: { runId } }),
-    t.db.runResult.findUniqueOrThrow({ where: { runId } }),
-  ]);
-  return { series, shard, result };
-}
+const detail = (name: string) => readRunDetail(t.db, ids[name]!);
 
 describe("detail retention", () => {
   it("previews the runs it would trim and the bytes it would free, changing nothing", async () => {

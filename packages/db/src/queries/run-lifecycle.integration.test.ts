@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../testing";
+import { createTestDatabase, endActiveRuns, type TestDatabase, verifyLoopbackOrigin } from "../testing";
 import { type CreatedRun, type DispatchableRun, launchRuns, type MergeShards, reapStaleRuns } from "./run-lifecycle";
 
 // The run lifecycle against real PostgreSQL. Dispatch is the module's own seam (the queue is
@@ -20,15 +20,7 @@ beforeAll(async () => {
   const org = await t.db.organization.create({ data: { name: "L", slug: "l", caps: { maxConcurrentRuns: 2 } } });
   orgId = org.id;
   // A tenant that has verified its target's origin.
-  await t.db.verifiedOrigin.create({
-    data: {
-      orgId,
-      origin: "http://127.0.0.1:9",
-      method: "http",
-      addresses: ["127.0.0.1"],
-      expiresAt: new Date(Date.now() + 86_400_000),
-    },
-  });
+  await verifyLoopbackOrigin(t.db, orgId);
   const project = await t.db.project.create({ data: { orgId, name: "P", slug: "p" } });
   const target = await t.db.target.create({
     data: { orgId, projectId: project.id, name: "svc", kind: "http", baseUrl: "http://127.0.0.1:9" },
@@ -60,12 +52,7 @@ afterAll(async () => {
   await t?.drop();
 });
 
-async function endAll() {
-  await t.db.run.updateMany({
-    where: { orgId, status: { in: ["queued", "running"] } },
-    data: { status: "canceled", endedAt: new Date() },
-  });
-}
+const endAll = () => endActiveRuns(t.db, orgId);
 
 describe("creating runs", () => {
   it("stores overrides and shards on every run of the launch, in one transaction", async () => {

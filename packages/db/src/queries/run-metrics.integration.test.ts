@@ -1,15 +1,10 @@
-import { randomBytes } from "node:crypto";
-import { cp, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { instanceConfigLabel, snapshotLoadLabel } from "@benchboard/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_DATABASE_URL } from "../client";
 import { Prisma } from "../generated/prisma/client";
 import type { RunStatus } from "../generated/prisma/enums";
-import { applyMigrations, MIGRATIONS_DIR, readMigrations } from "../migrate";
-import { createTestDatabase, type TestDatabase } from "../testing";
+import { applyMigrations } from "../migrate";
+import { createDatabaseBeforeMigration, createTestDatabase, type TestDatabase } from "../testing";
 import { finishRun, type ListRunsParams, listRuns, type RunMetricFilter } from "./run";
 import { getTrend } from "./trend";
 
@@ -394,46 +389,18 @@ describe("trends read RunMetric", () => {
 });
 
 describe("the migration back-fills RunMetric from stored results", () => {
-  const base = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
-  const name = `bb_test_backfill_${randomBytes(4).toString("hex")}`;
-  const url = (() => {
-    const u = new URL(base);
-    u.pathname = `/${name}`;
-    return u.toString();
-  })();
-  const admin = async (sql: string) => {
-    const u = new URL(base);
-    u.pathname = "/postgres";
-    const c = new pg.Client({ connectionString: u.toString() });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  let before: string;
+  let scratch: Awaited<ReturnType<typeof createDatabaseBeforeMigration>>;
 
   beforeAll(async () => {
-    // From template0, which takes no connections, so a session on template1 never blocks it.
-    await admin(`CREATE DATABASE "${name}" TEMPLATE template0`);
-    // Every migration before the one that adds RunMetric.
-    before = await mkdtemp(path.join(tmpdir(), "bb-migrations-"));
-    const all = await readMigrations();
-    const index = all.findIndex((m) => m.name.endsWith("_run_metrics"));
-    expect(index).toBeGreaterThan(0);
-    for (const m of all.slice(0, index))
-      await cp(path.join(MIGRATIONS_DIR, m.name), path.join(before, m.name), { recursive: true });
-    await applyMigrations(url, { dir: before });
+    scratch = await createDatabaseBeforeMigration("_run_metrics");
   });
 
   afterAll(async () => {
-    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    if (before) await rm(before, { recursive: true, force: true });
+    await scratch?.drop();
   });
 
   it("writes one row per stored numeric metric, with the run's organization, and nothing else", async () => {
-    const c = new pg.Client({ connectionString: url });
+    const c = new pg.Client({ connectionString: scratch.url });
     await c.connect();
     try {
       await c.query(`
@@ -447,7 +414,7 @@ describe("the migration back-fills RunMetric from stored results", () => {
           ('r2', '{"rps": "fast", "latency_p99": null, "nested": {"a": 1}, "requests": 60000}'),
           ('r3', '{"rps": 1e-7, "huge": 1e400}'),
           ('r4', '[1, 2]');`);
-      const { applied } = await applyMigrations(url);
+      const { applied } = await applyMigrations(scratch.url);
       expect(applied.some((m) => m.endsWith("_run_metrics"))).toBe(true);
       const { rows } = await c.query(`SELECT "runId", "orgId", key, value FROM "RunMetric" ORDER BY "runId", key`);
       expect(rows).toEqual([

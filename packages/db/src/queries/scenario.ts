@@ -2,7 +2,6 @@ import {
   checkScenarioCaps,
   isProbe,
   PROBE_MAX_REQUESTS,
-  resolveOrgCaps,
   type TScenarioSpec,
   type TThreshold,
   ZScenarioSpec,
@@ -10,6 +9,7 @@ import {
 import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
 import { Prisma } from "../generated/prisma/client";
+import { organizationCaps } from "./org";
 
 export interface ScenarioInput {
   projectId: string;
@@ -64,15 +64,8 @@ const fields = (input: Omit<ScenarioInput, "projectId">) => ({
  * Refuse a scenario that could never launch in its organization (over a cap), at the field that
  * sets it. Caps can still drop later: a launch checks them again.
  */
-/** The organization's caps on launched load, defaults filled in. */
-export async function organizationCaps(db: Db, orgId: string) {
-  const org = await db.organization.findUniqueOrThrow({ where: { id: orgId }, select: { caps: true } });
-  return resolveOrgCaps(org.caps);
-}
-
 export async function assertScenarioWithinCaps(db: Db, orgId: string, spec: TScenarioSpec) {
-  const org = await db.organization.findUniqueOrThrow({ where: { id: orgId }, select: { caps: true } });
-  const violation = checkScenarioCaps(spec, resolveOrgCaps(org.caps))[0];
+  const violation = checkScenarioCaps(spec, await organizationCaps(db, orgId))[0];
   if (violation) throw new ConflictError(`spec.${violation.specField}`, `this scenario ${violation.message}`);
 }
 

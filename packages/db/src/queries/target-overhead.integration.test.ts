@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../testing";
+import { createTestDatabase, endActiveRuns, type TestDatabase, verifyLoopbackOrigin } from "../testing";
 import { getRunView } from "./run-detail";
 import { launchRuns } from "./run-lifecycle";
 import { createTarget, getTarget, updateTarget } from "./target";
@@ -16,15 +16,7 @@ beforeAll(async () => {
   t = await createTestDatabase();
   const org = await t.db.organization.create({ data: { name: "O", slug: "o" } });
   orgId = org.id;
-  await t.db.verifiedOrigin.create({
-    data: {
-      orgId,
-      origin: "http://127.0.0.1:9",
-      method: "http",
-      addresses: ["127.0.0.1"],
-      expiresAt: new Date(Date.now() + 86_400_000),
-    },
-  });
+  await verifyLoopbackOrigin(t.db, orgId);
   const project = await t.db.project.create({ data: { orgId, name: "P", slug: "p" } });
   projectId = project.id;
   const spec = { engine: "http-open", rate: 10, durationS: 1, maxConnections: 1 };
@@ -37,12 +29,7 @@ afterAll(async () => {
   await t?.drop();
 });
 
-async function endAll() {
-  await t.db.run.updateMany({
-    where: { orgId, status: { in: ["queued", "running"] } },
-    data: { status: "canceled", endedAt: new Date() },
-  });
-}
+const endAll = () => endActiveRuns(t.db, orgId);
 
 describe("a target's overhead stages", () => {
   it("are stored on create, kept by an update that leaves them out, replaced and cleared by one that gives them", async () => {

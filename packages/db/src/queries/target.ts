@@ -236,6 +236,25 @@ function rethrowUnique(err: unknown, name: string): never {
   throw err;
 }
 
+/** The columns that creating and updating a target both write from the form. */
+function formColumns(
+  orgId: string,
+  input: Omit<TargetInput, "projectId">,
+  monitors: ReturnType<typeof normalizeMonitor>[],
+  stored: ReturnType<typeof buildStored>,
+  options: SecretOptions,
+) {
+  return {
+    name: input.name,
+    kind: input.kind,
+    baseUrl: input.baseUrl,
+    headers: stored.storedHeaders,
+    monitors: stored.storedMonitors as Prisma.InputJsonValue,
+    secrets: encryptOrExplain(options, orgId, stored.secrets, firstSecretField(input.headers ?? [], monitors)),
+    configApplyUrl: input.configApplyUrl ?? null,
+  };
+}
+
 export async function createTarget(db: Db, orgId: string, input: TargetInput, options: SecretOptions = {}) {
   const monitors = (input.monitors ?? []).map(normalizeMonitor);
   await assertNameFree(db, input.projectId, input.name);
@@ -245,13 +264,7 @@ export async function createTarget(db: Db, orgId: string, input: TargetInput, op
       data: {
         orgId,
         projectId: input.projectId,
-        name: input.name,
-        kind: input.kind,
-        baseUrl: input.baseUrl,
-        headers: stored.storedHeaders,
-        monitors: stored.storedMonitors as Prisma.InputJsonValue,
-        secrets: encryptOrExplain(options, orgId, stored.secrets, firstSecretField(input.headers ?? [], monitors)),
-        configApplyUrl: input.configApplyUrl ?? null,
+        ...formColumns(orgId, input, monitors, stored, options),
         overheadStages: input.overheadStages ?? [],
         agentLabel: input.agentLabel ?? null,
       },
@@ -300,13 +313,7 @@ export async function updateTarget(
     const row = await db.target.update({
       where: { id },
       data: {
-        name: input.name,
-        kind: input.kind,
-        baseUrl: input.baseUrl,
-        headers: stored.storedHeaders,
-        monitors: stored.storedMonitors as Prisma.InputJsonValue,
-        secrets: encryptOrExplain(options, orgId, stored.secrets, firstSecretField(input.headers ?? [], monitors)),
-        configApplyUrl: input.configApplyUrl ?? null,
+        ...formColumns(orgId, input, monitors, stored, options),
         overheadStages: input.overheadStages,
         ...(input.agentLabel !== undefined ? { agentLabel: input.agentLabel ?? null } : {}),
       },

@@ -53,11 +53,9 @@ export async function findInstanceConfigByRef(db: Db, orgId: string, projectId: 
   });
 }
 
-export interface UploadedRunInput {
-  projectId: string;
+export interface UploadedRunInput extends ReportedRunInput {
   /** launched runs say `launched`; uploads `upload` (native JSON) or `import:<format>`. */
   source: string;
-  scenarioName: string;
   /** What the uploader says ran: engine and load settings, kept as the scenario snapshot. */
   scenario?: { engine?: string; spec?: Record<string, unknown> } | null;
   tool?: { name: string; version?: string } | null;
@@ -66,13 +64,7 @@ export interface UploadedRunInput {
   result: TRunResultData;
   startedAt?: Date | null;
   endedAt?: Date | null;
-  branch?: string | null;
-  commit?: string | null;
-  ciUrl?: string | null;
-  tags?: string[];
-  notes?: string;
   idempotencyKey?: string | null;
-  createdById?: string | null;
 }
 
 const runSelect = { id: true, number: true, projectId: true, status: true, source: true } as const;
@@ -83,6 +75,53 @@ function isUniqueViolation(err: unknown): boolean {
 
 export async function findRunByIdempotencyKey(db: Db, orgId: string, idempotencyKey: string) {
   return db.run.findUnique({ where: { orgId_idempotencyKey: { orgId, idempotencyKey } }, select: runSelect });
+}
+
+/** What every run a client reports (uploaded, or driven by `benchboard exec`) is stored with alike. */
+export interface ReportedRunInput {
+  projectId: string;
+  scenarioName: string;
+  branch?: string | null;
+  commit?: string | null;
+  ciUrl?: string | null;
+  tags?: string[];
+  notes?: string;
+  createdById?: string | null;
+}
+
+/**
+ * The columns a run a client reports starts with: the next number in its project, the project's
+ * stored scenario of the same name (whose thresholds judge the run) and the CI facts given.
+ */
+export async function reportedRunColumns(tx: Prisma.TransactionClient, orgId: string, input: ReportedRunInput) {
+  const { projectId, scenarioName } = input;
+  const project = await tx.project.findFirst({ where: { orgId, id: projectId }, select: { id: true } });
+  if (!project) throw new NotFoundError("project", "project not found");
+  const scenario = await tx.scenario.findFirst({
+    where: { orgId, projectId, name: scenarioName },
+    select: { id: true, thresholds: true },
+  });
+  const { runCounter } = await tx.project.update({
+    where: { id: projectId },
+    data: { runCounter: { increment: 1 } },
+    select: { runCounter: true },
+  });
+  return {
+    scenario,
+    columns: {
+      orgId,
+      projectId,
+      number: runCounter,
+      scenarioId: scenario?.id ?? null,
+      scenarioName,
+      branch: input.branch ?? null,
+      commit: input.commit ?? null,
+      ciUrl: input.ciUrl ?? null,
+      tags: input.tags ?? [],
+      notes: input.notes ?? "",
+      createdById: input.createdById ?? null,
+    },
+  };
 }
 
 /**
@@ -104,27 +143,13 @@ export async function createUploadedRun(db: Db, orgId: string, input: UploadedRu
   }
   try {
     const run = await db.$transaction(async (tx) => {
-      const project = await tx.project.findFirst({ where: { orgId, id: input.projectId }, select: { id: true } });
-      if (!project) throw new NotFoundError("project", "project not found");
-      const stored = await tx.scenario.findFirst({
-        where: { orgId, projectId: project.id, name: input.scenarioName },
-        select: { id: true, thresholds: true },
-      });
-      const { runCounter } = await tx.project.update({
-        where: { id: project.id },
-        data: { runCounter: { increment: 1 } },
-        select: { runCounter: true },
-      });
+      const { scenario: stored, columns } = await reportedRunColumns(tx, orgId, input);
       const created = await tx.run.create({
         data: {
-          orgId,
-          projectId: project.id,
-          number: runCounter,
-          scenarioId: stored?.id ?? null,
+          ...columns,
           // Never visible as running: the transaction ends it before anyone can read it.
           status: "running",
           source: input.source,
-          scenarioName: input.scenarioName,
           scenarioSnapshot: json({
             ...(stored ? { id: stored.id } : {}),
             name: input.scenarioName,
@@ -137,13 +162,7 @@ export async function createUploadedRun(db: Db, orgId: string, input: UploadedRu
             ? json({ name: input.target.name, kind: input.target.kind, baseUrl: input.target.url })
             : undefined,
           configSnapshot: input.instanceConfig ? json(input.instanceConfig) : undefined,
-          branch: input.branch ?? null,
-          commit: input.commit ?? null,
-          ciUrl: input.ciUrl ?? null,
-          tags: input.tags ?? [],
-          notes: input.notes ?? "",
           idempotencyKey: input.idempotencyKey ?? null,
-          createdById: input.createdById ?? null,
           startedAt: input.startedAt ?? null,
         },
         select: { id: true },

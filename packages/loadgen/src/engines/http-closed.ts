@@ -9,6 +9,7 @@ import {
   type HttpCall,
   type PreparedRequest,
   prepareRequest,
+  prepareScenarioRequest,
 } from "../http/call";
 import { recordHttpCall } from "../http/record";
 import { enforceLimits } from "../limits";
@@ -141,14 +142,7 @@ async function runSingleRequest(
   deadline: number,
   gate: RateGate,
 ): Promise<void> {
-  const url = resolveTargetUrl(ctx.baseUrl, spec.request.path);
-  const request = prepareRequest({
-    path: url.pathname + url.search,
-    method: spec.request.method,
-    headers: { ...ctx.headers, ...spec.request.headers },
-    body: spec.request.body ?? null,
-    timeoutMs: spec.timeoutMs,
-  });
+  const { request } = prepareScenarioRequest(spec, ctx);
   const inFlight = new InFlight();
   let usersLeft = spec.concurrency;
   let resolveAll: () => void = () => undefined;

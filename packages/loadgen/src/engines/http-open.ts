@@ -1,10 +1,9 @@
 import { Worker } from "node:worker_threads";
 import type { TScenarioSpec } from "@benchboard/core";
-import { HttpCall, prepareRequest } from "../http/call";
+import { HttpCall, prepareScenarioRequest } from "../http/call";
 import { recordHttpCall } from "../http/record";
 import { enforceLimits } from "../limits";
 import type { EngineContext, EngineResult } from "../types";
-import { resolveTargetUrl } from "../url";
 import { runOpenModel } from "./open-model";
 
 type HttpOpenSpec = Extract<TScenarioSpec, { engine: "http-open" }>;
@@ -17,14 +16,7 @@ export async function runHttpOpen(spec: HttpOpenSpec, ctx: EngineContext): Promi
 }
 
 function sendHttpOpen(spec: HttpOpenSpec, ctx: EngineContext): Promise<EngineResult> {
-  const url = resolveTargetUrl(ctx.baseUrl, spec.request.path);
-  const request = prepareRequest({
-    path: url.pathname + url.search,
-    method: spec.request.method,
-    headers: { ...ctx.headers, ...spec.request.headers },
-    body: spec.request.body ?? null,
-    timeoutMs: spec.timeoutMs,
-  });
+  const { url, request } = prepareScenarioRequest(spec, ctx);
   return runOpenModel(
     {
       origin: url.origin,

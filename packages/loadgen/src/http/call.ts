@@ -1,6 +1,8 @@
+import type { TRequestSpec } from "@benchboard/core";
 import type { Dispatcher } from "undici";
 import { Client, Pool } from "undici";
 import { type PinnedAddress, pinnedLookup } from "../target-safety";
+import { resolveTargetUrl } from "../url";
 
 /**
  * The hot path of every HTTP engine: `Pool.dispatch` with a small handler object instead of
@@ -180,6 +182,25 @@ export function prepareRequest(opts: {
     bodyTimeout: opts.timeoutMs,
     bodyBytes: body === null ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.length,
   };
+}
+
+/**
+ * A scenario's one request (`spec.request`) against the run's target: the URL it resolves to and
+ * the dispatch options, with the scenario's headers over the target's.
+ */
+export function prepareScenarioRequest(
+  spec: { request: TRequestSpec; timeoutMs: number },
+  ctx: { baseUrl: string; headers?: Record<string, string> },
+): { url: URL; request: PreparedRequest } {
+  const url = resolveTargetUrl(ctx.baseUrl, spec.request.path);
+  const request = prepareRequest({
+    path: url.pathname + url.search,
+    method: spec.request.method,
+    headers: { ...ctx.headers, ...spec.request.headers },
+    body: spec.request.body ?? null,
+    timeoutMs: spec.timeoutMs,
+  });
+  return { url, request };
 }
 
 function connectionOptions(timeoutMs: number, pin?: PinnedAddress) {

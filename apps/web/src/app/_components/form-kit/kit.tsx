@@ -1,11 +1,12 @@
 "use client";
 
-import { Button } from "@benchboard/ui";
+import { Button, ErrorState, Skeleton } from "@benchboard/ui";
 import type { QueryKey } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { ReactNode } from "react";
 import { useRefreshKind } from "~/app/projects/[projectId]/_components/use-refresh-kind";
+import { errorMessage } from "~/trpc/errors";
 import { ReadOnlyNotice } from "../read-only-notice";
 import { generalError } from "./values";
 
@@ -100,4 +101,62 @@ export function EditorFields({ canEdit, children }: { canEdit: boolean; children
       {children}
     </fieldset>
   );
+}
+
+/**
+ * An editor's form element: submitting never reloads the page, it calls `onSubmit`; `label`
+ * names the form for assistive technology and tests.
+ */
+export function SubmitForm({
+  label,
+  className,
+  onSubmit,
+  onChange,
+  children,
+}: {
+  label: string;
+  className?: string;
+  onSubmit: () => void;
+  onChange?: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <form
+      aria-label={label}
+      className={className}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+      onChange={onChange}
+    >
+      {children}
+    </form>
+  );
+}
+
+/**
+ * An editor of something stored: while it loads, a placeholder; when it cannot be read, why (with
+ * a retry); then the form, keyed by the stored version so a newer one starts a fresh form. With
+ * no `id` the form is for a new one.
+ */
+export function EditorLoader<T extends { updatedAt: Date | string }>({
+  id,
+  kind,
+  query,
+  children,
+}: {
+  id: string | undefined;
+  /** What is edited, capitalised ("Instance config"). */
+  kind: string;
+  query: { isPending: boolean; isError: boolean; error: unknown; data: T | undefined; refetch: () => unknown };
+  children: (stored: T | undefined, key: string) => ReactNode;
+}) {
+  if (id && query.isPending) return <Skeleton className="h-96" label={`Loading ${kind.toLowerCase()}`} />;
+  if (id && query.isError) {
+    return (
+      <ErrorState title={`${kind} not available`} message={errorMessage(query.error)} onRetry={() => query.refetch()} />
+    );
+  }
+  return <>{children(query.data, query.data ? String(query.data.updatedAt) : "new")}</>;
 }

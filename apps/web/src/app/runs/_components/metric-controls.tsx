@@ -2,7 +2,7 @@
 
 import { METRICS } from "@benchboard/core";
 import { useEffect, useState } from "react";
-import { FilterField, FilterSelect, filterControlClass } from "./filter-field";
+import { FilterField, FilterSelect, filterControlClass } from "~/app/_components/list-kit";
 import type { Filters } from "./run-filters";
 
 /** Stored metrics a run can be sorted or filtered by (derived ones are computed per view, not stored). */

@@ -1,10 +1,11 @@
 "use client";
 
-import { Button, Card, Field, inputClass } from "@benchboard/ui";
+import { Button, Card } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { RequestError, SubmitForm, TextField } from "~/app/_components/form-kit";
 import { useTRPC } from "~/trpc/client";
-import { errorMessage, fieldErrors } from "~/trpc/errors";
+import { fieldErrors } from "~/trpc/errors";
 import { AgentList } from "../../_components/agent-list";
 import { NewTokenNotice, TokenList } from "./token-list";
 
@@ -38,35 +39,26 @@ export function Agents() {
       <AgentList />
       {canManage && (
         <>
-          <form
+          <SubmitForm
             className="mt-4 flex flex-wrap items-end gap-3"
-            aria-label="Create agent token"
-            onSubmit={(e) => {
-              e.preventDefault();
-              create.mutate({ name });
-            }}
+            label="Create agent token"
+            onSubmit={() => create.mutate({ name })}
           >
             <div className="min-w-56 flex-1">
-              <Field label="Agent token name" htmlFor="agent-token-name" error={errors.name}>
-                <input
-                  id="agent-token-name"
-                  className={inputClass}
-                  value={name}
-                  onChange={(e) => setName(e.target.value)}
-                  placeholder="staging network"
-                  aria-invalid={!!errors.name}
-                />
-              </Field>
+              <TextField
+                id="agent-token-name"
+                label="Agent token name"
+                value={name}
+                onValue={setName}
+                error={errors.name}
+                placeholder="staging network"
+              />
             </div>
             <Button type="submit" disabled={create.isPending}>
               Create agent token
             </Button>
-          </form>
-          {create.isError && !Object.keys(errors).length && (
-            <p role="alert" className="mt-2 text-sm text-rose-700">
-              {errorMessage(create.error)}
-            </p>
-          )}
+          </SubmitForm>
+          <RequestError error={create.error} />
           {shown && (
             <NewTokenNotice token={shown} label="New agent token">
               Copy this agent token now: it won't be shown again. Give it to agents as BENCHBOARD_AGENT_TOKEN.

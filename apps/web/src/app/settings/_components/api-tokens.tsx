@@ -1,10 +1,11 @@
 "use client";
 
-import { Button, Card, EmptyState, Field, inputClass } from "@benchboard/ui";
+import { Button, Card, EmptyState } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { RequestError, SelectField, SubmitForm, TextField } from "~/app/_components/form-kit";
 import { useTRPC } from "~/trpc/client";
-import { errorMessage, fieldErrors } from "~/trpc/errors";
+import { fieldErrors } from "~/trpc/errors";
 import { NewTokenNotice, TokenList } from "./token-list";
 
 /** The scopes a token may get, as the form offers them (REST checks each route's scope). */
@@ -54,44 +55,34 @@ export function ApiTokens() {
   }
   return (
     <Card title="API tokens">
-      <form
+      <SubmitForm
         className="space-y-3"
-        aria-label="Create API token"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate({ name, scopes, projectId: projectId || null });
-        }}
+        label="Create API token"
+        onSubmit={() => create.mutate({ name, scopes, projectId: projectId || null })}
       >
         <div className="flex flex-wrap items-end gap-3">
           <div className="min-w-56 flex-1">
-            <Field label="Token name" htmlFor="token-name" error={errors.name}>
-              <input
-                id="token-name"
-                className={inputClass}
-                value={name}
-                onChange={(e) => setName(e.target.value)}
-                placeholder="GitHub Actions"
-                aria-invalid={!!errors.name}
-              />
-            </Field>
+            <TextField
+              id="token-name"
+              label="Token name"
+              value={name}
+              onValue={setName}
+              error={errors.name}
+              placeholder="GitHub Actions"
+            />
           </div>
           <div className="min-w-56">
-            <Field label="Project" htmlFor="token-project" error={errors.projectId}>
-              <select
-                id="token-project"
-                className={inputClass}
-                value={projectId}
-                onChange={(e) => setProjectId(e.target.value)}
-                aria-invalid={!!errors.projectId}
-              >
-                <option value="">All projects</option>
-                {projects.data?.map((p) => (
-                  <option key={p.id} value={p.id}>
-                    {p.name} ({p.slug})
-                  </option>
-                ))}
-              </select>
-            </Field>
+            <SelectField
+              id="token-project"
+              label="Project"
+              value={projectId}
+              onValue={setProjectId}
+              error={errors.projectId}
+              options={[
+                { value: "", label: "All projects" },
+                ...(projects.data ?? []).map((p) => ({ value: p.id, label: `${p.name} (${p.slug})` })),
+              ]}
+            />
           </div>
         </div>
         <fieldset aria-describedby={errors.scopes ? "token-scopes-error" : undefined}>
@@ -125,12 +116,8 @@ export function ApiTokens() {
         <Button type="submit" disabled={create.isPending}>
           Create token
         </Button>
-      </form>
-      {create.isError && !Object.keys(errors).length && (
-        <p role="alert" className="mt-2 text-sm text-rose-700">
-          {errorMessage(create.error)}
-        </p>
-      )}
+      </SubmitForm>
+      <RequestError error={create.error} />
       {shown && (
         <NewTokenNotice token={shown} label="New API token">
           Copy this token now: it won't be shown again.

@@ -1,14 +1,20 @@
 "use client";
 
-import { Button, Card, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
+import { Button, Card, ErrorState, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmDialog } from "~/app/_components/confirm-dialog";
 import { CopyButton } from "~/app/_components/copy-button";
+import { RequestError, SelectField, SubmitForm, TextField } from "~/app/_components/form-kit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
 type Role = "owner" | "member" | "viewer";
+const INVITE_ROLES: { value: Role; label: string }[] = [
+  { value: "member", label: "member" },
+  { value: "viewer", label: "viewer" },
+  { value: "owner", label: "owner" },
+];
 
 export function Members() {
   const trpc = useTRPC();
@@ -42,10 +48,12 @@ export function Members() {
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>("member");
   const [link, setLink] = useState<string | null>(null);
+  const [mailed, setMailed] = useState<{ to: string; sent: boolean; reason: string | null } | null>(null);
   const invite = useMutation(
     trpc.member.invite.mutationOptions({
       onSuccess: (r) => {
         setLink(`${window.location.origin}${r.path}`);
+        setMailed({ to: r.invitation.email, ...r.email });
         setEmail("");
         return refresh();
       },
@@ -114,58 +122,37 @@ export function Members() {
           </tbody>
         </table>
       )}
-      {actionError && (
-        <p role="alert" className="mt-2 text-sm text-rose-700">
-          {errorMessage(actionError)}
-        </p>
-      )}
+      <RequestError error={actionError} />
       {isOwner && (
         <div className="mt-6 border-t border-slate-100 pt-4">
           <h3 className="mb-2 text-sm font-semibold">Invite someone</h3>
-          <form
+          <SubmitForm
             className="flex flex-wrap items-end gap-3"
-            aria-label="Invite"
-            onSubmit={(e) => {
-              e.preventDefault();
-              invite.mutate({ email, role });
-            }}
+            label="Invite"
+            onSubmit={() => invite.mutate({ email, role })}
           >
             <div className="min-w-56 flex-1">
-              <Field label="Email" htmlFor="invite-email" error={errors.email}>
-                <input
-                  id="invite-email"
-                  className={inputClass}
-                  value={email}
-                  onChange={(e) => setEmail(e.target.value)}
-                  aria-invalid={!!errors.email}
-                />
-              </Field>
+              <TextField id="invite-email" label="Email" value={email} onValue={setEmail} error={errors.email} />
             </div>
-            <Field label="Role" htmlFor="invite-role">
-              <select
-                id="invite-role"
-                className={inputClass}
-                value={role}
-                onChange={(e) => setRole(e.target.value as Role)}
-              >
-                <option value="member">member</option>
-                <option value="viewer">viewer</option>
-                <option value="owner">owner</option>
-              </select>
-            </Field>
+            <SelectField
+              id="invite-role"
+              label="Role"
+              value={role}
+              onValue={(v) => setRole(v as Role)}
+              error={errors.role}
+              options={INVITE_ROLES}
+            />
             <Button type="submit" disabled={invite.isPending}>
               Create invitation
             </Button>
-          </form>
-          {invite.isError && !Object.keys(errors).length && (
-            <p role="alert" className="mt-2 text-sm text-rose-700">
-              {errorMessage(invite.error)}
-            </p>
-          )}
+          </SubmitForm>
+          <RequestError error={invite.error} />
           {link && (
             <div className="mt-3 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm">
-              <p className="font-medium text-emerald-900">
-                Send this link; it is shown only once and expires in 7 days.
+              <p className="font-medium text-emerald-900" role="status">
+                {mailed?.sent
+                  ? `Emailed to ${mailed.to}. The link also works from here; it is shown only once and expires in 7 days.`
+                  : `Not emailed${mailed?.reason ? ` (${mailed.reason})` : ""}. Send this link; it is shown only once and expires in 7 days.`}
               </p>
               <output className="mt-1 block break-all font-mono text-xs" aria-label="Invitation link">
                 {link}

@@ -1,15 +1,21 @@
 "use client";
 
-import { Button, EmptyState, ErrorState, Field, inputClass, Skeleton, WideTable } from "@benchboard/ui";
+import type { RouterOutputs } from "@benchboard/api";
+import { Button, type Column, DataTable } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { RequestError, SelectField, TextField } from "~/app/_components/form-kit";
+import { ListStates } from "~/app/_components/list-kit";
 import { useTRPC } from "~/trpc/client";
-import { errorMessage, fieldErrors } from "~/trpc/errors";
+import { fieldErrors } from "~/trpc/errors";
+
+type Endpoint = RouterOutputs["notification"]["endpoints"][number];
 
 const CHANNELS = [
   { value: "webhook", label: "Webhook (signed, Standard Webhooks)" },
   { value: "slack", label: "Slack incoming webhook" },
   { value: "teams", label: "Microsoft Teams webhook" },
+  { value: "email", label: "Email (members of the organization)" },
 ] as const;
 type Channel = (typeof CHANNELS)[number]["value"];
 
@@ -46,6 +52,70 @@ export function NotificationEndpoints({ canManage }: { canManage: boolean }) {
   const remove = useMutation(trpc.notification.deleteEndpoint.mutationOptions({ onSuccess: refresh }));
   const errors = fieldErrors(create.error);
   const actionError = [rotate, test, toggle, remove].find((m) => m.isError)?.error;
+  const link = "font-medium text-sky-700 hover:underline";
+  const columns: Column<Endpoint>[] = [
+    { key: "name", header: "Name", className: "font-medium", cell: (e) => e.name },
+    { key: "channel", header: "Channel", className: "text-xs", cell: (e) => e.channel },
+    {
+      key: "receiver",
+      header: "Receiver",
+      className: "font-mono text-xs",
+      cell: (e) =>
+        e.channel === "email" ? (
+          <span>{e.recipients.join(", ")}</span>
+        ) : (
+          <span title="Only the origin is shown; the full URL is stored encrypted">{e.urlOrigin}/…</span>
+        ),
+    },
+    {
+      key: "state",
+      header: "State",
+      className: "text-xs",
+      cell: (e) =>
+        e.enabled ? (
+          <span className="text-emerald-700">enabled</span>
+        ) : (
+          <span className="text-rose-700" title={e.disabledReason ?? undefined}>
+            disabled{e.disabledReason ? `: ${e.disabledReason}` : ""}
+          </span>
+        ),
+    },
+    {
+      key: "actions",
+      srHeader: "Actions",
+      align: "right",
+      className: "space-x-2 whitespace-nowrap text-xs",
+      cell: (e) =>
+        canManage && (
+          <>
+            {e.enabled && (
+              <button type="button" className={link} onClick={() => test.mutate({ id: e.id })}>
+                Send test
+              </button>
+            )}
+            {e.signed && (
+              <button type="button" className={link} onClick={() => rotate.mutate({ id: e.id })}>
+                Rotate secret
+              </button>
+            )}
+            <button
+              type="button"
+              className="font-medium text-slate-700 hover:underline"
+              onClick={() => toggle.mutate({ id: e.id, enabled: !e.enabled })}
+            >
+              {e.enabled ? "Disable" : "Enable"}
+            </button>
+            <button
+              type="button"
+              className="font-medium text-rose-700 hover:underline"
+              onClick={() => remove.mutate({ id: e.id })}
+            >
+              Delete
+            </button>
+          </>
+        ),
+    },
+  ];
 
   return (
     <div className="space-y-3">
@@ -56,59 +126,58 @@ export function NotificationEndpoints({ canManage }: { canManage: boolean }) {
           aria-label="Add notification endpoint"
           onSubmit={(e) => {
             e.preventDefault();
-            create.mutate({ name, channel, url });
+            create.mutate(
+              channel === "email"
+                ? {
+                    name,
+                    channel,
+                    recipients: url
+                      .split(/[,\s]+/)
+                      .map((r) => r.trim())
+                      .filter(Boolean),
+                  }
+                : { name, channel, url },
+            );
           }}
         >
           <div className="min-w-44">
-            <Field label="Name" htmlFor="endpoint-name" error={errors.name}>
-              <input
-                id="endpoint-name"
-                className={inputClass}
-                value={name}
-                onChange={(e) => setName(e.target.value)}
-                placeholder="#perf-alerts"
-                aria-invalid={!!errors.name}
-              />
-            </Field>
+            <TextField
+              id="endpoint-name"
+              label="Name"
+              value={name}
+              onValue={setName}
+              error={errors.name}
+              placeholder="#perf-alerts"
+            />
           </div>
           <div className="min-w-56">
-            <Field label="Channel" htmlFor="endpoint-channel" error={errors.channel}>
-              <select
-                id="endpoint-channel"
-                className={inputClass}
-                value={channel}
-                onChange={(e) => setChannel(e.target.value as Channel)}
-              >
-                {CHANNELS.map((c) => (
-                  <option key={c.value} value={c.value}>
-                    {c.label}
-                  </option>
-                ))}
-              </select>
-            </Field>
+            <SelectField
+              id="endpoint-channel"
+              label="Channel"
+              value={channel}
+              onValue={(v) => setChannel(v as Channel)}
+              error={errors.channel}
+              options={CHANNELS}
+            />
           </div>
           <div className="min-w-72 flex-1">
-            <Field label="Receiver URL" htmlFor="endpoint-url" error={errors.url}>
-              <input
-                id="endpoint-url"
-                className={inputClass}
-                value={url}
-                onChange={(e) => setUrl(e.target.value)}
-                placeholder="https://hooks.example.com/benchboard"
-                aria-invalid={!!errors.url}
-              />
-            </Field>
+            <TextField
+              id="endpoint-url"
+              label={channel === "email" ? "Recipients (members' addresses, comma-separated)" : "Receiver URL"}
+              value={url}
+              onValue={setUrl}
+              error={channel === "email" ? errors.recipients : errors.url}
+              placeholder={
+                channel === "email" ? "alice@example.com, bob@example.com" : "https://hooks.example.com/benchboard"
+              }
+            />
           </div>
           <Button type="submit" disabled={create.isPending}>
             Add endpoint
           </Button>
         </form>
       )}
-      {create.isError && !Object.keys(errors).length && (
-        <p role="alert" className="text-sm text-rose-700">
-          {errorMessage(create.error)}
-        </p>
-      )}
+      <RequestError error={create.error} />
       {secret && (
         <div className="rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm">
           <p className="font-medium text-emerald-900">
@@ -120,92 +189,17 @@ export function NotificationEndpoints({ canManage }: { canManage: boolean }) {
           </output>
         </div>
       )}
-      {actionError && (
-        <p role="alert" className="text-sm text-rose-700">
-          {errorMessage(actionError)}
-        </p>
-      )}
-      {endpoints.isPending ? (
-        <Skeleton className="h-12" label="Loading endpoints" />
-      ) : endpoints.isError ? (
-        <ErrorState message={endpoints.error.message} />
-      ) : endpoints.data.length === 0 ? (
-        <EmptyState title="No endpoints">
-          Add a webhook, a Slack or a Teams endpoint to send notifications to.
-        </EmptyState>
-      ) : (
-        <WideTable>
-          <table className="w-full text-sm" aria-label="Notification endpoints">
-            <thead className="text-left text-xs uppercase text-slate-500">
-              <tr>
-                <th className="py-1">Name</th>
-                <th>Channel</th>
-                <th>Receiver</th>
-                <th>State</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {endpoints.data.map((e) => (
-                <tr key={e.id} className="border-t border-slate-100 align-top">
-                  <td className="py-1.5 font-medium">{e.name}</td>
-                  <td className="text-xs">{e.channel}</td>
-                  <td className="font-mono text-xs" title="Only the origin is shown; the full URL is stored encrypted">
-                    {e.urlOrigin}/…
-                  </td>
-                  <td className="text-xs">
-                    {e.enabled ? (
-                      <span className="text-emerald-700">enabled</span>
-                    ) : (
-                      <span className="text-rose-700" title={e.disabledReason ?? undefined}>
-                        disabled{e.disabledReason ? `: ${e.disabledReason}` : ""}
-                      </span>
-                    )}
-                  </td>
-                  <td className="space-x-2 whitespace-nowrap text-right text-xs">
-                    {canManage && (
-                      <>
-                        {e.enabled && (
-                          <button
-                            type="button"
-                            className="font-medium text-sky-700 hover:underline"
-                            onClick={() => test.mutate({ id: e.id })}
-                          >
-                            Send test
-                          </button>
-                        )}
-                        {e.signed && (
-                          <button
-                            type="button"
-                            className="font-medium text-sky-700 hover:underline"
-                            onClick={() => rotate.mutate({ id: e.id })}
-                          >
-                            Rotate secret
-                          </button>
-                        )}
-                        <button
-                          type="button"
-                          className="font-medium text-slate-700 hover:underline"
-                          onClick={() => toggle.mutate({ id: e.id, enabled: !e.enabled })}
-                        >
-                          {e.enabled ? "Disable" : "Enable"}
-                        </button>
-                        <button
-                          type="button"
-                          className="font-medium text-rose-700 hover:underline"
-                          onClick={() => remove.mutate({ id: e.id })}
-                        >
-                          Delete
-                        </button>
-                      </>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </WideTable>
-      )}
+      <RequestError error={actionError} />
+      <ListStates
+        query={endpoints}
+        count={endpoints.data?.length}
+        loadingLabel="Loading endpoints"
+        loadingClassName="h-12"
+        emptyTitle="No endpoints"
+        empty="Add a webhook, a Slack or a Teams endpoint, or email, to send notifications to."
+      >
+        <DataTable label="Notification endpoints" columns={columns} rows={endpoints.data ?? []} rowKey={(e) => e.id} />
+      </ListStates>
     </div>
   );
 }

@@ -1,30 +1,20 @@
 "use client";
 
-import { Button, Card, EmptyState, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
+import { Button, Card, Field } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { FormAlert, SelectField, SubmitForm, TextField, useDirtyGuard } from "~/app/_components/form-kit";
+import { ListStates } from "~/app/_components/list-kit";
 import { ReadOnlyNotice } from "~/app/_components/read-only-notice";
 import { useRole } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
+import { UPLOAD_CHOICE_ORDER, UPLOAD_CHOICES, type UploadChoice } from "./upload-formats";
 
 /** The web app's tRPC route refuses bodies over 1 MB; bigger files go through the CLI or REST. */
 const MAX_BROWSER_UPLOAD_BYTES = 900_000;
-
-const FORMATS = [
-  { value: "auto", label: "Detect from the content" },
-  { value: "native", label: "Benchboard run JSON" },
-  { value: "k6", label: "k6 summary (JSON)" },
-  { value: "wrk", label: "wrk / wrk2 output" },
-  { value: "hey", label: "hey output" },
-  { value: "ab", label: "ab (ApacheBench) output" },
-  { value: "drill", label: "drill --stats output" },
-  { value: "vegeta", label: "vegeta JSON report" },
-  { value: "bifrost", label: "bifrost-benchmarking results.json" },
-] as const;
-type Format = (typeof FORMATS)[number]["value"];
 
 export function UploadForm() {
   const trpc = useTRPC();
@@ -32,7 +22,7 @@ export function UploadForm() {
   const queryClient = useQueryClient();
   const projects = useQuery(trpc.project.list.queryOptions());
   const [file, setFile] = useState<File | null>(null);
-  const [format, setFormat] = useState<Format>("auto");
+  const [format, setFormat] = useState<UploadChoice>("auto");
   const [projectId, setProjectId] = useState("");
   const [scenario, setScenario] = useState("");
   const [provider, setProvider] = useState("");
@@ -49,21 +39,31 @@ export function UploadForm() {
   );
 
   const role = useRole();
+  // A chosen file not yet uploaded: leaving asks first.
+  useDirtyGuard(file !== null && !upload.isSuccess);
 
   if (role === "viewer") {
     return <ReadOnlyNotice>You are a viewer in this organization: members and owners upload results.</ReadOnlyNotice>;
   }
-  if (projects.isPending) return <Skeleton className="h-72" label="Loading projects" />;
-  if (projects.isError)
-    return <ErrorState message={errorMessage(projects.error)} onRetry={() => void projects.refetch()} />;
-  if (projects.data.length === 0) {
+  if (!projects.data?.length) {
     return (
-      <EmptyState title="No projects yet">
-        <Link href="/" className="text-sky-700 hover:underline">
-          Create a project
-        </Link>{" "}
-        to upload results into.
-      </EmptyState>
+      <ListStates
+        query={projects}
+        count={projects.data?.length}
+        loadingLabel="Loading projects"
+        loadingClassName="h-72"
+        emptyTitle="No projects yet"
+        empty={
+          <>
+            <Link href="/" className="text-sky-700 hover:underline">
+              Create a project
+            </Link>{" "}
+            to upload results into.
+          </>
+        }
+      >
+        {null}
+      </ListStates>
     );
   }
 
@@ -101,14 +101,7 @@ export function UploadForm() {
 
   return (
     <Card title="Result file">
-      <form
-        className="grid max-w-2xl gap-4"
-        aria-label="Upload results"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit();
-        }}
-      >
+      <SubmitForm className="grid max-w-2xl gap-4" label="Upload results" onSubmit={() => void submit()}>
         <Field
           label="File"
           htmlFor="upload-file"
@@ -129,94 +122,68 @@ export function UploadForm() {
           />
         </Field>
         <div className="grid gap-4 sm:grid-cols-2">
-          <Field label="Format" htmlFor="upload-format" error={errors.format}>
-            <select
-              id="upload-format"
-              className={inputClass}
-              value={format}
-              onChange={(e) => setFormat(e.target.value as Format)}
-            >
-              {FORMATS.map((f) => (
-                <option key={f.value} value={f.value}>
-                  {f.label}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field label="Project" htmlFor="upload-project" error={errors.project}>
-            <select
-              id="upload-project"
-              className={inputClass}
-              value={project}
-              onChange={(e) => setProjectId(e.target.value)}
-            >
-              {projects.data.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field
+          <SelectField
+            id="upload-format"
+            label="Format"
+            value={format}
+            onValue={(v) => setFormat(v as UploadChoice)}
+            error={errors.format}
+            hint={UPLOAD_CHOICES[format].hint}
+            options={UPLOAD_CHOICE_ORDER.map((value) => ({ value, label: UPLOAD_CHOICES[value].label }))}
+          />
+          <SelectField
+            id="upload-project"
+            label="Project"
+            value={project}
+            onValue={setProjectId}
+            error={errors.project}
+            options={projects.data.map((p) => ({ value: p.id, label: p.name }))}
+          />
+          <TextField
+            id="upload-scenario"
             label="Scenario name"
-            htmlFor="upload-scenario"
-            error={errors.scenario}
             hint="Optional. A scenario of this name in the project adds its thresholds."
-          >
-            <input
-              id="upload-scenario"
-              className={inputClass}
-              value={scenario}
-              onChange={(e) => setScenario(e.target.value)}
-              placeholder="e.g. checkout 500 rps"
-            />
-          </Field>
+            value={scenario}
+            onValue={setScenario}
+            error={errors.scenario}
+            placeholder="e.g. checkout 500 rps"
+          />
           {format === "bifrost" || format === "auto" ? (
-            <Field
+            <TextField
+              id="upload-provider"
               label="Provider"
-              htmlFor="upload-provider"
-              error={errors.provider}
               hint="bifrost-benchmarking files hold one run per provider."
-            >
-              <input
-                id="upload-provider"
-                className={inputClass}
-                value={provider}
-                onChange={(e) => setProvider(e.target.value)}
-                placeholder="e.g. bifrost"
-              />
-            </Field>
+              value={provider}
+              onValue={setProvider}
+              error={errors.provider}
+              placeholder="e.g. bifrost"
+            />
           ) : null}
-          <Field label="Branch" htmlFor="upload-branch" error={errors.branch}>
-            <input
-              id="upload-branch"
-              className={inputClass}
-              value={branch}
-              onChange={(e) => setBranch(e.target.value)}
-              placeholder="optional"
-            />
-          </Field>
-          <Field label="Tags" htmlFor="upload-tags" error={errors.tags} hint="Comma-separated.">
-            <input
-              id="upload-tags"
-              className={inputClass}
-              value={tags}
-              onChange={(e) => setTags(e.target.value)}
-              placeholder="optional"
-            />
-          </Field>
+          <TextField
+            id="upload-branch"
+            label="Branch"
+            value={branch}
+            onValue={setBranch}
+            error={errors.branch}
+            placeholder="optional"
+          />
+          <TextField
+            id="upload-tags"
+            label="Tags"
+            hint="Comma-separated."
+            value={tags}
+            onValue={setTags}
+            error={errors.tags}
+            placeholder="optional"
+          />
         </div>
-        {formLevelError && (
-          <p role="alert" className="rounded-md border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-800">
-            {formLevelError}
-          </p>
-        )}
+        <FormAlert>{formLevelError}</FormAlert>
         <div>
           <Button type="submit" disabled={upload.isPending}>
             {upload.isPending ? "Uploading…" : "Upload"}
           </Button>
         </div>
-      </form>
+      </SubmitForm>
     </Card>
   );
 }

@@ -1,46 +1,34 @@
 "use client";
 
-import {
-  CLOUD_PROVIDER_LABEL,
-  type CloudProvider,
-  describeInstanceSize,
-  INSTANCE_PRESETS,
-  KNOWN_KNOBS,
-  type KnobType,
-} from "@benchboard/core";
-import { Button, Card, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
+import { CLOUD_PROVIDER_LABEL, type CloudProvider, describeInstanceSize, INSTANCE_PRESETS } from "@benchboard/core";
+import { Button, Card, Field, inputClass } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import {
   EditorActions,
   EditorFields,
-  InlineError,
+  EditorLoader,
   mergeErrors,
-  nextRowKey,
-  smallInputClass,
+  SubmitForm,
+  TextField,
   unshownErrors,
+  useDirtyGuard,
   useSavedThenBack,
 } from "~/app/_components/form-kit";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
-import { errorMessage } from "~/trpc/errors";
 import { CloneDialog } from "./clone-dialog";
-import { type Config, fieldsFromState, type KnobRow, MIB_PER_GIB, stateFromConfig } from "./config-form";
+import { type Config, fieldsFromState, formSnapshot, type KnobRow, MIB_PER_GIB, stateFromConfig } from "./config-form";
+import { KnobRows } from "./knob-rows";
 
 export function ConfigEditor({ projectId, configId }: { projectId: string; configId?: string }) {
   const trpc = useTRPC();
   const existing = useQuery({ ...trpc.instanceConfig.byId.queryOptions({ id: configId ?? "" }), enabled: !!configId });
-  if (configId && existing.isPending) return <Skeleton className="h-96" label="Loading instance config" />;
-  if (configId && existing.isError) {
-    return (
-      <ErrorState
-        title="Instance config not available"
-        message={errorMessage(existing.error)}
-        onRetry={() => existing.refetch()}
-      />
-    );
-  }
-  return <ConfigForm key={existing.data?.updatedAt.toString() ?? "new"} projectId={projectId} config={existing.data} />;
+  return (
+    <EditorLoader id={configId} kind="Instance config" query={existing}>
+      {(config, key) => <ConfigForm key={key} projectId={projectId} config={config} />}
+    </EditorLoader>
+  );
 }
 
 function ConfigForm({ projectId, config }: { projectId: string; config?: Config }) {
@@ -65,7 +53,10 @@ function ConfigForm({ projectId, config }: { projectId: string; config?: Config 
   const serverErrors = mergeErrors({}, save.error);
   // The server names a bad knob by its name (knobs.<name>); the form shows it at that row.
   const knobRowError = (row: KnobRow, index: number) =>
-    clientErrors[`knobs.${index}.value`] ?? clientErrors[`knobs.${index}.name`] ?? serverErrors[`knobs.${row.name}`];
+    clientErrors[`knobs.${index}.value`] ??
+    clientErrors[`knobs.${index}.name`] ??
+    clientErrors[`knobs.${row.name}`] ??
+    serverErrors[`knobs.${row.name}`];
   const errors = { ...serverErrors, ...clientErrors };
   if (serverErrors.memoryMb && !errors.memoryGiB) errors.memoryGiB = serverErrors.memoryMb;
 
@@ -78,9 +69,13 @@ function ConfigForm({ projectId, config }: { projectId: string; config?: Config 
     if (!name.trim()) setName(preset.instanceType);
   };
 
+  const current = { name, instanceType, vcpu, memoryGiB, cpuLimit, replicas, knobs };
+  // Leaving with unsaved changes asks first; once saved, the editor goes back to the list freely.
+  useDirtyGuard(canEdit && !save.isSuccess && formSnapshot(current) !== formSnapshot(initial));
+
   const submit = () => {
     const found: Record<string, string> = {};
-    const fields = fieldsFromState({ name, instanceType, vcpu, memoryGiB, cpuLimit, replicas, knobs }, found);
+    const fields = fieldsFromState(current, found);
     setClientErrors(found);
     if (!fields) return;
     if (config) update.mutate({ id: config.id, ...fields });
@@ -94,13 +89,10 @@ function ConfigForm({ projectId, config }: { projectId: string; config?: Config 
 
   return (
     <>
-      <form
-        aria-label={config ? "Edit instance config" : "New instance config"}
+      <SubmitForm
+        label={config ? "Edit instance config" : "New instance config"}
         className="max-w-4xl space-y-6"
-        onSubmit={(e) => {
-          e.preventDefault();
-          submit();
-        }}
+        onSubmit={submit}
         onChange={() => {
           // Messages describe what was submitted; once the user edits, they no longer apply.
           if (save.isError) save.reset();
@@ -120,16 +112,14 @@ function ConfigForm({ projectId, config }: { projectId: string; config?: Config 
             }
           >
             <div className="grid gap-4 md:grid-cols-2">
-              <Field label="Config name" htmlFor="config-name" error={errors.name}>
-                <input
-                  id="config-name"
-                  className={inputClass}
-                  value={name}
-                  onChange={(e) => setName(e.target.value)}
-                  aria-invalid={!!errors.name}
-                  placeholder="t3.medium, pool 10k"
-                />
-              </Field>
+              <TextField
+                id="config-name"
+                label="Config name"
+                value={name}
+                onValue={setName}
+                error={errors.name}
+                placeholder="t3.medium, pool 10k"
+              />
               <Field label="Preset" htmlFor="config-preset" hint="Fills in the instance type, vCPU and memory">
                 <select
                   id="config-preset"
@@ -150,177 +140,54 @@ function ConfigForm({ projectId, config }: { projectId: string; config?: Config 
                   ))}
                 </select>
               </Field>
-              <Field label="Instance type" htmlFor="config-instance-type" error={errors.instanceType}>
-                <input
-                  id="config-instance-type"
-                  className={`${inputClass} font-mono`}
-                  value={instanceType}
-                  onChange={(e) => setInstanceType(e.target.value)}
-                  placeholder="t3.medium, bare metal, laptop…"
-                />
-              </Field>
+              <TextField
+                id="config-instance-type"
+                label="Instance type"
+                className="font-mono"
+                value={instanceType}
+                onValue={setInstanceType}
+                error={errors.instanceType}
+                placeholder="t3.medium, bare metal, laptop…"
+              />
               <div className="grid grid-cols-2 gap-4">
-                <Field label="vCPU" htmlFor="config-vcpu" error={errors.vcpu}>
-                  <input
-                    id="config-vcpu"
-                    inputMode="decimal"
-                    className={inputClass}
-                    value={vcpu}
-                    onChange={(e) => setVcpu(e.target.value)}
-                    aria-invalid={!!errors.vcpu}
-                  />
-                </Field>
-                <Field label="Memory (GiB)" htmlFor="config-memory" error={errors.memoryGiB}>
-                  <input
-                    id="config-memory"
-                    inputMode="decimal"
-                    className={inputClass}
-                    value={memoryGiB}
-                    onChange={(e) => setMemoryGiB(e.target.value)}
-                    aria-invalid={!!errors.memoryGiB}
-                  />
-                </Field>
-              </div>
-              <Field
-                label="CPU limit (cores)"
-                htmlFor="config-cpu-limit"
-                error={errors.cpuLimit}
-                hint="A container limit such as 0.5; empty for none"
-              >
-                <input
-                  id="config-cpu-limit"
+                <TextField
+                  id="config-vcpu"
+                  label="vCPU"
                   inputMode="decimal"
-                  className={inputClass}
-                  value={cpuLimit}
-                  onChange={(e) => setCpuLimit(e.target.value)}
-                  aria-invalid={!!errors.cpuLimit}
+                  value={vcpu}
+                  onValue={setVcpu}
+                  error={errors.vcpu}
                 />
-              </Field>
-              <Field label="Replicas" htmlFor="config-replicas" error={errors.replicas}>
-                <input
-                  id="config-replicas"
-                  inputMode="numeric"
-                  className={inputClass}
-                  value={replicas}
-                  onChange={(e) => setReplicas(e.target.value)}
-                  aria-invalid={!!errors.replicas}
+                <TextField
+                  id="config-memory"
+                  label="Memory (GiB)"
+                  inputMode="decimal"
+                  value={memoryGiB}
+                  onValue={setMemoryGiB}
+                  error={errors.memoryGiB}
                 />
-              </Field>
+              </div>
+              <TextField
+                id="config-cpu-limit"
+                label="CPU limit (cores)"
+                hint="A container limit such as 0.5; empty for none"
+                inputMode="decimal"
+                value={cpuLimit}
+                onValue={setCpuLimit}
+                error={errors.cpuLimit}
+              />
+              <TextField
+                id="config-replicas"
+                label="Replicas"
+                inputMode="numeric"
+                value={replicas}
+                onValue={setReplicas}
+                error={errors.replicas}
+              />
             </div>
           </Card>
 
-          <Card
-            title="Service knobs"
-            actions={
-              <Button
-                variant="secondary"
-                onClick={() =>
-                  setKnobs((rows) => [...rows, { key: nextRowKey(), name: "", type: "number", value: "" }])
-                }
-              >
-                Add knob
-              </Button>
-            }
-          >
-            {knobs.length === 0 ? (
-              <p className="text-sm text-slate-500">
-                Settings of the service under test (e.g. <code>buffer_size</code>, <code>PUBLISH_WORKERS</code>). When
-                the target has a config-apply URL, they are sent to it before each run.
-              </p>
-            ) : (
-              <div className="space-y-2" role="list" aria-label="Knobs">
-                <datalist id="known-knobs">
-                  {KNOWN_KNOBS.map((k) => (
-                    <option key={k.name} value={k.name}>
-                      {k.description} ({k.service})
-                    </option>
-                  ))}
-                </datalist>
-                {knobs.map((row, i) => {
-                  const n = i + 1;
-                  const err = knobRowError(row, i);
-                  const patch = (p: Partial<KnobRow>) =>
-                    setKnobs((rows) => rows.map((r) => (r.key === row.key ? { ...r, ...p } : r)));
-                  return (
-                    <div
-                      key={row.key}
-                      role="listitem"
-                      className="grid grid-cols-[1.2fr_0.7fr_1fr_auto] items-start gap-3"
-                    >
-                      <div>
-                        <label htmlFor={`knob-${row.key}-name`} className="sr-only">
-                          Knob {n} name
-                        </label>
-                        <input
-                          id={`knob-${row.key}-name`}
-                          list="known-knobs"
-                          className={`${smallInputClass} font-mono`}
-                          placeholder="buffer_size"
-                          value={row.name}
-                          aria-invalid={!!err}
-                          onChange={(e) => {
-                            const known = KNOWN_KNOBS.find((k) => k.name === e.target.value);
-                            patch({ name: e.target.value, ...(known ? { type: known.type } : {}) });
-                          }}
-                        />
-                      </div>
-                      <div>
-                        <label htmlFor={`knob-${row.key}-type`} className="sr-only">
-                          Knob {n} type
-                        </label>
-                        <select
-                          id={`knob-${row.key}-type`}
-                          className={smallInputClass}
-                          value={row.type}
-                          onChange={(e) => patch({ type: e.target.value as KnobType })}
-                        >
-                          <option value="number">number</option>
-                          <option value="string">string</option>
-                          <option value="boolean">boolean</option>
-                        </select>
-                      </div>
-                      <div>
-                        <label htmlFor={`knob-${row.key}-value`} className="sr-only">
-                          Knob {n} value
-                        </label>
-                        {row.type === "boolean" ? (
-                          <select
-                            id={`knob-${row.key}-value`}
-                            className={smallInputClass}
-                            value={row.value === "true" ? "true" : row.value === "false" ? "false" : ""}
-                            onChange={(e) => patch({ value: e.target.value })}
-                            aria-invalid={!!err}
-                          >
-                            <option value="">choose…</option>
-                            <option value="true">true</option>
-                            <option value="false">false</option>
-                          </select>
-                        ) : (
-                          <input
-                            id={`knob-${row.key}-value`}
-                            className={`${smallInputClass} font-mono`}
-                            value={row.value}
-                            onChange={(e) => patch({ value: e.target.value })}
-                            aria-invalid={!!err}
-                            aria-describedby={err ? `knob-${row.key}-error` : undefined}
-                          />
-                        )}
-                        <InlineError id={`knob-${row.key}-error`} message={err} />
-                      </div>
-                      <button
-                        type="button"
-                        className="py-1 text-sm text-rose-700 hover:underline"
-                        aria-label={`Remove knob ${n}`}
-                        onClick={() => setKnobs((rows) => rows.filter((r) => r.key !== row.key))}
-                      >
-                        Remove
-                      </button>
-                    </div>
-                  );
-                })}
-              </div>
-            )}
-          </Card>
+          <KnobRows knobs={knobs} setKnobs={setKnobs} rowError={knobRowError} />
         </EditorFields>
 
         <EditorActions
@@ -331,7 +198,7 @@ function ConfigForm({ projectId, config }: { projectId: string; config?: Config 
           cancelHref={listUrl}
           canEdit={canEdit}
         />
-      </form>
+      </SubmitForm>
       {config && (
         <CloneDialog
           projectId={projectId}

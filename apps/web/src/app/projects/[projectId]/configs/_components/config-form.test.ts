@@ -63,3 +63,23 @@ describe("instance config ↔ form", () => {
     });
   });
 });
+
+describe("instance config form checks with the server's schema", () => {
+  it("says what the server would, at the field, before anything is sent", () => {
+    const state = { ...stateFromConfig(config), name: "  ", vcpu: "-2", replicas: "1.5", cpuLimit: "2000" };
+    const errors: Record<string, string> = {};
+    expect(fieldsFromState(state, errors)).toBeNull();
+    expect(errors).toEqual({
+      name: "name is required",
+      vcpu: "must be more than 0",
+      replicas: "must be a whole number",
+      cpuLimit: expect.stringMatching(/1024/),
+    });
+  });
+
+  it("reports the memory the user typed in GiB at the GiB field", () => {
+    const errors: Record<string, string> = {};
+    expect(fieldsFromState({ ...stateFromConfig(config), memoryGiB: "-1" }, errors)).toBeNull();
+    expect(errors).toEqual({ memoryGiB: "must be more than 0" });
+  });
+});

@@ -1,6 +1,7 @@
 import type { RouterInputs, RouterOutputs } from "@benchboard/api";
-import { type KnobType, type KnobValue, knobType, parseKnobValue } from "@benchboard/core";
+import { type KnobType, type KnobValue, knobType, parseKnobValue, ZInstanceConfigFields } from "@benchboard/core";
 import { nextRowKey, numText, readNumbers } from "~/app/_components/form-kit/values";
+import { zodFieldErrors } from "~/app/_components/form-kit/zod-errors";
 
 /**
  * The instance-config editor's text fields and the API input they stand for, without React.
@@ -70,8 +71,7 @@ export function fieldsFromState(state: ConfigFormState, errors: Record<string, s
     if ("error" in parsed) errors[`knobs.${i}.value`] = parsed.error;
     else knobs[knobName] = parsed.value;
   });
-  if (Object.keys(errors).length > before) return null;
-  return {
+  const fields: ConfigFields = {
     name: state.name,
     instanceType: state.instanceType.trim() || null,
     vcpu: n.vcpu ?? null,
@@ -80,4 +80,15 @@ export function fieldsFromState(state: ConfigFormState, errors: Record<string, s
     replicas: n.replicas ?? 1,
     knobs,
   };
+  // The server's own schema, on what would be sent; memory is typed in GiB, so its message goes there.
+  for (const [path, message] of Object.entries(zodFieldErrors(ZInstanceConfigFields, fields))) {
+    const at = path === "memoryMb" ? "memoryGiB" : path;
+    if (!(at in errors)) errors[at] = message;
+  }
+  return Object.keys(errors).length > before ? null : fields;
+}
+
+/** The form's values without row keys: two states with equal snapshots hold the same config. */
+export function formSnapshot(state: ConfigFormState): string {
+  return JSON.stringify({ ...state, knobs: state.knobs.map(({ key: _key, ...row }) => row) });
 }

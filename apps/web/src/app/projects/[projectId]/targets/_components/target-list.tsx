@@ -1,14 +1,12 @@
 "use client";
 
 import type { RouterOutputs } from "@benchboard/api";
+import type { Column } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
-import { ConfirmDialog } from "~/app/_components/confirm-dialog";
+import { actionsColumn, ListCard, RowActions, useDeleteDialog } from "~/app/_components/list-kit";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
-import { errorMessage } from "~/trpc/errors";
-import { ListCard, RowActions } from "../../_components/list-card";
 import { useRefreshKind } from "../../_components/use-refresh-kind";
 
 type Target = RouterOutputs["target"]["list"][number];
@@ -24,25 +22,67 @@ export function TargetList({ projectId }: { projectId: string }) {
   const refresh = useRefreshKind(trpc.target.pathKey());
   const targets = useQuery(trpc.target.list.queryOptions({ projectId }));
   const canEdit = useCanEdit();
-  const [doomed, setDoomed] = useState<Target | null>(null);
-  const remove = useMutation(
-    trpc.target.delete.mutationOptions({
-      onSuccess: async () => {
-        setDoomed(null);
-        await refresh();
-      },
-    }),
-  );
+  const remove = useMutation(trpc.target.delete.mutationOptions({ onSuccess: refresh }));
+  const deleting = useDeleteDialog<Target>({
+    mutation: remove,
+    kind: "target",
+    confirmLabel: "Delete target",
+    consequence: (t) => (
+      <p>
+        Its {t.runCount} runs stay, with the snapshot of the target they ran against. Runs of it still queued are
+        canceled. Its stored secrets are deleted.
+      </p>
+    ),
+  });
   const base = `/projects/${projectId}/targets`;
+
+  const columns: Column<Target>[] = [
+    {
+      key: "name",
+      header: "Name",
+      className: "font-medium",
+      cell: (t) => (
+        <Link href={`${base}/${t.id}`} className="text-sky-700 hover:underline">
+          {t.name}
+        </Link>
+      ),
+    },
+    { key: "kind", header: "Kind", cell: (t) => TARGET_KIND_LABEL[t.kind] },
+    { key: "url", header: "Base URL", className: "font-mono text-[13px] text-slate-700", cell: (t) => t.baseUrl },
+    {
+      key: "headers",
+      header: "Headers",
+      className: "text-slate-600",
+      cell: (t) => {
+        const secrets = t.headers.filter((h) => "secret" in h).length;
+        return t.headers.length === 0 ? "—" : `${t.headers.length}${secrets ? ` (${secrets} secret)` : ""}`;
+      },
+    },
+    {
+      key: "monitors",
+      header: "Monitors",
+      className: "text-slate-600",
+      cell: (t) => (t.monitors.length === 0 ? "—" : t.monitors.map((m) => m.kind).join(", ")),
+    },
+    { key: "load", header: "Load allowed", cell: (t) => <VerificationBadge verification={t.verification} /> },
+    { key: "runs", header: "Runs", align: "right", className: "tabular-nums", cell: (t) => t.runCount },
+    actionsColumn((t) => (
+      <RowActions href={`${base}/${t.id}`} name={t.name} canEdit={canEdit} onDelete={() => deleting.ask(t)} />
+    )),
+  ];
 
   return (
     <ListCard
       title="Targets"
+      noun="targets"
       newHref={`${base}/new`}
       newLabel="New target"
       canEdit={canEdit}
       query={targets}
-      loadingLabel="Loading targets"
+      data={targets.data}
+      searchText={(t) => [t.name, t.baseUrl, TARGET_KIND_LABEL[t.kind]]}
+      columns={columns}
+      rowKey={(t) => t.id}
       emptyTitle="No targets yet"
       empty={
         <>
@@ -57,76 +97,8 @@ export function TargetList({ projectId }: { projectId: string }) {
           )}
         </>
       }
-      renderList={(items) => (
-        <table className="w-full text-sm" aria-label="Targets">
-          <thead className="text-left text-xs uppercase text-slate-500">
-            <tr>
-              <th className="py-1">Name</th>
-              <th>Kind</th>
-              <th>Base URL</th>
-              <th>Headers</th>
-              <th>Monitors</th>
-              <th>Load allowed</th>
-              <th className="text-right">Runs</th>
-              <th className="text-right">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((t) => {
-              const secrets = t.headers.filter((h) => "secret" in h).length;
-              return (
-                <tr key={t.id} className="border-t border-slate-100 align-top">
-                  <td className="py-2 font-medium">
-                    <Link href={`${base}/${t.id}`} className="text-sky-700 hover:underline">
-                      {t.name}
-                    </Link>
-                  </td>
-                  <td className="py-2">{TARGET_KIND_LABEL[t.kind]}</td>
-                  <td className="py-2 font-mono text-[13px] text-slate-700">{t.baseUrl}</td>
-                  <td className="py-2 text-slate-600">
-                    {t.headers.length === 0 ? "—" : `${t.headers.length}${secrets ? ` (${secrets} secret)` : ""}`}
-                  </td>
-                  <td className="py-2 text-slate-600">
-                    {t.monitors.length === 0 ? "—" : t.monitors.map((m) => m.kind).join(", ")}
-                  </td>
-                  <td className="py-2">
-                    <VerificationBadge verification={t.verification} />
-                  </td>
-                  <td className="py-2 text-right tabular-nums">{t.runCount}</td>
-                  <td className="py-2 pl-6 text-right whitespace-nowrap">
-                    <RowActions
-                      href={`${base}/${t.id}`}
-                      name={t.name}
-                      canEdit={canEdit}
-                      onDelete={() => {
-                        remove.reset();
-                        setDoomed(t);
-                      }}
-                    />
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      )}
     >
-      <ConfirmDialog
-        open={doomed !== null}
-        title={`Delete target "${doomed?.name ?? ""}"?`}
-        confirmLabel="Delete target"
-        pending={remove.isPending}
-        error={remove.error ? errorMessage(remove.error) : null}
-        onCancel={() => setDoomed(null)}
-        onConfirm={() => doomed && remove.mutate({ id: doomed.id })}
-      >
-        <p>
-          Its {doomed?.runCount ?? 0} runs stay, with the snapshot of the target they ran against. Runs of it still
-          queued are canceled. Its stored secrets are deleted.
-        </p>
-      </ConfirmDialog>
+      {deleting.dialog}
     </ListCard>
   );
 }
