@@ -19,7 +19,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createCaller } from "../packages/api/src/root.ts";
 import { LiveSamples } from "../packages/core/src/index.ts";
@@ -51,6 +51,8 @@ const ROUNDS = envNumber("BENCH_ROUNDS", 3);
 const VIEWERS = envNumber("BENCH_VIEWERS", 50);
 const CONNECTIONS = envNumber("BENCH_CONNECTIONS", 64);
 const HEAVY_QUERY = process.env.BENCH_HEAVY_QUERY !== "0";
+/** BENCH_INSTALL_NICE=n: the web app's and PostgreSQL's sessions at autogroup nice n (Linux). */
+const INSTALL_NICE = process.env.BENCH_INSTALL_NICE ? Number(process.env.BENCH_INSTALL_NICE) : null;
 /** Every core: the install pins nothing. */
 const ANY_CORE = process.env.BENCH_ANY_CORES ?? "0,1";
 const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
@@ -80,10 +82,13 @@ function cell(runs: Figures[]): string {
 const children: ChildProcess[] = [];
 const logs: string[] = [];
 function spawnLogged(args: string[], env: Record<string, string>, cwd = ROOT): ChildProcess {
+  // A session of its own, as scripts/up.sh starts each process (setsid): where the kernel
+  // groups tasks by session (autogroup), each is then its own group, as in an install.
   const child = spawn("taskset", ["-c", ANY_CORE, process.execPath, ...args], {
     cwd,
     env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "pipe"],
+    detached: true,
   });
   child.stderr?.on("data", (d) => logs.push(String(d)));
   children.push(child);
@@ -121,11 +126,11 @@ try {
   const start = (JSON.parse(readFileSync(path.join(webDir, "package.json"), "utf8")) as { scripts: { start: string } })
     .scripts.start;
   const nodeFlags = (start.split(" server.mjs")[0] ?? "").split(" ").slice(1).filter(Boolean);
-  spawnLogged(
+  const webPid = spawnLogged(
     [...nodeFlags, "server.mjs", "-p", String(webPort), "-H", "127.0.0.1"],
     { DATABASE_URL: t.url, REDIS_URL: redisUrl, BENCHBOARD_QUEUE_PREFIX: prefix, NEXT_TELEMETRY_DISABLED: "1" },
     webDir,
-  );
+  ).pid;
   const baseUrl = `http://127.0.0.1:${webPort}`;
   await until(async () => (await fetch(`${baseUrl}/`)).status < 500, "the web app");
   spawnLogged(["--import", "tsx", path.join(ROOT, "workers/runner/src/index.ts")], {
@@ -221,6 +226,19 @@ try {
         heavyQueries++;
       }
     })();
+  }
+  if (INSTALL_NICE !== null) {
+    // The install's services below the load generator: the web app's session and PostgreSQL's
+    // (its backends share the postmaster's session) get an autogroup nice value.
+    const backend = await db.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+    for (const pid of [webPid, backend[0]?.pid]) {
+      try {
+        writeFileSync(`/proc/${pid}/autogroup`, String(INSTALL_NICE));
+      } catch (err) {
+        console.log(`  could not set the autogroup nice value of ${pid}: ${(err as Error).message}`);
+      }
+    }
+    console.log(`web app and PostgreSQL at autogroup nice ${INSTALL_NICE}`);
   }
   await new Promise((r) => setTimeout(r, 2_000));
 
