@@ -115,6 +115,14 @@ export const INPUTS: Record<string, Build | "none"> = {
   "agent.tokens": "none",
   "agent.createToken": () => ({ name: `lab-${unique()}` }),
   "agent.revokeToken": (f) => ({ id: f.agentToken.id }),
+  // An agent that stopped an hour ago, new on every build: removing one is allowed only offline.
+  "agent.remove": async (f, { db }) => {
+    const stoppedAt = new Date(Date.now() - 3_600_000);
+    const agent = await db.agent.create({
+      data: { orgId: f.org.id, tokenId: f.agentToken.id, name: `gone-${unique()}`, lastSeenAt: stoppedAt, stoppedAt },
+    });
+    return { name: agent.name };
+  },
   "project.list": "none",
   "project.byId": (f) => ({ id: f.project.id }),
   "project.caps": "none",
@@ -180,6 +188,8 @@ export const INPUTS: Record<string, Build | "none"> = {
     events: ["run.failed"],
     endpointIds: [f.notificationEndpoint.id],
   }),
+  "notification.updateEndpoint": (f) => ({ id: f.notificationEndpoint.id, name: `hook-${unique()}` }),
+  "notification.updateRule": (f) => ({ id: f.notificationRule.id, name: `rule-${unique()}` }),
   "notification.deleteRule": (f) => ({ id: f.notificationRule.id }),
   "notification.dismissNotice": (f) => ({ id: f.notice.id }),
   "upload.run": (f) => ({
