@@ -1,24 +1,35 @@
-// Time to content of every page, as the browser measures it: for each page a marker element
-// (the page's main data: a filled table, a loaded form, a chart) is watched from the first byte of
-// the document by a MutationObserver, and the time is `performance.now()` — milliseconds since
-// the navigation started — at the first animation frame after the marker became visible. Every
-// page is loaded once to warm the HTTP cache and the server, then measured BENCH_ROUNDS times;
-// the median is printed beside the goal. Sign-in → dashboard is timed from the submit click to
-// the dashboard's project list (both instants on the browser's clock).
+// Time to rendered content of every page, as a user waits for it in Chromium (1400×900): from
+// the start of the navigation to the first animation frame at which the document has fired
+// `load`, no element is busy (`aria-busy="true"`) or a loading skeleton, and the page's marker —
+// its main data: a filled table, a loaded form, a chart — is visible. A watcher installed before
+// the page's scripts (a MutationObserver plus the `load` event) records `performance.now()` then.
+//
+// Each page is measured cold — a new browser context, so an empty HTTP cache — and warm: the
+// second and later visits in that context. BENCH_COLD_ROUNDS contexts per page, each visited
+// 1 + BENCH_WARM_VISITS times; medians are printed against the goals (warm < 500 ms, cold < 1 s)
+// with the JavaScript a cold visit transfers (bytes on the wire and files) and the requests it
+// makes, and each figure is compared with the previous run's, kept in BENCH_PAGES_FILE
+// (.data/bench-pages.json). Sign-in → dashboard is timed from the submit click to the dashboard's
+// project list (both instants on the browser's clock).
 //
 // By default the script starts the built app like the browser tests do (a fresh test database,
-// the Next.js server and a worker), seeds the published benchmarks and the reference-target
-// projects, and signs in. BENCH_BASE_URL measures a running instance instead; it needs
-// BENCH_EMAIL and BENCH_PASSWORD of an account that can read the demo organization (the seed).
-import { existsSync } from "node:fs";
+// the Next.js server and a worker), seeds the published benchmarks, the reference-target projects
+// and one finished 30-minute run with per-second series, and signs in. BENCH_BASE_URL measures a
+// running instance instead; it needs BENCH_EMAIL and BENCH_PASSWORD of an account that can read
+// the demo organization (the seed).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Cookie, Page } from "playwright-core";
 import { envNumber, loadAverage, median, ROOT } from "./lib";
 
-const ROUNDS = envNumber("BENCH_ROUNDS", 5);
-const GOAL_MS = envNumber("BENCH_GOAL_MS", 1_000);
+const COLD_ROUNDS = envNumber("BENCH_COLD_ROUNDS", 3);
+const WARM_VISITS = envNumber("BENCH_WARM_VISITS", 2);
+const WARM_GOAL_MS = envNumber("BENCH_WARM_GOAL_MS", 500);
+const COLD_GOAL_MS = envNumber("BENCH_COLD_GOAL_MS", 1_000);
 const TIMEOUT_MS = envNumber("BENCH_PAGE_TIMEOUT_MS", 30_000);
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
+const RESULTS_FILE = process.env.BENCH_PAGES_FILE || path.join(ROOT, ".data/bench-pages.json");
+const VIEWPORT = { width: 1400, height: 900 };
 
 /** What counts as "content" on a page: the first visible element matching `css` (with `text`). */
 interface Marker {
@@ -38,66 +49,96 @@ interface PageCase {
 
 const table = (label: string): Marker => ({ css: `table[aria-label="${label}"] tbody tr` });
 const labelled = (label: string): Marker => ({ css: `[aria-label="${label}"]` });
+/** A run page is ready when its last timeline chart has drawn its line. */
+const timelineCharts: Marker = { css: 'figure[aria-label="Target CPU (cores)"] .recharts-line-curve' };
 
 /**
- * Installed in every document before its scripts run: records when the marker shows. A string,
- * not a function, so that the TypeScript loader's helpers never reach the page.
+ * Installed in every document before its scripts run: records when the page is ready (loaded,
+ * nothing busy, the marker shown). A string, not a function, so that the TypeScript loader's
+ * helpers never reach the page; the marker comes from `window.__benchMarker`, set by the script
+ * installed before this one.
  */
-const WATCH_FOR_MARKER = `(() => {
-  const raw = sessionStorage.getItem("bench:marker");
-  if (!raw) return;
-  const marker = JSON.parse(raw);
-  const visible = () => {
+const WATCH_FOR_READY = `(() => {
+  const marker = window.__benchMarker;
+  if (!marker) return;
+  const BUSY = '[aria-busy="true"], [role="status"].animate-pulse';
+  const shown = (el) => typeof el.checkVisibility === "function" ? el.checkVisibility() : el.getClientRects().length > 0;
+  const ready = () => {
+    if (document.readyState !== "complete") return false;
+    for (const el of document.querySelectorAll(BUSY)) if (shown(el)) return false;
     for (const el of document.querySelectorAll(marker.css)) {
-      const shown = typeof el.checkVisibility === "function" ? el.checkVisibility() : el.getClientRects().length > 0;
-      if (shown && (!marker.text || (el.textContent || "").includes(marker.text))) return true;
+      if (shown(el) && (!marker.text || (el.textContent || "").includes(marker.text))) return true;
     }
     return false;
   };
-  let seen = false;
+  let done = false;
+  let pending = false;
   const check = () => {
-    if (seen || !visible()) return;
-    seen = true;
-    observer.disconnect();
-    requestAnimationFrame(() => { window.__benchContentAt = performance.now(); });
+    if (done || pending || !ready()) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      if (done || !ready()) return;
+      done = true;
+      observer.disconnect();
+      window.__benchReadyAt = performance.now();
+    });
   };
   const observer = new MutationObserver(check);
   observer.observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
-  document.addEventListener("DOMContentLoaded", check);
+  window.addEventListener("load", () => setTimeout(check, 0));
 })();`;
 
-async function setOrg(context: BrowserContext, baseUrl: string, org: string | undefined) {
-  if (org) await context.addCookies([{ name: "bb_org", value: org, url: baseUrl, sameSite: "Lax" }]);
+/** A browser context at the measured size, watching for `marker` in every document it loads. */
+async function watchingContext(browser: Browser, marker: Marker, cookies: Cookie[] = []) {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  if (cookies.length) await context.addCookies(cookies);
+  await context.addInitScript(`window.__benchMarker = ${JSON.stringify(marker)};`);
+  await context.addInitScript(WATCH_FOR_READY);
+  return context;
 }
 
-/** Load `url` and return milliseconds from navigation start to the marker on screen. */
-async function timeToContent(page: Page, baseUrl: string, url: string, marker: Marker) {
-  if (!page.url().startsWith(baseUrl)) await page.goto(`${baseUrl}/api/v1/openapi.json`);
-  await page.evaluate((m) => sessionStorage.setItem("bench:marker", JSON.stringify(m)), marker);
-  await page.goto(`${baseUrl}${url}`, { waitUntil: "commit" });
+interface Sample {
+  readyAt: number;
+  /** JavaScript fetched over the network up to ready: bytes on the wire, and files. */
+  jsBytes: number;
+  jsFiles: number;
+  /** Every request of the document up to ready (scripts, styles, API calls). */
+  requests: number;
+  /** tRPC and REST calls among them. */
+  apiCalls: number;
+}
+
+/** Load `url` and measure it: milliseconds from navigation start to ready, and what was fetched. */
+async function timeToReady(page: Page, url: string): Promise<Sample> {
+  await page.goto(url, { waitUntil: "commit" });
   const handle = await page.waitForFunction(
-    () => (window as unknown as { __benchContentAt?: number }).__benchContentAt,
+    () => (window as unknown as { __benchReadyAt?: number }).__benchReadyAt,
     null,
     { timeout: TIMEOUT_MS, polling: 50 },
   );
-  const contentAt = (await handle.jsonValue()) as number;
-  const nav = await page.evaluate(() => {
-    const entry = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
-    return entry ? { ttfb: entry.responseStart, dcl: entry.domContentLoadedEventEnd } : null;
-  });
-  return { contentAt, ttfb: nav?.ttfb ?? Number.NaN, dcl: nav?.dcl ?? Number.NaN };
+  const readyAt = (await handle.jsonValue()) as number;
+  const fetched = await page.evaluate((until) => {
+    const entries = (performance.getEntriesByType("resource") as PerformanceResourceTiming[]).filter(
+      (e) => e.startTime <= until,
+    );
+    const js = entries.filter((e) => e.initiatorType === "script" || /\.js(\?|$)/.test(new URL(e.name).pathname));
+    return {
+      jsBytes: js.reduce((sum, e) => sum + e.transferSize, 0),
+      jsFiles: js.filter((e) => e.transferSize > 0).length,
+      requests: entries.length + 1,
+      apiCalls: entries.filter((e) => /\/api\//.test(new URL(e.name).pathname)).length,
+    };
+  }, readyAt);
+  return { readyAt, ...fetched };
 }
 
 /** Submit the sign-in form and time the click → the dashboard's project list on screen. */
 async function timeSignIn(browser: Browser, baseUrl: string, email: string, password: string) {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
-  await context.addInitScript(WATCH_FOR_MARKER);
+  // The sign-in page's own watcher sees the dashboard when the app moves on without a new document.
+  const context = await watchingContext(browser, labelled("Projects"));
   try {
     const page = await context.newPage();
-    // The marker is set before the sign-in page loads: the app may move on without a new document,
-    // so the sign-in page's own watcher is the one that sees the dashboard.
-    await page.goto(`${baseUrl}/api/v1/openapi.json`);
-    await page.evaluate((m) => sessionStorage.setItem("bench:marker", JSON.stringify(m)), labelled("Projects"));
     await page.goto(`${baseUrl}/sign-in`);
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(password);
@@ -109,7 +150,7 @@ async function timeSignIn(browser: Browser, baseUrl: string, email: string, pass
     await page.waitForURL((u) => u.pathname === "/", { timeout: TIMEOUT_MS });
     const handle = await page.waitForFunction(
       () => {
-        const at = (window as unknown as { __benchContentAt?: number }).__benchContentAt;
+        const at = (window as unknown as { __benchReadyAt?: number }).__benchReadyAt;
         return at === undefined ? undefined : performance.timeOrigin + at;
       },
       null,
@@ -124,8 +165,8 @@ async function timeSignIn(browser: Browser, baseUrl: string, email: string, pass
 interface Setup {
   baseUrl: string;
   browser: Browser;
-  /** Signed in as an owner of the local organization and a viewer of the demo organization. */
-  context: BrowserContext;
+  /** Cookies of a session that owns the local organization and can read the demo organization. */
+  session: Cookie[];
   email: string;
   password: string;
   cases: PageCase[];
@@ -165,6 +206,8 @@ async function startOwn(): Promise<Setup> {
     db.comparison.findFirstOrThrow({ where: { orgId: demo.orgId, title } }).then((c) => c.id);
   const sweep = (name: string) => db.sweep.findFirstOrThrow({ where: { orgId: demo.orgId, name } }).then((s) => s.id);
   const share = await createShareLink(db, demo.orgId, { runId: run.id });
+  const { seedRunWithSeries } = await import("../apps/web/e2e/seed-series-run");
+  const seriesRun = await seedRunWithSeries(db, local.id, project.id);
   const p = `/projects/${project.id}`;
   const cases: PageCase[] = [
     { name: "sign-in", path: "/sign-in", signedOut: true, marker: labelled("Sign in") },
@@ -183,6 +226,7 @@ async function startOwn(): Promise<Setup> {
     { name: "workers", path: "/workers", org: "local", marker: labelled("Workers") },
     { name: "settings", path: "/settings", org: "local", marker: table("Members") },
     { name: "published: runs", path: "/runs", org: "demo", marker: table("Runs") },
+    { name: "run (30 min, series)", path: `/runs/${seriesRun}`, org: "local", marker: timelineCharts },
     { name: "published: run (imported)", path: `/runs/${run.id}`, org: "demo", marker: table("Stage breakdown") },
     { name: "published: comparisons", path: "/compare", org: "demo", marker: table("Saved comparisons") },
     {
@@ -216,7 +260,7 @@ async function startOwn(): Promise<Setup> {
   return {
     baseUrl: stack.baseUrl,
     browser: stack.browser,
-    context: stack.page.context(),
+    session: await stack.page.context().cookies(),
     email: stack.user.email,
     password: stack.user.password,
     cases,
@@ -233,14 +277,15 @@ async function attachRunning(baseUrl: string): Promise<Setup> {
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"],
   });
-  const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+  const context = await browser.newContext({ viewport: VIEWPORT });
   const page = await context.newPage();
   await page.goto(`${baseUrl}/sign-in`);
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL((u) => u.pathname === "/");
-  await page.close();
+  const session = await context.cookies();
+  await context.close();
   // Without database access the ids are unknown: measure the pages reached by fixed paths.
   const cases: PageCase[] = [
     { name: "sign-in", path: "/sign-in", signedOut: true, marker: labelled("Sign in") },
@@ -254,65 +299,153 @@ async function attachRunning(baseUrl: string): Promise<Setup> {
     { name: "published: sweeps", path: "/sweeps", org: "demo", marker: table("Sweeps") },
     { name: "published: trends", path: "/trends", org: "demo", marker: labelled("Trend filters") },
   ];
-  return { baseUrl, browser, context, email, password, cases, close: () => browser.close() };
+  return { baseUrl, browser, session, email, password, cases, close: () => browser.close() };
+}
+
+interface Row {
+  name: string;
+  cold: number;
+  warm: number;
+  warmMax: number;
+  jsKb: number;
+  jsFiles: number;
+  requests: number;
+  apiCalls: number;
+}
+
+/** Measure one page: cold in new contexts, warm on the later visits in each. */
+async function measure(s: Setup, c: PageCase & { path: string }): Promise<Row> {
+  const cookies = c.signedOut
+    ? []
+    : [...s.session, ...(c.org ? [{ name: "bb_org", value: c.org, url: s.baseUrl, sameSite: "Lax" as const }] : [])];
+  const cold: Sample[] = [];
+  const warm: Sample[] = [];
+  for (let round = 0; round < COLD_ROUNDS; round++) {
+    const context = await watchingContext(s.browser, c.marker);
+    try {
+      if (cookies.length) await context.addCookies(cookies as Parameters<BrowserContext["addCookies"]>[0]);
+      const page = await context.newPage();
+      cold.push(await timeToReady(page, `${s.baseUrl}${c.path}`));
+      for (let visit = 0; visit < WARM_VISITS; visit++) warm.push(await timeToReady(page, `${s.baseUrl}${c.path}`));
+    } finally {
+      await context.close();
+    }
+  }
+  return {
+    name: c.name,
+    cold: median(cold.map((x) => x.readyAt)),
+    warm: median(warm.map((x) => x.readyAt)),
+    warmMax: Math.max(...warm.map((x) => x.readyAt)),
+    jsKb: median(cold.map((x) => x.jsBytes)) / 1024,
+    jsFiles: median(cold.map((x) => x.jsFiles)),
+    requests: median(cold.map((x) => x.requests)),
+    apiCalls: median(warm.map((x) => x.apiCalls)),
+  };
+}
+
+function readPrevious(): Map<string, Row> {
+  try {
+    const saved = JSON.parse(readFileSync(RESULTS_FILE, "utf8")) as { rows: Row[] };
+    return new Map(saved.rows.map((r) => [r.name, r]));
+  } catch {
+    return new Map();
+  }
+}
+
+function report(rows: Row[], previous: Map<string, Row>) {
+  const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : "–");
+  const delta = (now: number, before: number | undefined) => {
+    if (before === undefined || !Number.isFinite(now) || !Number.isFinite(before)) return "";
+    const d = now - before;
+    return `${d >= 0 ? "+" : ""}${d.toFixed(0)}`;
+  };
+  const columns = [
+    "page",
+    "warm",
+    "Δ",
+    "warm max",
+    "cold",
+    "Δ",
+    "JS kB",
+    "Δ",
+    "JS files",
+    "requests",
+    "API calls (warm)",
+    "",
+  ];
+  const lines = rows.map((r) => {
+    const before = previous.get(r.name);
+    const over = [r.warm >= WARM_GOAL_MS ? "warm" : null, r.cold >= COLD_GOAL_MS ? "cold" : null].filter(Boolean);
+    return [
+      r.name,
+      ms(r.warm),
+      delta(r.warm, before?.warm),
+      ms(r.warmMax),
+      ms(r.cold),
+      delta(r.cold, before?.cold),
+      ms(r.jsKb),
+      delta(r.jsKb, before?.jsKb),
+      ms(r.jsFiles),
+      ms(r.requests),
+      ms(r.apiCalls),
+      over.length ? `over goal (${over.join(", ")})` : "",
+    ];
+  });
+  const widths = columns.map((c, i) => Math.max(c.length, ...lines.map((l) => l[i]!.length)));
+  const format = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === 0 || i === cells.length - 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+      .join("  ");
+  console.log(
+    `\ntime to rendered content (load, nothing busy, content shown), ms; medians of ${COLD_ROUNDS} cold and ` +
+      `${COLD_ROUNDS * WARM_VISITS} warm visits; goals: warm < ${WARM_GOAL_MS}, cold < ${COLD_GOAL_MS}` +
+      `${previous.size ? "; Δ against the previous run" : ""}\n`,
+  );
+  console.log(format(columns).trimEnd());
+  for (const l of lines) console.log(format(l).trimEnd());
+  const pages = rows.filter((r) => Number.isFinite(r.cold));
+  const warmOk = pages.filter((r) => r.warm < WARM_GOAL_MS).length;
+  const coldOk = pages.filter((r) => r.cold < COLD_GOAL_MS).length;
+  console.log(
+    `\n${warmOk} of ${pages.length} pages under ${WARM_GOAL_MS} ms warm, ${coldOk} under ${COLD_GOAL_MS} ms cold`,
+  );
 }
 
 const setup = process.env.BENCH_BASE_URL ? await attachRunning(process.env.BENCH_BASE_URL) : await startOwn();
 console.log(`load average before: ${loadAverage()}`);
 try {
-  const { baseUrl, browser, context } = setup;
-  await context.addInitScript(WATCH_FOR_MARKER);
-  const signedIn = await context.newPage();
-  const anonymousContext = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
-  await anonymousContext.addInitScript(WATCH_FOR_MARKER);
-  const anonymous = await anonymousContext.newPage();
-
-  const rows: { name: string; median: number; min: number; max: number; ttfb: number; dcl: number }[] = [];
+  const previous = readPrevious();
+  const rows: Row[] = [];
   for (const c of setup.cases) {
     if (!c.path || (ONLY && !ONLY.test(c.name))) continue;
-    const page = c.signedOut ? anonymous : signedIn;
-    await setOrg(c.signedOut ? anonymousContext : context, baseUrl, c.org);
-    const samples: { contentAt: number; ttfb: number; dcl: number }[] = [];
-    for (let i = 0; i <= ROUNDS; i++) {
-      const sample = await timeToContent(page, baseUrl, c.path, c.marker);
-      if (i > 0) samples.push(sample); // the first load only warms the cache
-    }
-    const content = samples.map((s) => s.contentAt);
-    rows.push({
-      name: c.name,
-      median: median(content),
-      min: Math.min(...content),
-      max: Math.max(...content),
-      ttfb: median(samples.map((s) => s.ttfb)),
-      dcl: median(samples.map((s) => s.dcl)),
-    });
+    rows.push(await measure(setup, { ...c, path: c.path }));
   }
   if (!ONLY || ONLY.test("sign-in → dashboard")) {
-    await timeSignIn(browser, baseUrl, setup.email, setup.password); // warm-up
+    const { browser, baseUrl, email, password } = setup;
+    await timeSignIn(browser, baseUrl, email, password); // warm-up
     const flow: number[] = [];
-    for (let i = 0; i < ROUNDS; i++) flow.push(await timeSignIn(browser, baseUrl, setup.email, setup.password));
+    for (let i = 0; i < COLD_ROUNDS; i++) flow.push(await timeSignIn(browser, baseUrl, email, password));
     rows.push({
       name: "sign-in → dashboard",
-      median: median(flow),
-      min: Math.min(...flow),
-      max: Math.max(...flow),
-      ttfb: Number.NaN,
-      dcl: Number.NaN,
+      cold: median(flow),
+      warm: Number.NaN,
+      warmMax: Number.NaN,
+      jsKb: Number.NaN,
+      jsFiles: Number.NaN,
+      requests: Number.NaN,
+      apiCalls: Number.NaN,
     });
   }
-
-  const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(0).padStart(6) : "     –");
-  const width = Math.max(...rows.map((r) => r.name.length));
-  console.log(`\ntime to content, warm cache, median of ${ROUNDS} (ms); goal < ${GOAL_MS} ms\n`);
-  console.log(`${"page".padEnd(width)}  median     min     max    ttfb     dcl`);
-  for (const r of rows) {
-    const flag = r.median < GOAL_MS ? "" : "  over goal";
-    console.log(
-      `${r.name.padEnd(width)}  ${ms(r.median)}  ${ms(r.min)}  ${ms(r.max)}  ${ms(r.ttfb)}  ${ms(r.dcl)}${flag}`,
-    );
-  }
-  const over = rows.filter((r) => r.median >= GOAL_MS).length;
-  console.log(`\n${rows.length - over} of ${rows.length} pages under ${GOAL_MS} ms`);
+  report(rows, previous);
+  // Pages measured this time replace their previous figures; the others are kept for next time.
+  const merged = new Map(previous);
+  for (const r of rows) merged.set(r.name, r);
+  mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
+  writeFileSync(
+    RESULTS_FILE,
+    `${JSON.stringify({ at: new Date().toISOString(), load: loadAverage(), rows: [...merged.values()] }, null, 2)}\n`,
+  );
+  console.log(`figures saved to ${path.relative(ROOT, RESULTS_FILE)}`);
 } finally {
   console.log(`load average after: ${loadAverage()}`);
   await setup.close();

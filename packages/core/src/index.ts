@@ -7,6 +7,7 @@ export * from "./compare";
 export * from "./derived";
 export * from "./gate";
 export * from "./generator-capacity";
+export * from "./generator-lag";
 export * from "./histogram";
 export * from "./install";
 export * from "./instance-config";

@@ -9,12 +9,11 @@
  * most of a 0.1 ms one. Small absolute floors keep clock and timer noise from condemning a run.
  */
 
-/** Send lag p50 above this share of latency p50 (and the floor) is material. */
-export const LAG_SHARE_P50 = 0.1;
-/** Send lag p99 above this share of latency p99 (and the floor) is material. */
-export const LAG_SHARE_P99 = 0.25;
-export const LAG_FLOOR_P50_MS = 0.05;
-export const LAG_FLOOR_P99_MS = 0.5;
+import { LAG_FLOOR_P50_MS, LAG_FLOOR_P99_MS, LAG_SHARE_P50, LAG_SHARE_P99, lagBound } from "@benchboard/core";
+
+// The lag bounds are shared with the live run page, which warns while a run is crossing them.
+export { LAG_FLOOR_P50_MS, LAG_FLOOR_P99_MS, LAG_SHARE_P50, LAG_SHARE_P99, lagBound };
+
 /** Above this share of sends finding every connection busy, the connections were the limit. */
 export const ALL_BUSY_SHARE = 0.01;
 /** Above this share of one core the generator's process was saturated. */
@@ -41,11 +40,6 @@ export interface GeneratorJudgement {
   /** Why the target is the limit (requests queued for its connections), or null. */
   targetLimited: string | null;
   cpuShare: number;
-}
-
-/** The largest send lag (ms) that is not material against a latency of `p50`/`p99` ms. */
-export function lagBound(latencyMs: number, share: number, floorMs: number): number {
-  return Math.max(floorMs, share * latencyMs);
 }
 
 export function judgeGenerator(f: GeneratorFigures): GeneratorJudgement {

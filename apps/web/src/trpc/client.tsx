@@ -7,6 +7,7 @@ import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { type ReactNode, useState } from "react";
 import superjson from "superjson";
 import { reportForbidden } from "~/app/_components/forbidden-notice";
+import { QUERY_STALE_MS } from "./query-defaults";
 import { isUnauthorized, signInAgain } from "./session-ended";
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
@@ -22,7 +23,9 @@ function makeQueryClient() {
   return new QueryClient({
     defaultOptions: {
       // Asking again without a session cannot succeed: no retry, straight to sign-in.
-      queries: { staleTime: 5_000, retry: (failures, error) => !isUnauthorized(error) && failures < 1 },
+      queries: { staleTime: QUERY_STALE_MS, retry: (failures, error) => !isUnauthorized(error) && failures < 1 },
+      // Answers the server fetched for the first paint (trpc/server.tsx) arrive serialized the same way.
+      hydrate: { deserializeData: superjson.deserialize },
     },
     mutationCache: new MutationCache({ onError }),
     queryCache: new QueryCache({ onError }),

@@ -1,6 +1,7 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
+import { valueAxis } from "./axis";
 import { CHART, TOOLTIP_STYLE } from "./palette";
 
 /** Latency distribution from log-spaced buckets (upper bound in ms and count). */
@@ -14,6 +15,10 @@ export function HistogramChart({
   height?: number;
 }) {
   const data = buckets.map((b) => ({ label: formatMs(b.leMs), count: b.count }));
+  const axis = valueAxis(
+    data.map((d) => d.count),
+    { height },
+  );
   return (
     <figure aria-label="Latency histogram">
       <BarChart
@@ -24,7 +29,14 @@ export function HistogramChart({
       >
         <CartesianGrid strokeDasharray="3 3" stroke={CHART.grid} vertical={false} />
         <XAxis dataKey="label" tick={{ fontSize: 10, fill: CHART.axis }} interval="preserveStartEnd" minTickGap={24} />
-        <YAxis width="auto" tick={{ fontSize: 11, fill: CHART.axis }} allowDecimals={false} />
+        <YAxis
+          width="auto"
+          tick={{ fontSize: 11, fill: CHART.axis }}
+          domain={axis.domain}
+          ticks={axis.ticks}
+          interval={0}
+          tickFormatter={(v: number) => v.toLocaleString("en-US")}
+        />
         <Tooltip
           labelFormatter={(label) => `≤ ${String(label)}`}
           formatter={(value) => [Number(value).toLocaleString("en-US"), "requests"]}

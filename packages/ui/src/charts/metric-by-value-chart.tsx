@@ -1,15 +1,8 @@
 "use client";
 
 import { CartesianGrid, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
+import { valueAxis } from "./axis";
 import { CHART, TOOLTIP_STYLE } from "./palette";
-
-/** The smallest 1, 2, 2.5 or 5 × 10^k at or above `x`, so the axis ends on a round number. */
-function niceCeil(x: number): number {
-  if (!(x > 0)) return 1;
-  const power = 10 ** Math.floor(Math.log10(x));
-  const step = [1, 2, 2.5, 5, 10].find((m) => m * power >= x) ?? 10;
-  return step * power;
-}
 
 export interface ValuePoint {
   /** The parameter value as shown on the axis. */
@@ -46,7 +39,7 @@ export function MetricByValueChart({
   markers?: readonly { at: string; label: string }[];
 }) {
   const values = data.flatMap((d) => (d.value === null ? [] : [d.value]));
-  const top = niceCeil(Math.max(...values, ...thresholds.map((t) => t.value), 0) * 1.05);
+  const axis = valueAxis([...values, ...thresholds.map((t) => t.value)], { height });
   return (
     <figure aria-label={title}>
       <LineChart
@@ -65,8 +58,9 @@ export function MetricByValueChart({
           width="auto"
           tickFormatter={format}
           tick={{ fontSize: 11, fill: CHART.axis }}
-          domain={[0, top]}
-          tickCount={6}
+          domain={axis.domain}
+          ticks={axis.ticks}
+          interval={0}
         />
         <Tooltip formatter={(v) => (typeof v === "number" ? format(v) : String(v))} contentStyle={TOOLTIP_STYLE} />
         {thresholds.map((t) => (

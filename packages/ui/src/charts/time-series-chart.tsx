@@ -1,7 +1,7 @@
 "use client";
 
-import { niceTicks } from "@benchboard/core";
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { valueAxis } from "./axis";
 import { CHART, colorAt, formatElapsed, TOOLTIP_STYLE } from "./palette";
 
 export interface ChartLine {
@@ -32,14 +32,10 @@ export function TimeSeriesChart({
   /** Values in bytes: ticks at round binary units. */
   binary?: boolean;
 }) {
-  let max = 0;
-  for (const point of data) {
-    for (const line of lines) {
-      const v = point[line.key];
-      if (typeof v === "number" && v > max) max = v;
-    }
-  }
-  const ticks = niceTicks(max, { binary });
+  const axis = valueAxis(
+    data.flatMap((point) => lines.map((line) => point[line.key])),
+    { binary, height },
+  );
   // A run of a second or two has one or two points: dots show them where a line would not.
   const fewPoints = data.length <= 3;
   return (
@@ -63,8 +59,9 @@ export function TimeSeriesChart({
         />
         <YAxis
           width="auto"
-          domain={[0, ticks[ticks.length - 1]!]}
-          ticks={ticks}
+          domain={axis.domain}
+          ticks={axis.ticks}
+          interval={0}
           tickFormatter={format}
           tick={{ fontSize: 11, fill: CHART.axis }}
         />

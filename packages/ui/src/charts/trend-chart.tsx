@@ -1,6 +1,7 @@
 "use client";
 
 import { CartesianGrid, ComposedChart, Legend, Line, ReferenceLine, Scatter, Tooltip, XAxis, YAxis } from "recharts";
+import { valueAxis } from "./axis";
 import { CHART, colorAt, TOOLTIP_STYLE } from "./palette";
 
 export interface TrendPoint {
@@ -46,6 +47,13 @@ export function TrendChart({
   const times = data.map((d) => d.t);
   const span = times.length ? Math.max(...times) - Math.min(...times) : 0;
   const tick = timeTick(span);
+  const axis = valueAxis(
+    [
+      ...data.flatMap((d) => [...branches.map((b) => d[b.key]), d.excluded, d.invalid]),
+      ...thresholds.map((t) => t.value),
+    ].map((v) => (typeof v === "number" ? v : null)),
+    { height },
+  );
   return (
     <figure aria-label="Trend">
       <ComposedChart
@@ -64,7 +72,14 @@ export function TrendChart({
           tick={{ fontSize: 11, fill: CHART.axis }}
           minTickGap={24}
         />
-        <YAxis width="auto" tickFormatter={format} tick={{ fontSize: 11, fill: CHART.axis }} />
+        <YAxis
+          width="auto"
+          tickFormatter={format}
+          tick={{ fontSize: 11, fill: CHART.axis }}
+          domain={axis.domain}
+          ticks={axis.ticks}
+          interval={0}
+        />
         <Tooltip
           formatter={(v) => (typeof v === "number" ? format(v) : String(v))}
           labelFormatter={(t, payload) => {

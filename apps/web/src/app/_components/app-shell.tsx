@@ -8,6 +8,7 @@ import { useTRPC } from "~/trpc/client";
 import { ForbiddenNotice } from "./forbidden-notice";
 import { activeNavHref, NAV } from "./nav";
 import { OrgSwitcher } from "./org-switcher";
+import { useRunSearchShortcut } from "./search-shortcut";
 import { ThemeToggle } from "./theme-toggle";
 import { useCanEdit } from "./use-can-edit";
 
@@ -26,10 +27,12 @@ export function AppShell({ children }: { children: ReactNode }) {
   const pathname = usePathname();
   const canEdit = useCanEdit();
   const [menuOpen, setMenuOpen] = useState(false);
+  const bare = BARE.some((p) => pathname.startsWith(p));
+  useRunSearchShortcut(!bare);
   // A followed link closes the phone menu.
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs on navigation, pathname is the trigger
   useEffect(() => setMenuOpen(false), [pathname]);
-  if (BARE.some((p) => pathname.startsWith(p))) {
+  if (bare) {
     return <main className="min-h-screen">{children}</main>;
   }
   return (

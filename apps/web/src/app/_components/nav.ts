@@ -8,6 +8,7 @@ export const NAV: { href: string; label: string; write?: boolean }[] = [
   { href: "/sweeps", label: "Sweeps" },
   { href: "/trends", label: "Trends" },
   { href: "/workers", label: "Workers" },
+  { href: "/api-reference", label: "API reference" },
   { href: "/settings", label: "Settings" },
 ];
 

@@ -4,6 +4,7 @@ import { Button, Field, inputClass } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmDialog } from "~/app/_components/confirm-dialog";
+import { CopyButton } from "~/app/_components/copy-button";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
@@ -106,13 +107,16 @@ export function SharePanel({
       {made && (
         <div className="rounded border border-emerald-300 bg-emerald-50 p-2">
           <p className="text-xs text-emerald-800">Copy the link now: it is not shown again.</p>
-          <input
-            readOnly
-            aria-label="Share link URL"
-            value={`${origin}/share/${made}`}
-            className="mt-1 w-full rounded bg-white px-2 py-1 font-mono text-xs"
-            onFocus={(e) => e.currentTarget.select()}
-          />
+          <div className="mt-1 flex items-center gap-2">
+            <input
+              readOnly
+              aria-label="Share link URL"
+              value={`${origin}/share/${made}`}
+              className="min-w-0 flex-1 rounded bg-white px-2 py-1 font-mono text-xs"
+              onFocus={(e) => e.currentTarget.select()}
+            />
+            <CopyButton text={`${origin}/share/${made}`} label="Copy link" />
+          </div>
         </div>
       )}
       <form

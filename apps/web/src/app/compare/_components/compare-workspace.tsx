@@ -2,17 +2,17 @@
 
 import { Button, Card, EmptyState, ErrorState, Field, inputClass, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
+import { ExportLinks, exportFormats } from "~/app/_components/export-links";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
-import { ComparisonReport } from "./comparison-report";
+import { compareSelection, MAX_RUNS } from "./compare-params";
 import { RunPicker } from "./run-picker";
 import { SavedComparisons } from "./saved-comparisons";
-
-const MAX_RUNS = 10;
 
 function url(runIds: readonly string[], baseline: string | null) {
   const params = new URLSearchParams();
@@ -26,21 +26,18 @@ function url(runIds: readonly string[], baseline: string | null) {
  * Build a comparison: pick 2–10 runs, order them, choose the baseline. The URL
  * (`/compare?runs=a,b,c&baseline=b`) holds the choice, so it can be linked to and bookmarked.
  */
+// The report and its charts load only once two runs are picked: the bare page (saved comparisons
+// and the picker) stays free of the chart library.
+const ComparisonReport = dynamic(() => import("./comparison-report").then((m) => m.ComparisonReport), {
+  loading: () => <Skeleton className="h-64" label="Loading comparison" />,
+});
+
 export function CompareWorkspace() {
   const trpc = useTRPC();
   const router = useRouter();
   const canEdit = useCanEdit();
   const search = useSearchParams();
-  const runIds = [
-    ...new Set(
-      (search.get("runs") ?? "")
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
-  ].slice(0, MAX_RUNS);
-  const wanted = search.get("baseline");
-  const baseline = wanted && runIds.includes(wanted) ? wanted : (runIds[0] ?? null);
+  const { runIds, baseline } = compareSelection((name) => search.get(name));
   const [title, setTitle] = useState("");
   const enough = runIds.length >= 2;
   const view = useQuery({
@@ -178,7 +175,16 @@ export function CompareWorkspace() {
           onRetry={() => view.refetch()}
         />
       ) : (
-        <ComparisonReport view={view.data} runHref={(id) => `/runs/${id}`} />
+        <>
+          <div className="flex justify-end">
+            <ExportLinks
+              links={exportFormats(
+                `/compare/export?runs=${runIds.join(",")}${baseline ? `&baseline=${baseline}` : ""}`,
+              )}
+            />
+          </div>
+          <ComparisonReport view={view.data} runHref={(id) => `/runs/${id}`} />
+        </>
       )}
     </div>
   );

@@ -1,41 +1,19 @@
 "use client";
 
 import type { RouterOutputs } from "@benchboard/api";
-import { formatBytes, formatDeltaPct, formatDurationMs, formatMetric } from "@benchboard/core";
+import { formatDeltaPct, formatMetric } from "@benchboard/core";
 import { Card, cx, EmptyState, ReadingBadge, StatusBadge, WideTable } from "@benchboard/ui";
 import { colorAt } from "@benchboard/ui/charts/palette";
-import { TimeSeriesChart } from "@benchboard/ui/charts/time-series-chart";
 import { PublishedFigures, PublishedMark, SourceCheckToggle } from "@benchboard/ui/published-figures";
 import Link from "next/link";
 import { type ReactNode, useState } from "react";
+import { ComparisonCharts } from "./comparison-charts";
+import { ConfigDifferences } from "./config-differences";
+import { StageComparison } from "./stage-comparison";
+import { VERDICT_STYLE } from "./verdict-style";
 
 type View = RouterOutputs["comparison"]["view"];
 type Check = NonNullable<View["published"]>["checks"][number];
-
-const VERDICT_STYLE: Record<string, string> = {
-  better: "text-emerald-700",
-  worse: "text-rose-700",
-  noise: "text-slate-500 italic",
-  neutral: "text-slate-600",
-  same: "text-slate-600",
-  none: "text-slate-400",
-};
-
-const CHARTS: { metric: string; title: string; format: (v: number) => string; binary?: boolean }[] = [
-  { metric: "latency_p50", title: "Latency p50", format: formatDurationMs },
-  { metric: "latency_p99", title: "Latency p99", format: formatDurationMs },
-  {
-    metric: "rps",
-    title: "Achieved rate (req/s)",
-    format: (v) => v.toLocaleString("en-US", { maximumFractionDigits: 1 }),
-  },
-  { metric: "mem_bytes", title: "Target memory", format: formatBytes, binary: true },
-  {
-    metric: "queue_depth",
-    title: "Queue depth",
-    format: (v) => v.toLocaleString("en-US", { maximumFractionDigits: 1 }),
-  },
-];
 
 /**
  * Runs side by side: absolute values, deltas `(b − a) / a` against the baseline colored by each
@@ -70,7 +48,6 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
     return row ? [row] : [];
   });
   const overheadRow = rowByKey.get("gateway_overhead");
-  const inOverhead = new Set((view.overheadStages ?? []).map((s) => `stage.${s}`));
   const label = (runId: string): ReactNode => {
     const run = runs.find((r) => r.id === runId);
     if (!run) return runId;
@@ -205,123 +182,19 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
       </Card>
 
       {stageRows.length > 0 && (
-        <Card title="Stage breakdown (server timing, mean per request)">
-          <WideTable>
-            <table className="w-full text-sm" aria-label="Stage breakdown">
-              <thead className="text-left text-xs uppercase text-slate-500">
-                <tr>
-                  <th className="py-1.5 pr-4">Stage</th>
-                  {runs.map((run) => (
-                    <th key={run.id} className="py-1.5 pr-4 text-right" scope="col">
-                      {run.label}
-                      {run.id === baselineRunId && " (baseline)"}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {stageRows.map((row) => (
-                  <StageRow
-                    key={row.key}
-                    row={row}
-                    label={
-                      <>
-                        {row.label.replace(/^Stage: /, "")}
-                        {inOverhead.has(row.key) && <span className="ml-1 text-xs text-slate-500">· in overhead</span>}
-                      </>
-                    }
-                    runs={runs}
-                    baselineRunId={baselineRunId}
-                    checks={checks}
-                  />
-                ))}
-                {overheadRow && (
-                  <StageRow
-                    row={overheadRow}
-                    label={
-                      <span className="font-semibold">
-                        Overhead: sum of {view.overheadStages?.length ?? 0} stages marked “in overhead”
-                      </span>
-                    }
-                    runs={runs}
-                    baselineRunId={baselineRunId}
-                    checks={checks}
-                    total
-                  />
-                )}
-              </tbody>
-            </table>
-          </WideTable>
-          <p className="mt-3 text-xs text-slate-500">
-            Stages along a request's path: in the order the write-up printed them, else the overhead's stages first. Δ%
-            is (run − baseline) ÷ baseline. Where a document published a figure, it stands beside the computed one: ✓
-            agrees within its rounding, ⚠ does not.
-          </p>
-        </Card>
+        <StageComparison
+          rows={stageRows}
+          overheadRow={overheadRow}
+          overheadStages={view.overheadStages ?? []}
+          runs={runs}
+          baselineRunId={baselineRunId}
+          checks={checks}
+        />
       )}
 
-      <Card title="Configuration differences">
-        {view.configDiff.length === 0 ? (
-          <p className="text-sm text-slate-500">The runs share their target, instance config and scenario.</p>
-        ) : (
-          <WideTable>
-            <table className="w-full text-sm" aria-label="Configuration differences">
-              <thead className="text-left text-xs uppercase text-slate-500">
-                <tr>
-                  <th className="py-1.5 pr-4">Field</th>
-                  {runs.map((run) => (
-                    <th key={run.id} className="py-1.5 pr-4 text-right">
-                      {run.label}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {view.configDiff.map((d) => (
-                  <tr key={d.path} className="border-t border-slate-100">
-                    <th scope="row" className="py-1 pr-4 text-left font-mono text-xs font-normal text-slate-700">
-                      {d.path}
-                    </th>
-                    {d.values.map((v, i) => (
-                      <td
-                        key={runs[i]!.id}
-                        className={cx(
-                          "py-1 pr-4 text-right font-mono text-xs",
-                          v !== d.values[0] && "font-semibold text-slate-900",
-                        )}
-                      >
-                        {v ?? "—"}
-                      </td>
-                    ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </WideTable>
-        )}
-      </Card>
+      <ConfigDifferences runs={runs} diff={view.configDiff} />
 
-      <Card title="Over time">
-        {Object.keys(view.charts).length === 0 ? (
-          <p className="text-sm text-slate-500">
-            None of these runs stored per-second series (imported summaries carry totals only).
-          </p>
-        ) : (
-          <div className="grid gap-4 xl:grid-cols-2">
-            {CHARTS.filter((c) => view.charts[c.metric]).map((c) => (
-              <TimeSeriesChart
-                key={c.metric}
-                title={c.title}
-                data={view.charts[c.metric]!}
-                format={c.format}
-                binary={c.binary}
-                lines={runs.map((run, i) => ({ key: run.id, label: run.label, color: colorAt(i) }))}
-                syncId="compare"
-              />
-            ))}
-          </div>
-        )}
-      </Card>
+      <ComparisonCharts runs={runs} charts={view.charts} />
 
       {view.published && (
         <Card title="Published figures">
@@ -337,45 +210,5 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
         </Card>
       )}
     </div>
-  );
-}
-
-function StageRow({
-  row,
-  label,
-  runs,
-  baselineRunId,
-  checks,
-  total = false,
-}: {
-  row: View["table"][number];
-  label: ReactNode;
-  runs: View["runs"];
-  baselineRunId: string | null;
-  checks: Map<string, Check>;
-  total?: boolean;
-}) {
-  return (
-    <tr className={cx("border-t align-top", total ? "border-slate-300" : "border-slate-100")} data-stage={row.key}>
-      <th scope="row" className="py-1.5 pr-4 text-left font-normal text-slate-800">
-        {label}
-      </th>
-      {row.cells.map((cell, i) => {
-        const runId = runs[i]!.id;
-        return (
-          <td key={runId} className="py-1.5 pr-4 text-right tabular-nums">
-            <div className={cx("text-slate-900", total && "font-semibold")}>{formatMetric(row.key, cell.value)}</div>
-            {runId !== baselineRunId && cell.delta !== null && (
-              <div className={cx("text-xs", VERDICT_STYLE[cell.verdict])} data-verdict={cell.verdict}>
-                Δ {formatDeltaPct(cell.delta)}
-              </div>
-            )}
-            {/* The write-up's own stage figures always stand beside the computed ones here. */}
-            <PublishedMark check={checks.get(`value:${runId}:${row.key}`)} shown />
-            <PublishedMark check={checks.get(`delta:${runId}:${row.key}`)} shown />
-          </td>
-        );
-      })}
-    </tr>
   );
 }

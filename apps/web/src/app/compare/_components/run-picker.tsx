@@ -6,6 +6,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
+import { pickerRunsInput } from "./compare-params";
 
 /**
  * Find finished runs to add to a comparison (searches scenario, tags, branch and notes), within
@@ -28,15 +29,7 @@ export function RunPicker({
   const [picked, setPicked] = useState<string | null>(null);
   const projects = useQuery(trpc.project.list.queryOptions());
   const projectId = picked ?? chosenProjectId ?? "";
-  const runs = useQuery(
-    trpc.run.list.queryOptions({
-      search: search.trim() || undefined,
-      status: "succeeded",
-      limit: 25,
-      sort: "newest",
-      ...(projectId ? { projectId } : {}),
-    }),
-  );
+  const runs = useQuery(trpc.run.list.queryOptions(pickerRunsInput(projectId, search)));
   return (
     <div>
       <label htmlFor="run-picker-project" className="text-sm font-medium text-slate-700">

@@ -4,6 +4,8 @@ import { Button, Card, ErrorState, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
+import { ExportLinks, exportFormats } from "~/app/_components/export-links";
+import { LocalTime } from "~/app/_components/local-time";
 import { PageHeader } from "~/app/_components/page-header";
 import { SharePanel } from "~/app/_components/share-panel";
 import { useCanEdit } from "~/app/_components/use-can-edit";
@@ -42,11 +44,12 @@ export function SavedComparison({ id }: { id: string }) {
         subtitle={
           <>
             {comparison.project?.name ?? "Runs from several projects"} · {view.runs.length} runs · saved{" "}
-            {new Date(comparison.createdAt).toLocaleDateString()}
+            <LocalTime value={comparison.createdAt} date />
           </>
         }
         actions={
-          <div className="flex items-center gap-2">
+          <div className="flex items-center gap-3">
+            <ExportLinks links={exportFormats(`/compare/export?comparison=${id}`)} />
             <Link
               href={`/compare?runs=${runIds.join(",")}&baseline=${view.baselineRunId ?? ""}`}
               className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 shadow-sm hover:bg-slate-50"

@@ -3,6 +3,7 @@
 import { Card, EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { LocalTime } from "~/app/_components/local-time";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 
@@ -40,7 +41,9 @@ export function SavedComparisons() {
                 <td className="py-1.5 text-slate-600">{c.project?.name ?? "several"}</td>
                 <td className="py-1.5 text-right tabular-nums">{c.runCount}</td>
                 <td className="py-1.5 text-slate-600">{c.hasPublishedFigures ? "checked" : "—"}</td>
-                <td className="py-1.5 text-slate-600">{new Date(c.createdAt).toLocaleDateString()}</td>
+                <td className="py-1.5 text-slate-600">
+                  <LocalTime value={c.createdAt} date />
+                </td>
               </tr>
             ))}
           </tbody>

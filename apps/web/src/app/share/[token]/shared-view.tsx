@@ -3,7 +3,8 @@
 import type { RouterOutputs } from "@benchboard/api";
 import { Card, StatusBadge } from "@benchboard/ui";
 import { ComparisonReport } from "~/app/compare/_components/comparison-report";
-import { RunReport, Snapshots } from "~/app/runs/[runId]/_components/run-report";
+import { RunReport } from "~/app/runs/[runId]/_components/run-report";
+import { Snapshots } from "~/app/runs/[runId]/_components/run-snapshots";
 
 type Shared = RouterOutputs["share"]["view"];
 type SharedRunData = Extract<Shared, { kind: "run" }>;

@@ -2,37 +2,28 @@
 
 import type { RouterOutputs } from "@benchboard/api";
 import {
-  formatDeltaPct,
   formatMetric,
   formatSweepValue,
   isKnownMetric,
   metricDef,
   metricOrder,
-  relativeDelta,
   runReading,
   sweepPoints,
 } from "@benchboard/core";
-import {
-  Button,
-  Card,
-  cx,
-  ErrorState,
-  ProgressBar,
-  ReadingBadge,
-  Skeleton,
-  StatusBadge,
-  WideTable,
-} from "@benchboard/ui";
+import { Card, cx, ErrorState, Skeleton, StatusBadge } from "@benchboard/ui";
 import { MetricByValueChart } from "@benchboard/ui/charts/metric-by-value-chart";
-import { PublishedFigures, PublishedMark, SourceCheckToggle } from "@benchboard/ui/published-figures";
+import { PublishedFigures, SourceCheckToggle } from "@benchboard/ui/published-figures";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { useState } from "react";
-import { ConfirmDialog } from "~/app/_components/confirm-dialog";
+import { ExportLinks, exportFormats } from "~/app/_components/export-links";
 import { PageHeader } from "~/app/_components/page-header";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
+import { CapacityQuestion } from "./capacity-question";
+import { capacityFromUrl } from "./sweep-params";
+import { SweepProgress } from "./sweep-progress";
+import { SweepSummaryTable } from "./sweep-summary-table";
 
 type View = RouterOutputs["sweep"]["byId"];
 type Check = NonNullable<View["published"]>["checks"][number];
@@ -52,28 +43,12 @@ const COLUMNS = [
   "failed_connections",
 ];
 
-/** Values carry their unit; counts have none, so their header says so. */
-function HeaderUnit({ metric }: { metric: string }) {
-  return metricDef(metric).unit === "count" ? <span className="normal-case"> (count)</span> : null;
-}
-
-/**
- * The capacity question from the URL (`?capacity=latency_p99&below=50`): a known metric and a
- * bound above 0, else none (a link with a mistyped question shows the sweep's own answer).
- */
-function capacityFromUrl(params: URLSearchParams): { metric: string; below: number } | null {
-  const metric = params.get("capacity");
-  const below = Number(params.get("below"));
-  if (!metric || !isKnownMetric(metric) || !Number.isFinite(below) || below <= 0) return null;
-  return { metric, below };
-}
-
 export function SweepReport({ id }: { id: string }) {
   const trpc = useTRPC();
   const pathname = usePathname();
   const params = useSearchParams();
   // The question and the chart's metric live in the URL, so a link shows the same answer.
-  const capacity = capacityFromUrl(new URLSearchParams(params));
+  const capacity = capacityFromUrl((name) => params.get(name));
   const go = (patch: Record<string, string | null>) => {
     const next = new URLSearchParams(params);
     for (const [k, v] of Object.entries(patch)) {
@@ -154,6 +129,7 @@ export function SweepReport({ id }: { id: string }) {
             {view.sweep.repetitions > 1 && ` (${view.sweep.repetitions} per value)`}
           </>
         }
+        actions={<ExportLinks links={exportFormats(`/sweeps/${id}/export`)} />}
       />
 
       {view.sweep.status === "running" && (
@@ -253,121 +229,16 @@ export function SweepReport({ id }: { id: string }) {
           )
         }
       >
-        <WideTable>
-          <table className="w-full text-sm" aria-label="Sweep summary">
-            <thead className="text-left text-xs uppercase text-slate-500">
-              <tr>
-                <th className="min-w-24 py-1.5 pr-3">
-                  <BreakAtDots text={view.sweep.parameter} />
-                </th>
-                <th className="py-1.5 pr-3">Run</th>
-                <th className="py-1.5 pr-3 text-right">
-                  {metricDef(chosen).label}
-                  <HeaderUnit metric={chosen} />
-                </th>
-                <th className="py-1.5 pr-3 text-right">Δ vs first</th>
-                {columns.map((k) => (
-                  <th key={k} className="py-1.5 pr-3 text-right">
-                    {metricDef(k).label}
-                    <HeaderUnit metric={k} />
-                  </th>
-                ))}
-                <th className="min-w-40 py-1.5 pr-3">Meets thresholds</th>
-                <th className="min-w-48 py-1.5">Best, or why not</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => {
-                const value = row.metrics[chosen];
-                const delta = row.runId === firstRow?.runId ? null : relativeDelta(firstRow?.metrics[chosen], value);
-                return (
-                  <tr
-                    key={row.runId}
-                    className={cx(
-                      "border-t border-slate-100 align-top",
-                      row.excluded && "bg-slate-50 text-slate-400",
-                      row.best && "bg-emerald-50",
-                    )}
-                    data-excluded={row.excluded || undefined}
-                  >
-                    <td
-                      className={cx(
-                        "py-1.5 pr-3 font-medium tabular-nums",
-                        row.excluded ? "bg-slate-50" : row.best && "bg-emerald-50",
-                      )}
-                    >
-                      {formatSweepValue(row.value)}
-                      <PublishedMark shown={showPublished} check={checks.get(`config:${row.runId}`)} />
-                    </td>
-                    <td className="py-1.5 pr-3 whitespace-nowrap">
-                      <Link href={`/runs/${row.runId}`} className="text-sky-700 hover:underline">
-                        {row.label}
-                      </Link>{" "}
-                      {row.status !== "succeeded" && <StatusBadge status={row.status} />}
-                      {row.status === "succeeded" && (
-                        <ReadingBadge
-                          reading={runReading(row)}
-                          invalidReasons={row.invalidReasons}
-                          saturationReasons={row.saturationReasons}
-                        />
-                      )}
-                      {row.included && <div className="text-[11px] text-slate-500">shared with another sweep</div>}
-                      {row.excluded && (
-                        <div className="max-w-56 text-[11px] whitespace-normal">excluded: {row.excludedReason}</div>
-                      )}
-                    </td>
-                    <td className="py-1.5 pr-3 text-right tabular-nums whitespace-nowrap">
-                      {formatMetric(chosen, value)}
-                      <PublishedMark shown={showPublished} check={checks.get(`value:${row.runId}:${chosen}`)} />
-                    </td>
-                    <td className="py-1.5 pr-3 text-right tabular-nums whitespace-nowrap">
-                      {formatDeltaPct(delta)}
-                      <PublishedMark shown={showPublished} check={checks.get(`delta:${row.runId}:${chosen}`)} />
-                    </td>
-                    {columns.map((k) => (
-                      <td key={k} className="py-1.5 pr-3 text-right tabular-nums whitespace-nowrap">
-                        {formatMetric(k, row.metrics[k])}
-                        <PublishedMark shown={showPublished} check={checks.get(`value:${row.runId}:${k}`)} />
-                      </td>
-                    ))}
-                    <td
-                      className="min-w-40 py-1.5 pr-3"
-                      title={row.failedTargets.join(", ") || undefined}
-                      data-threshold-cell
-                    >
-                      {row.thresholdsOutcome === "not_measured" ? (
-                        <span className="font-semibold text-amber-700" data-threshold-outcome="not_measured">
-                          ? not measured: <TargetList targets={row.notMeasuredTargets} />
-                        </span>
-                      ) : row.meetsTargets === null ? (
-                        <span className="text-slate-400">{hasTargets ? "—" : "no thresholds"}</span>
-                      ) : row.meetsTargets ? (
-                        <span className="font-semibold text-emerald-700">✓ yes</span>
-                      ) : (
-                        <span className="font-semibold text-rose-700">
-                          <TargetList targets={row.failedTargets} mark="✗ " />
-                        </span>
-                      )}
-                      <PublishedMark shown={showPublished} check={checks.get(`verdict:${row.runId}`)} />
-                    </td>
-                    <td className="min-w-48 py-1.5">
-                      {row.best ? (
-                        <span className="whitespace-nowrap font-semibold text-emerald-700">★ best</span>
-                      ) : (
-                        row.passedOver && (
-                          <span className="text-xs text-slate-500" data-passed-over>
-                            {row.passedOver}
-                          </span>
-                        )
-                      )}
-                      <PublishedMark shown={showPublished} check={checks.get(`best:${row.runId}`)} />
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </WideTable>
+        <SweepSummaryTable
+          view={view}
+          rows={rows}
+          chosen={chosen}
+          columns={columns}
+          firstRow={firstRow}
+          checks={checks}
+          showPublished={showPublished}
+          hasTargets={hasTargets}
+        />
         <p className="mt-3 text-xs text-slate-500">
           {hasTargets
             ? `Thresholds: ${view.thresholds.map((t) => `${metricDef(t.metric).label} ${t.op} ${formatMetric(t.metric, t.value)}`).join(", ")} (the project's and scenario's current thresholds).`
@@ -397,183 +268,5 @@ export function SweepReport({ id }: { id: string }) {
         </Card>
       )}
     </div>
-  );
-}
-
-/** How far a running sweep got, which value is being measured, and a way to stop it. */
-function SweepProgress({
-  rows,
-  canCancel,
-  canceling,
-  error,
-  onCancel,
-}: {
-  rows: View["rows"];
-  canCancel: boolean;
-  canceling: boolean;
-  error: string | null;
-  onCancel: () => void;
-}) {
-  const [confirming, setConfirming] = useState(false);
-  const finished = rows.filter((r) => r.status !== "queued" && r.status !== "running").length;
-  const current = rows.find((r) => r.status === "running");
-  // The value being measured counts by how far it has got.
-  const done = finished + (current?.fraction ?? 0);
-  return (
-    <Card title="Progress">
-      <div className="space-y-3">
-        <ProgressBar
-          label={`${finished} of ${rows.length} runs finished`}
-          value={rows.length ? done / rows.length : null}
-        />
-        <div className="flex items-center justify-between gap-4 text-sm text-slate-600">
-          <span>
-            {current ? (
-              <>
-                Measuring <span className="font-mono text-xs">{formatSweepValue(current.value)}</span>
-                {current.fraction !== null && ` (${Math.round(current.fraction * 100)}% of this run)`}
-              </>
-            ) : (
-              "Waiting for a worker…"
-            )}
-          </span>
-          {canCancel && (
-            <Button variant="danger" disabled={canceling} onClick={() => setConfirming(true)}>
-              {canceling ? "Canceling…" : "Cancel sweep"}
-            </Button>
-          )}
-        </div>
-        {error && !confirming && <p className="text-sm text-rose-700">{error}</p>}
-      </div>
-      <ConfirmDialog
-        open={confirming}
-        title="Cancel this sweep?"
-        confirmLabel="Cancel sweep"
-        dismissLabel="Keep running"
-        pending={canceling}
-        error={error}
-        onConfirm={() => {
-          onCancel();
-          setConfirming(false);
-        }}
-        onCancel={() => setConfirming(false)}
-      >
-        <p>
-          The value being measured stops within a second and keeps what it measured; the values not yet run never start.
-          Every run of the sweep ends canceled.
-        </p>
-      </ConfirmDialog>
-    </Card>
-  );
-}
-
-/**
- * "Highest rate whose p99 stays at or under X": best by a limit instead of by the metric alone
- * (which, for latency over a rate sweep, trivially picks the lowest rate). Kept in the URL.
- */
-function CapacityQuestion({
-  metrics,
-  current,
-  objectiveText,
-  onAsk,
-}: {
-  metrics: string[];
-  current: { metric: string; below: number } | null;
-  objectiveText: string;
-  onAsk: (q: { metric: string; below: number } | null) => void;
-}) {
-  const [picked, setMetric] = useState(current?.metric ?? null);
-  const [below, setBelow] = useState(current ? String(current.below) : "");
-  if (metrics.length === 0) return null;
-  // The form may first render before any run has finished: the choice follows the metrics measured.
-  const metric =
-    picked && metrics.includes(picked) ? picked : (metrics.find((k) => k === "latency_p99") ?? metrics[0]!);
-  const value = Number(below);
-  const valid = below.trim() !== "" && Number.isFinite(value) && value > 0;
-  return (
-    <Card title="Capacity question">
-      <form
-        className="flex flex-wrap items-end gap-3 text-sm"
-        aria-label="Capacity question"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (valid) onAsk({ metric, below: value });
-        }}
-      >
-        <span className="pb-1.5 text-slate-600">Highest value whose</span>
-        <label className="flex flex-col gap-1 text-xs text-slate-600">
-          Metric
-          <select
-            className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm"
-            value={metric}
-            onChange={(e) => setMetric(e.target.value)}
-          >
-            {metrics.map((k) => (
-              <option key={k} value={k}>
-                {metricDef(k).label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex flex-col gap-1 text-xs text-slate-600">
-          stays at or under ({metricDef(metric).unit})
-          <input
-            className="w-28 rounded-md border border-slate-300 px-2 py-1.5 text-sm"
-            inputMode="decimal"
-            value={below}
-            onChange={(e) => setBelow(e.target.value)}
-            aria-invalid={below !== "" && !valid}
-          />
-        </label>
-        <button
-          type="submit"
-          disabled={!valid}
-          className="rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-50"
-        >
-          Ask
-        </button>
-        {current && (
-          <button type="button" className="px-2 py-1.5 text-sm text-slate-600 underline" onClick={() => onAsk(null)}>
-            Back to the sweep's own answer
-          </button>
-        )}
-      </form>
-      <p className="mt-2 text-xs text-slate-500">
-        The best value now answers: {objectiveText}. {below !== "" && !valid && "Enter a number above 0."}
-      </p>
-    </Card>
-  );
-}
-
-/** Thresholds listed so that none breaks between its value and unit ("< 250 ms" stays whole). */
-function TargetList({ targets, mark = "" }: { targets: readonly string[]; mark?: string }) {
-  return (
-    <>
-      {targets.map((t, i) => (
-        <span key={t}>
-          {i > 0 && ", "}
-          <span className="whitespace-nowrap">
-            {i === 0 && mark}
-            {t}
-          </span>
-        </span>
-      ))}
-    </>
-  );
-}
-
-/** A dotted name ("knobs.PUBLISH_WORKERS") that may wrap after its dots and underscores only. */
-function BreakAtDots({ text }: { text: string }) {
-  const parts = text.split(/(?<=[._])/);
-  return (
-    <>
-      {parts.map((p, i) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one fixed string
-        <span key={i}>
-          {p}
-          {i < parts.length - 1 && <wbr />}
-        </span>
-      ))}
-    </>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { formatDeltaPct, formatMetric, MAX_SHARDS, metricDef } from "@benchboard/core";
+import { formatDeltaPct, formatMetric, metricDef } from "@benchboard/core";
 import { Card, EmptyState, ErrorState, Skeleton } from "@benchboard/ui";
 import { TrendChart, type TrendPoint } from "@benchboard/ui/charts/trend-chart";
 import { useQuery } from "@tanstack/react-query";
@@ -10,6 +10,7 @@ import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 import { ThresholdsEditor } from "./thresholds-editor";
+import { trendSelection } from "./trend-selection";
 
 const NO_BRANCH = "(no branch)";
 
@@ -21,28 +22,16 @@ export function TrendView() {
   const canEdit = useCanEdit();
   const options = useQuery(trpc.trend.options.queryOptions());
   const projects = options.data ?? [];
-  const project =
-    projects.find((p) => p.id === params.get("projectId")) ?? projects.find((p) => p.runs > 0) ?? projects[0];
-  const scenario = project?.scenarios.includes(params.get("scenario") ?? "")
-    ? params.get("scenario")!
-    : project?.scenarios[0];
-  const branch = params.get("branch") || null;
-  const config = params.get("config") || null;
-  const load = params.get("load") || null;
-  const shardsParam = Number(params.get("shards"));
-  const shards = Number.isInteger(shardsParam) && shardsParam >= 1 && shardsParam <= MAX_SHARDS ? shardsParam : null;
-  const metric = params.get("metric") || "rps";
+  const { project, scenario, metric, input } = trendSelection(projects, (name) => params.get(name));
+  const branch = input?.branch ?? null;
+  const config = input?.config ?? null;
+  const load = input?.load ?? null;
+  const shards = input?.shards ?? null;
   const trend = useQuery({
-    ...trpc.trend.view.queryOptions({
-      projectId: project?.id ?? "",
-      scenarioName: scenario ?? "",
-      metric,
-      branch,
-      config,
-      load,
-      shards,
-    }),
-    enabled: Boolean(project && scenario),
+    ...trpc.trend.view.queryOptions(
+      input ?? { projectId: "", scenarioName: "", metric, branch: null, config: null, load: null, shards: null },
+    ),
+    enabled: input !== null,
     placeholderData: (prev) => prev,
   });
   const go = (patch: Record<string, string | null>) => {

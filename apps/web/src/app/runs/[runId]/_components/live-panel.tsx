@@ -1,6 +1,6 @@
 "use client";
 
-import { formatBytes, formatMetric, type TLiveLlm, type TLiveProgress } from "@benchboard/core";
+import { formatBytes, formatMetric, liveLagWarning, type TLiveLlm, type TLiveProgress } from "@benchboard/core";
 import { Card, ProgressBar } from "@benchboard/ui";
 import { formatElapsed } from "@benchboard/ui/charts/palette";
 import { TimeSeriesChart } from "@benchboard/ui/charts/time-series-chart";
@@ -48,6 +48,7 @@ export function LivePanel({
     progress && fraction !== null && fraction > 0.02 ? (progress.elapsedMs * (1 - fraction)) / fraction : null;
   const mem = progress?.monitors?.mem_bytes ?? null;
   const queue = progress?.monitors?.queue_depth ?? progress?.monitors?.["gauge.queue_depth"] ?? null;
+  const lagging = progress ? liveLagWarning(progress) : null;
 
   return (
     <Card
@@ -63,6 +64,19 @@ export function LivePanel({
         value={queued ? 0 : fraction}
         unknown={progress ? "duration unknown: the tool reports no end" : "waiting for the first figures"}
       />
+      {lagging && (
+        <div
+          role="alert"
+          data-live-warning="generator-lag"
+          className="mt-4 rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900"
+        >
+          <span className="font-semibold">Turning invalid: </span>
+          the load generator is sending late — send lag p99 {formatMetric("send_lag_p99", lagging.lagP99Ms)} against
+          latency p99 {formatMetric("latency_p99", lagging.latencyP99Ms)} (the line is{" "}
+          {formatMetric("send_lag_p99", lagging.boundMs)}). If it stays there, the run ends as not a valid measurement:
+          its latency is partly the generator&apos;s. Lower the rate or split the load over more shards.
+        </div>
+      )}
       {progress && (
         <dl className="mt-4 grid grid-cols-2 gap-4 text-sm sm:grid-cols-4 xl:grid-cols-8" aria-label="Live figures">
           <Live label="Elapsed" value={formatElapsed(progress.elapsedMs / 1000)} />

@@ -6,18 +6,21 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { ConfirmDialog } from "~/app/_components/confirm-dialog";
+import { ExportLinks, exportFormats } from "~/app/_components/export-links";
+import { LocalTime } from "~/app/_components/local-time";
 import { PageHeader } from "~/app/_components/page-header";
 import { SharePanel } from "~/app/_components/share-panel";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 import { useRunEvents } from "~/trpc/use-run-events";
+import { CapacitySearchPanel } from "./capacity-search-panel";
 import { LivePanel } from "./live-panel";
 import { RunMetaEditor } from "./run-meta-editor";
-import { RunReport, Snapshots } from "./run-report";
+import { RUN_CHART_POINTS, TERMINAL_STATUSES } from "./run-queries";
+import { RunReport } from "./run-report";
+import { Snapshots } from "./run-snapshots";
 import { RunUnavailable } from "./run-unavailable";
-
-const TERMINAL = new Set(["succeeded", "failed", "canceled"]);
 
 export function RunView({ runId }: { runId: string }) {
   const trpc = useTRPC();
@@ -26,14 +29,14 @@ export function RunView({ runId }: { runId: string }) {
   // a slow poll covers the moments the stream is reconnecting.
   const run = useQuery({
     ...trpc.run.byId.queryOptions({ id: runId }),
-    refetchInterval: (q) => (q.state.data && TERMINAL.has(q.state.data.status) ? false : 5_000),
+    refetchInterval: (q) => (q.state.data && TERMINAL_STATUSES.has(q.state.data.status) ? false : 5_000),
   });
-  const ended = run.data ? TERMINAL.has(run.data.status) : false;
+  const ended = run.data ? TERMINAL_STATUSES.has(run.data.status) : false;
   const stream = useRunEvents(runId, Boolean(run.data) && !ended);
   // Results are read once the run has ended: the stored summary, histogram and series.
   const view = useQuery({ ...trpc.run.view.queryOptions({ id: runId }), enabled: ended });
   const chart = useQuery({
-    ...trpc.run.chart.queryOptions({ id: runId }),
+    ...trpc.run.chart.queryOptions({ id: runId, maxPoints: RUN_CHART_POINTS }),
     enabled: ended,
   });
   const [confirmCancel, setConfirmCancel] = useState(false);
@@ -87,7 +90,12 @@ export function RunView({ runId }: { runId: string }) {
               ` · ${view.data.target.name}${view.data.target.baseUrl ? ` (${view.data.target.baseUrl})` : ""}`}
             {r.source !== "launched" && ` · ${r.source}`}
             {r.branch && ` · ${r.branch}${r.commit ? `@${r.commit.slice(0, 8)}` : ""}`}
-            {r.startedAt && ` · started ${new Date(r.startedAt).toLocaleString()}`}
+            {r.startedAt && (
+              <>
+                {" · started "}
+                <LocalTime value={r.startedAt} />
+              </>
+            )}
             {r.endedAt &&
               r.startedAt &&
               ` · took ${formatMetric("runtime_ms", new Date(r.endedAt).getTime() - new Date(r.startedAt).getTime())}`}
@@ -120,16 +128,12 @@ export function RunView({ runId }: { runId: string }) {
               >
                 Compare…
               </Link>
-              <span className="text-slate-500">Export</span>
-              <a className="text-sky-700 hover:underline" href={`/runs/${r.id}/export?format=json`}>
-                JSON
-              </a>
-              <a className="text-sky-700 hover:underline" href={`/runs/${r.id}/export?format=csv`}>
-                CSV
-              </a>
-              <a className="text-sky-700 hover:underline" href={`/runs/${r.id}/export?format=series-csv`}>
-                series CSV
-              </a>
+              <ExportLinks
+                links={[
+                  ...exportFormats(`/runs/${r.id}/export`),
+                  { label: "series CSV", href: `/runs/${r.id}/export?format=series-csv` },
+                ]}
+              />
             </div>
           )
         }
@@ -165,6 +169,7 @@ export function RunView({ runId }: { runId: string }) {
       {view.isError && (
         <ErrorState title="Results not available" message={errorMessage(view.error)} onRetry={() => view.refetch()} />
       )}
+      {view.data?.result?.capacitySearch && <CapacitySearchPanel search={view.data.result.capacitySearch} />}
       {view.data && <RunReport view={view.data} chart={chart.data} chartLoading={chart.isLoading} />}
 
       {view.data && (

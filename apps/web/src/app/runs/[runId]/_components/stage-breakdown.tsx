@@ -1,16 +1,8 @@
 "use client";
 
-import { countOf, formatDurationMs, type TStageStat } from "@benchboard/core";
+import { countOf, formatDurationMs, stageName, type TStageStat } from "@benchboard/core";
 import { EmptyState, WideTable } from "@benchboard/ui";
 import { useState } from "react";
-
-const ACRONYMS = new Set(["json", "http", "https", "tls", "dns", "tcp", "db", "io", "sql", "api", "llm"]);
-
-function title(name: string): string {
-  const words = name.split(/[_\-\s]+/).map((w) => (ACRONYMS.has(w.toLowerCase()) ? w.toUpperCase() : w));
-  const text = words.join(" ");
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
 
 /**
  * Server-timing stages of a run. The gateway overhead is the sum of the stages ticked: the
@@ -60,7 +52,7 @@ export function StageBreakdown({
               return (
                 <tr key={name} className="border-t border-slate-100">
                   <th scope="row" className="py-1.5 pr-4 text-left font-normal whitespace-nowrap">
-                    {title(name)}
+                    {stageName(name)}
                   </th>
                   <td className="px-3 py-1.5 text-right tabular-nums whitespace-nowrap">
                     {formatDurationMs(s.meanMs)}
@@ -86,7 +78,7 @@ export function StageBreakdown({
                   <td className="py-1.5 pl-3 text-center">
                     <input
                       type="checkbox"
-                      aria-label={`Count ${title(name)} in the gateway overhead`}
+                      aria-label={`Count ${stageName(name)} in the gateway overhead`}
                       checked={chosen.includes(name)}
                       disabled={readOnly}
                       onChange={(e) =>

@@ -1,0 +1,29 @@
+"use client";
+
+import { useSyncExternalStore } from "react";
+
+const never = () => () => {};
+
+/**
+ * A moment in the reader's own time zone and locale. The server knows neither, so the page
+ * arrives with the UTC time and the browser swaps in the local one right after hydrating (the
+ * first client render matches the server's, so hydration never trips over a time zone).
+ */
+export function LocalTime({ value, date = false }: { value: string | Date; date?: boolean }) {
+  const inBrowser = useSyncExternalStore(
+    never,
+    () => true,
+    () => false,
+  );
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) return null;
+  const utc = at.toISOString();
+  const text = inBrowser
+    ? date
+      ? at.toLocaleDateString()
+      : at.toLocaleString()
+    : date
+      ? utc.slice(0, 10)
+      : `${utc.slice(0, 16).replace("T", " ")} UTC`;
+  return <time dateTime={utc}>{text}</time>;
+}
