@@ -77,7 +77,14 @@ type RouteSpec =
       /** What another organization's token gets when that is not a 404, and why it reveals nothing. */
       otherOrg?: { status: number; why: string };
     }
-  | { access: "session"; minRole: Role; call: (f: OrgFixture) => Call; check?: (res: Response) => Promise<void> }
+  | {
+      access: "session";
+      minRole: Role;
+      call: (f: OrgFixture) => Call;
+      check?: (res: Response) => Promise<void>;
+      /** What another organization's session gets when that is not a 404, and why it reveals nothing. */
+      otherOrg?: { status: number; why: string };
+    }
   | {
       /** `benchboard agent`'s routes: an agent token of the organization, nothing else. */
       access: "agent";
@@ -451,6 +458,34 @@ const ROUTES: Record<string, RouteSpec> = {
     call: (f) => ({ url: `/runs/${f.runs[0].id}/export?format=json`, params: { runId: f.runs[0].id } }),
     async check(res) {
       expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="run-1-/);
+    },
+  },
+  "GET /runs/export": {
+    access: "session",
+    minRole: "viewer",
+    call: () => ({ url: "/runs/export?format=json" }),
+    async check(res) {
+      expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="runs/);
+    },
+    otherOrg: {
+      status: 200,
+      why: "the runs list of the caller's own organization (the response is checked for leaks)",
+    },
+  },
+  "GET /compare/export": {
+    access: "session",
+    minRole: "viewer",
+    call: (f) => ({ url: `/compare/export?format=json&runs=${f.runs[0].id},${f.runs[1].id}` }),
+    async check(res) {
+      expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="comparison-/);
+    },
+  },
+  "GET /sweeps/[sweepId]/export": {
+    access: "session",
+    minRole: "viewer",
+    call: (f) => ({ url: `/sweeps/${f.sweep.id}/export?format=csv`, params: { sweepId: f.sweep.id } }),
+    async check(res) {
+      expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="/);
     },
   },
   "GET /api/trpc/[trpc]": {
@@ -827,7 +862,7 @@ describe("session-cookie routes matrix: route × anonymous, expired and signed-o
         caller === "anonymous" || caller === "expired session" || caller === "signed-out session"
           ? 401
           : caller === "other organization"
-            ? 404
+            ? (spec.otherOrg?.status ?? 404)
             : RANK[caller] < RANK[spec.minRole]
               ? 403
               : 200;
@@ -836,7 +871,7 @@ describe("session-cookie routes matrix: route × anonymous, expired and signed-o
         failures.push(`${caller}: expected ${expected}, got ${res.status} ${await res.text()}`);
         continue;
       }
-      if (expected === 200) {
+      if (expected === 200 && caller !== "other organization") {
         await spec.check?.(res);
         // An allowed write may change rows; later refusals are judged against the new state.
         before = await snapshotOrg(db, f.org.id);

@@ -29,6 +29,15 @@ export async function GET(req: Request) {
     } else {
       view = await caller.comparison.view({ runIds, baselineRunId: baseline });
       name = `comparison-${view.runs.length}-runs`;
+      // Nothing to export when fewer than two of the runs can be read here (the page says which are missing).
+      if (view.runs.length < 2) {
+        return Response.json(
+          {
+            error: { message: `no comparison: ${view.runs.length} of the ${runIds.length} runs found`, field: "runs" },
+          },
+          { status: 404 },
+        );
+      }
     }
   } catch (err) {
     return exportError(err);
