@@ -262,12 +262,12 @@ describe("configure and launch in the browser", () => {
     expect(caps).toContain("1,000 req/s");
 
     await page.getByLabel("Target").selectOption({ label: `gateway — ${targetUrl}` });
-    await page.getByLabel("Scenario").selectOption({ label: "open 5k" });
+    await page.getByLabel("Scenario", { exact: true }).selectOption({ label: "open 5k" });
     expect(await textOf(page.locator("#launch-scenario-error"))).toBe(
       "this scenario asks for 5,000 req/s; the organization allows at most 1,000 req/s",
     );
     await page.getByRole("button", { name: "Launch run" }).click();
-    await page.getByLabel("Scenario").selectOption({ label: "closed 4x200" });
+    await page.getByLabel("Scenario", { exact: true }).selectOption({ label: "closed 4x200" });
     await page.getByLabel("Repetitions").fill("0");
     await page.getByRole("button", { name: "Launch run" }).click();
     expect(await textOf(page.locator("#launch-repetitions-error"))).toBe("at least 1");
@@ -300,7 +300,7 @@ describe("configure and launch in the browser", () => {
 
     // A run of another scenario, so the filters have something to leave out.
     await page.goto(`${projectUrl}/launch`);
-    await page.getByLabel("Scenario").selectOption({ label: "drill customers" });
+    await page.getByLabel("Scenario", { exact: true }).selectOption({ label: "drill customers" });
     await page.getByLabel("Tags").fill("drill");
     await page.getByRole("button", { name: "Launch run" }).click();
     await page.waitForURL(/\/runs\/[a-z0-9]+$/);

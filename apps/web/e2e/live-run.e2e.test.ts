@@ -221,7 +221,8 @@ describe("live run page", () => {
       const runId = page.url().split("/").pop() ?? "";
       const first = await stack.db.db.run.findUniqueOrThrow({ where: { id: runId } });
       expect(first.groupIndex).toBe(0);
-      await page.getByText("repetition 1 of 5").waitFor();
+      // In the page, not in Next.js's route announcer, which reads the new page's title aloud.
+      await page.getByRole("main").getByText("repetition 1 of 5").first().waitFor();
       // Queued at 0, or running with an indeterminate bar: never a part-filled bar it cannot know.
       const bar = page.getByRole("progressbar").first();
       await bar.waitFor();

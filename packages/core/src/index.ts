@@ -40,4 +40,4 @@ export * from "./target-limits";
 export * from "./thresholds";
 export * from "./ticks";
 export * from "./words";
-export { plainZodMessage } from "./zod-messages";
+export { installPlainZodMessages, plainZodMessage } from "./zod-messages";

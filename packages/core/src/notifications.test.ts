@@ -9,6 +9,7 @@ import {
   slackMessage,
   teamsMessage,
   webhookBody,
+  ZEmailRecipients,
 } from "./notifications";
 
 const event: NotificationEnvelope = {
@@ -106,5 +107,20 @@ describe("delivery rules", () => {
     expect(ruleMatches(rule, "run.failed", { projectId: "p2", scenarioId: null })).toBe(false);
     expect(ruleMatches(rule, "run.invalid", { projectId: "p1", scenarioId: null })).toBe(false);
     expect(ruleMatches({ ...rule, enabled: false }, "run.failed", { projectId: "p1", scenarioId: null })).toBe(false);
+  });
+});
+
+describe("email recipients", () => {
+  it("keep to the limits mail servers enforce, naming which one an address breaks", () => {
+    expect(ZEmailRecipients.parse(["Perf-Team@Example.com", "perf-team@example.com"])).toEqual([
+      "perf-team@example.com",
+    ]);
+    const long = ZEmailRecipients.safeParse([`${"a".repeat(65)}@example.com`]);
+    expect(long.success).toBe(false);
+    expect(long.error?.issues[0]?.message).toBe("at most 64 characters before the @");
+    const label = ZEmailRecipients.safeParse([`ops@${"b".repeat(64)}.example.com`]);
+    expect(label.success).toBe(false);
+    expect(label.error?.issues[0]?.message).toBe("at most 63 characters between dots after the @");
+    expect(ZEmailRecipients.safeParse([`${"a".repeat(64)}@example.com`]).success).toBe(true);
   });
 });

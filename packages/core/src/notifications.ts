@@ -53,7 +53,17 @@ export const MAX_EMAIL_RECIPIENTS = 10;
  * repeats, which are dropped, not refused.
  */
 export const ZEmailRecipients = z
-  .array(z.email({ error: "enter an email address, e.g. perf-team@example.com" }).max(254, "at most 254 characters"))
+  .array(
+    z
+      .email({ error: "enter an email address, e.g. perf-team@example.com" })
+      .max(254, "at most 254 characters")
+      // The limits of RFC 5321, which mail servers enforce: 64 characters before the @, 63 a label after it.
+      .refine((address) => (address.split("@")[0]?.length ?? 0) <= 64, "at most 64 characters before the @")
+      .refine(
+        (address) => (address.split("@")[1] ?? "").split(".").every((label) => label.length <= 63),
+        "at most 63 characters between dots after the @",
+      ),
+  )
   .min(1, "add at least one recipient")
   .max(MAX_EMAIL_RECIPIENTS, `at most ${MAX_EMAIL_RECIPIENTS} recipients`)
   .transform((list) => [...new Set(list.map((address) => address.toLowerCase()))]);

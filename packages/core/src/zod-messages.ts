@@ -74,4 +74,12 @@ export function plainZodMessage(issue: z.core.$ZodRawIssue): string | undefined 
   }
 }
 
-z.config({ customError: plainZodMessage });
+/**
+ * Use the plain words for every zod schema in this process (or page). Runs when this module loads;
+ * bundles that drop modules for their side effects alone (core is marked free of them) call it.
+ */
+export function installPlainZodMessages(): void {
+  z.config({ customError: plainZodMessage });
+}
+
+installPlainZodMessages();

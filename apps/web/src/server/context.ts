@@ -8,12 +8,17 @@ import {
   type RateLimiter,
   runLifecycleDeps,
 } from "@benchboard/api";
+import { installPlainZodMessages } from "@benchboard/core";
 import { type Db, getDb, getSessionUser, startRunWatchdog } from "@benchboard/db";
 import { createQueueFor, createRunsQueue, type QueueFor } from "@benchboard/jobs";
 import type { FetchCreateContextFnOptions } from "@trpc/server/adapters/fetch";
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { env, installSettings, retainDetailDays, secretKey } from "~/env";
+
+// Every answer names fields in plain words (see apps/web/src/trpc/client.tsx for why it is called).
+installPlainZodMessages();
+
 import { clientIp, isHttps, linkBaseUrl } from "./request-origin";
 
 /** Cookie holding the slug of the organization the user is looking at. */

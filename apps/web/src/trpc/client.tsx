@@ -1,6 +1,7 @@
 "use client";
 
 import type { AppRouter } from "@benchboard/api";
+import { installPlainZodMessages } from "@benchboard/core";
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
@@ -9,6 +10,10 @@ import superjson from "superjson";
 import { reportForbidden } from "~/app/_components/forbidden-notice";
 import { QUERY_STALE_MS } from "./query-defaults";
 import { isUnauthorized, signInAgain } from "./session-ended";
+
+// Forms check input with core's zod schemas in the browser: their messages in plain words, as the
+// server's. Called, not left to the import: the bundler drops core's modules kept only for effects.
+installPlainZodMessages();
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
