@@ -31,6 +31,7 @@ import {
   recordServerConfig,
   shardProgress,
   shardReadiness,
+  stillRunning,
   stopAgent,
   storeShardProgress,
   touchAgent,
@@ -557,14 +558,12 @@ async function endAgentWork(
 ): Promise<boolean> {
   const { db } = deps;
   if (shard === null) {
-    const live = await db.run.findFirst({ where: { id: runId, status: "running" }, select: { id: true } });
-    if (!live) return false;
+    if (!(await stillRunning(db, runId))) return false;
     await finishRun(db, runId, { status: outcome.status, error: outcome.error, result: outcome.result });
     await continueGroup(db, runId, lifecycle(deps));
     return true;
   }
-  const open = await db.runShard.findFirst({ where: { runId, index: shard, status: "running" }, select: { id: true } });
-  if (!open) return false;
+  if (!(await stillRunning(db, runId, shard))) return false;
   await finishShard(db, runId, shard, {
     status: outcome.status,
     error: outcome.error,

@@ -461,6 +461,12 @@ export async function recordProgress(db: Db, runId: string, progress: TLiveProgr
  * cancel was asked for, and the shard, if any, is still running too. A run the watchdog ended
  * while its worker was frozen is no longer running, whatever the worker still believes.
  */
+/** Whether the run (with `shard`, that shard of it) still runs: a final report is taken only then, once. */
+export async function stillRunning(db: Db, runId: string, shard: number | null = null): Promise<boolean> {
+  if (shard === null) return (await db.run.count({ where: { id: runId, status: "running" } })) > 0;
+  return (await db.runShard.count({ where: { runId, index: shard, status: "running" } })) > 0;
+}
+
 export async function mayKeepSending(db: Db, runId: string, shard: number | null = null): Promise<boolean> {
   const run = await db.run.findUnique({ where: { id: runId }, select: { cancelRequested: true, status: true } });
   if (!run || run.cancelRequested || run.status !== "running") return false;
