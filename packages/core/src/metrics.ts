@@ -136,12 +136,26 @@ export function formatMetric(key: string, value: number | null | undefined): str
     case "bytes":
       return formatBytes(value);
     case "percent":
-      return `${value.toFixed(2)}%`;
+      return formatPercent(value);
     case "count":
       return Number.isInteger(value) ? value.toLocaleString("en-US") : value.toFixed(2);
     default:
       return `${value.toLocaleString("en-US", { maximumFractionDigits: 2 })} ${unit}`;
   }
+}
+
+/**
+ * A percentage to two decimals, with more where two would say what is not so: 3,599,880 of
+ * 3,600,000 is 99.997 %, never "100.00 %", and one failure in a million is not "0.00 %".
+ */
+export function formatPercent(value: number): string {
+  let digits = 2;
+  const misleads = (d: number) => {
+    const shown = Number(value.toFixed(d));
+    return (value < 100 && shown >= 100) || (value > 0 && shown <= 0);
+  };
+  while (digits < 6 && misleads(digits)) digits++;
+  return `${value.toFixed(digits)}%`;
 }
 
 export function formatDurationMs(ms: number): string {
