@@ -11,17 +11,19 @@ import {
   CLIENT_CORE,
   type EngineSummary,
   envNumber,
+  figuresCell,
   findTool,
   fmt,
   loadAverage,
   median,
+  medianFigures,
   runEngine,
   runOha,
   runVegeta,
   SERVER_CORE,
   startNginx,
   stop,
-  type ToolFigures,
+  type ToolRun,
 } from "./lib";
 
 const DURATION_S = envNumber("BENCH_DURATION_S", 6);
@@ -61,26 +63,6 @@ function busyLoop(core: string): ChildProcess {
   });
 }
 
-type Run = ToolFigures | string | null;
-
-function figures(runs: Run[]): ToolFigures[] {
-  return runs.filter((r): r is ToolFigures => r !== null && typeof r !== "string");
-}
-
-function summary(runs: Run[]): ToolFigures | null {
-  const ok = figures(runs);
-  return ok.length ? { p50: median(ok.map((r) => r.p50)), p99: median(ok.map((r) => r.p99)) } : null;
-}
-
-function cell(runs: Run[]): string {
-  const s = summary(runs);
-  const ok = figures(runs);
-  if (!s) return "—";
-  const range = (k: "p50" | "p99") =>
-    `${fmt(Math.min(...ok.map((r) => r[k])), 2)}–${fmt(Math.max(...ok.map((r) => r[k])), 2)}`;
-  return `${fmt(s.p50, 3)} / ${fmt(s.p99, 3)} (${range("p50")} / ${range("p99")})`;
-}
-
 async function main() {
   const ohaBin = findTool("oha");
   const vegetaBin = findTool("vegeta");
@@ -97,8 +79,8 @@ async function main() {
       const engineRuns: EngineSummary[] = [];
       const baselineRuns: EngineSummary[] = [];
       const engineFailures: string[] = [];
-      const ohaRuns: Run[] = [];
-      const vegetaRuns: Run[] = [];
+      const ohaRuns: ToolRun[] = [];
+      const vegetaRuns: ToolRun[] = [];
       try {
         // Let the busy loops settle into their cores before the first run.
         if (busy.length) await new Promise((r) => setTimeout(r, 500));
@@ -141,34 +123,34 @@ async function main() {
         for (const child of busy) await stop(child);
       }
       const loadAfter = loadAverage();
-      const engine: Run[] = engineRuns.map((e) => ({
+      const engine: ToolRun[] = engineRuns.map((e) => ({
         p50: e.metrics.latency_p50 ?? Number.NaN,
         p99: e.metrics.latency_p99 ?? Number.NaN,
       }));
-      const baseline: Run[] = baselineRuns.map((e) => ({
+      const baseline: ToolRun[] = baselineRuns.map((e) => ({
         p50: e.metrics.latency_p50 ?? Number.NaN,
         p99: e.metrics.latency_p99 ?? Number.NaN,
       }));
-      const fromSend: Run[] = engineRuns.map((e) => ({
+      const fromSend: ToolRun[] = engineRuns.map((e) => ({
         p50: e.metrics.latency_from_send_p50 ?? Number.NaN,
         p99: e.metrics.latency_from_send_p99 ?? Number.NaN,
       }));
-      const e = summary(engine);
-      const o = summary(ohaRuns);
+      const e = medianFigures(engine);
+      const o = medianFigures(ohaRuns);
       const lag50 = median(engineRuns.map((r) => r.metrics.send_lag_p50 ?? Number.NaN));
       const lag99 = median(engineRuns.map((r) => r.metrics.send_lag_p99 ?? Number.NaN));
       const lagMax = Math.max(...engineRuns.map((r) => r.metrics.send_lag_max ?? Number.NaN));
       const valid = engineRuns.filter((r) => r.valid).length;
       const label = `${condition.name}, ${fmt(condition.rate)} req/s`;
       console.log(`\n${label} (load average ${loadBefore} → ${loadAfter})`);
-      console.log(`  benchboard            ${cell(engine)}`);
-      console.log(`  benchboard from send  ${cell(fromSend)}`);
+      console.log(`  benchboard            ${figuresCell(engine)}`);
+      console.log(`  benchboard from send  ${figuresCell(fromSend)}`);
       if (BASELINE_DIR)
         console.log(
-          `  baseline engine       ${cell(baseline)}; send lag p50 / p99 ${fmt(median(baselineRuns.map((r) => r.metrics.send_lag_p50 ?? Number.NaN)), 3)} / ${fmt(median(baselineRuns.map((r) => r.metrics.send_lag_p99 ?? Number.NaN)), 3)} ms; valid ${baselineRuns.filter((r) => r.valid).length} of ${baselineRuns.length}`,
+          `  baseline engine       ${figuresCell(baseline)}; send lag p50 / p99 ${fmt(median(baselineRuns.map((r) => r.metrics.send_lag_p50 ?? Number.NaN)), 3)} / ${fmt(median(baselineRuns.map((r) => r.metrics.send_lag_p99 ?? Number.NaN)), 3)} ms; valid ${baselineRuns.filter((r) => r.valid).length} of ${baselineRuns.length}`,
         );
-      console.log(`  oha                   ${cell(ohaRuns)}`);
-      console.log(`  vegeta                ${cell(vegetaRuns)}`);
+      console.log(`  oha                   ${figuresCell(ohaRuns)}`);
+      console.log(`  vegeta                ${figuresCell(vegetaRuns)}`);
       const dp50 = e && o ? e.p50 - o.p50 : Number.NaN;
       const r99 = e && o ? e.p99 / o.p99 : Number.NaN;
       console.log(
@@ -178,7 +160,7 @@ async function main() {
       for (const r of [...ohaRuns, ...vegetaRuns]) if (typeof r === "string") console.log(`  ${r}`);
       for (const f of engineFailures) console.log(`  the engine failed: ${f}`);
       rows.push(
-        `| ${label} | ${loadBefore.split(",")[0]} → ${loadAfter.split(",")[0]} | ${cell(engine)} |${BASELINE_DIR ? ` ${cell(baseline)} |` : ""} ${cell(ohaRuns)} | ${cell(vegetaRuns)} | ${fmt(dp50, 3)} | ${fmt(r99, 2)} | ${fmt(lag50, 3)} / ${fmt(lag99, 3)} | ${valid} of ${engineRuns.length} |`,
+        `| ${label} | ${loadBefore.split(",")[0]} → ${loadAfter.split(",")[0]} | ${figuresCell(engine)} |${BASELINE_DIR ? ` ${figuresCell(baseline)} |` : ""} ${figuresCell(ohaRuns)} | ${figuresCell(vegetaRuns)} | ${fmt(dp50, 3)} | ${fmt(r99, 2)} | ${fmt(lag50, 3)} / ${fmt(lag99, 3)} | ${valid} of ${engineRuns.length} |`,
       );
     }
   } finally {

@@ -30,11 +30,13 @@ import { createQueueFor, createRunsQueue, DEFAULT_REDIS_URL } from "../packages/
 import {
   type EngineSummary,
   envNumber,
+  figuresCell,
   findTool,
   fmt,
   freePort,
   loadAverage,
   median,
+  medianFigures,
   ROOT,
   runEngine,
   runOha,
@@ -42,7 +44,7 @@ import {
   SERVER_CORE,
   startNginx,
   stop,
-  type ToolFigures,
+  type ToolRun,
 } from "./lib.ts";
 
 const RATE = envNumber("BENCH_RATE", 1_000);
@@ -62,21 +64,6 @@ const distDir = process.env.BENCHBOARD_NEXT_DIST_DIR || ".next";
 if (!existsSync(path.join(webDir, distDir, "BUILD_ID"))) {
   console.error("build the web app first: pnpm --filter @benchboard/web build");
   process.exit(2);
-}
-
-type Figures = ToolFigures | string | null;
-const ok = (runs: Figures[]) => runs.filter((r): r is ToolFigures => r !== null && typeof r !== "string");
-function summary(runs: Figures[]): ToolFigures | null {
-  const good = ok(runs);
-  return good.length ? { p50: median(good.map((r) => r.p50)), p99: median(good.map((r) => r.p99)) } : null;
-}
-function cell(runs: Figures[]): string {
-  const s = summary(runs);
-  if (!s) return "—";
-  const good = ok(runs);
-  const range = (k: "p50" | "p99") =>
-    `${fmt(Math.min(...good.map((r) => r[k])), 2)}–${fmt(Math.max(...good.map((r) => r[k])), 2)}`;
-  return `${fmt(s.p50, 3)} / ${fmt(s.p99, 3)} (${range("p50")} / ${range("p99")})`;
 }
 
 const children: ChildProcess[] = [];
@@ -246,8 +233,8 @@ try {
   const workerValid: boolean[] = [];
   const workerReasons: string[] = [];
   const childRuns: EngineSummary[] = [];
-  const ohaRuns: Figures[] = [];
-  const vegetaRuns: Figures[] = [];
+  const ohaRuns: ToolRun[] = [];
+  const vegetaRuns: ToolRun[] = [];
   const ohaBin = findTool("oha");
   const vegetaBin = findTool("vegeta");
   const loadBefore = loadAverage();
@@ -283,7 +270,7 @@ try {
     for (let i = 0; i < tools.length; i++) await tools[(round + i) % tools.length]!();
   const loadAfter = loadAverage();
 
-  const asFigures = (m: Record<string, number>[], p50: string, p99: string): Figures[] =>
+  const asFigures = (m: Record<string, number>[], p50: string, p99: string): ToolRun[] =>
     m.map((x) => ({ p50: x[p50] ?? Number.NaN, p99: x[p99] ?? Number.NaN }));
   const worker = asFigures(workerRuns, "latency_p50", "latency_p99");
   const child = asFigures(
@@ -291,16 +278,16 @@ try {
     "latency_p50",
     "latency_p99",
   );
-  const w = summary(worker);
-  const o = summary(ohaRuns);
+  const w = medianFigures(worker);
+  const o = medianFigures(ohaRuns);
   console.log(`\nload average ${loadBefore} → ${loadAfter}; ${heavyQueries} heavy queries ran`);
-  console.log(`  worker (launched run)  ${cell(worker)}`);
+  console.log(`  worker (launched run)  ${figuresCell(worker)}`);
   console.log(
-    `    from send            ${cell(asFigures(workerRuns, "latency_from_send_p50", "latency_from_send_p99"))}`,
+    `    from send            ${figuresCell(asFigures(workerRuns, "latency_from_send_p50", "latency_from_send_p99"))}`,
   );
-  console.log(`  engine alone (child)   ${cell(child)}`);
-  console.log(`  oha                    ${cell(ohaRuns)}`);
-  console.log(`  vegeta                 ${cell(vegetaRuns)}`);
+  console.log(`  engine alone (child)   ${figuresCell(child)}`);
+  console.log(`  oha                    ${figuresCell(ohaRuns)}`);
+  console.log(`  vegeta                 ${figuresCell(vegetaRuns)}`);
   const dp50 = w && o ? w.p50 - o.p50 : Number.NaN;
   const r99 = w && o ? w.p99 / o.p99 : Number.NaN;
   const lag = (k: string) => median(workerRuns.map((m) => m[k] ?? Number.NaN));
@@ -316,7 +303,7 @@ try {
   );
   console.log("| --- | --- | --- | --- | --- | --- | ---: | ---: | --- |");
   console.log(
-    `| single-host install, ${fmt(RATE)} req/s, ${VIEWERS} viewers${HEAVY_QUERY ? ", heavy query" : ""} | ${loadBefore.split(",")[0]} → ${loadAfter.split(",")[0]} | ${cell(worker)} | ${cell(child)} | ${cell(ohaRuns)} | ${cell(vegetaRuns)} | ${fmt(dp50, 3)} | ${fmt(r99, 2)} | ${workerValid.filter(Boolean).length} of ${workerValid.length} |`,
+    `| single-host install, ${fmt(RATE)} req/s, ${VIEWERS} viewers${HEAVY_QUERY ? ", heavy query" : ""} | ${loadBefore.split(",")[0]} → ${loadAfter.split(",")[0]} | ${figuresCell(worker)} | ${figuresCell(child)} | ${figuresCell(ohaRuns)} | ${figuresCell(vegetaRuns)} | ${fmt(dp50, 3)} | ${fmt(r99, 2)} | ${workerValid.filter(Boolean).length} of ${workerValid.length} |`,
   );
 } finally {
   heavyRunning = false;

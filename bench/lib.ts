@@ -260,6 +260,30 @@ export interface ToolFigures {
   p99: number;
 }
 
+/** One run of a tool: its figures, why it failed, or null where the tool is not installed. */
+export type ToolRun = ToolFigures | string | null;
+
+/** The runs that produced figures. */
+export function toolFigures(runs: ToolRun[]): ToolFigures[] {
+  return runs.filter((r): r is ToolFigures => r !== null && typeof r !== "string");
+}
+
+/** Median p50 and p99 over the runs that produced figures, or null when none did. */
+export function medianFigures(runs: ToolRun[]): ToolFigures | null {
+  const ok = toolFigures(runs);
+  return ok.length ? { p50: median(ok.map((r) => r.p50)), p99: median(ok.map((r) => r.p99)) } : null;
+}
+
+/** "p50 / p99 (p50 range / p99 range)" of the runs, for a table cell; "—" without figures. */
+export function figuresCell(runs: ToolRun[]): string {
+  const s = medianFigures(runs);
+  if (!s) return "—";
+  const ok = toolFigures(runs);
+  const range = (k: "p50" | "p99") =>
+    `${fmt(Math.min(...ok.map((r) => r[k])), 2)}–${fmt(Math.max(...ok.map((r) => r[k])), 2)}`;
+  return `${fmt(s.p50, 3)} / ${fmt(s.p99, 3)} (${range("p50")} / ${range("p99")})`;
+}
+
 /** A tool's binary: in the state directory (vegeta), where cargo installs (oha), or on PATH. */
 export function findTool(name: string): string | null {
   const candidates = [
