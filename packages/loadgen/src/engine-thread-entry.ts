@@ -26,7 +26,6 @@ port.on("message", (message: ToThread) => {
       return;
   }
 });
-post({ type: "ready" });
 
 async function run({ input, ctx, wants }: Extract<ToThread, { type: "run" }>) {
   const own = new AbortController();

@@ -145,8 +145,7 @@ export type FromThread =
   | { type: "checkpoint"; partial: EngineResult }
   | { type: "confirm"; id: number; stall: Stall }
   | { type: "result"; result: EngineResult }
-  | { type: "error"; error: { name: string; message: string; field?: string } }
-  | { type: "ready" };
+  | { type: "error"; error: { name: string; message: string; field?: string } };
 
 /** What of the caller's context crosses to the thread: the data, not the callbacks. */
 export type ThreadContext = Pick<EngineContext, "baseUrl" | "headers" | "limits" | "pin" | "realtime" | "checkpointMs">;
