@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isKnownMetric, METRICS } from "./metrics";
 import { ZRecordKey } from "./record-keys";
 
 /**
@@ -20,6 +21,17 @@ export const ZThreshold = z.object({
   value: z.number().finite(),
 });
 export type TThreshold = z.infer<typeof ZThreshold>;
+
+/**
+ * A metric key a threshold may name: one of the vocabulary, or a `stage.` / `custom.` key. The
+ * JSON Schema states the same rule, so a document drawn from it is never refused for the key.
+ */
+export const ZMetricKey = z
+  .string()
+  .min(1, "metric is required")
+  .max(200, "a metric key is at most 200 characters")
+  .refine(isKnownMetric, "not a known metric (see the metric list, or use stage.<name> / custom.<name>)")
+  .meta({ anyOf: [{ enum: METRICS.map((m) => m.key) }, { pattern: "^(stage|custom)\\." }] });
 
 const ZHeaders = z.record(ZRecordKey, z.string()).default({});
 
@@ -84,7 +96,8 @@ export const ZHttpClosedSpec = z
   .refine((s) => s.requests !== undefined || s.durationS !== undefined, {
     message: "either requests or durationS is required",
     path: ["requests"],
-  });
+  })
+  .meta({ anyOf: [{ required: ["requests"] }, { required: ["durationS"] }] });
 
 export const ZLlmSpec = z.object({
   engine: z.literal("llm"),

@@ -822,6 +822,7 @@ function configPaths(): JsonObject {
                 type: "object",
                 properties: { thresholds: { $ref: `${REF("ConfigDocument")}/properties/thresholds` } },
                 required: ["thresholds"],
+                additionalProperties: false,
               },
             },
           },

@@ -1,4 +1,4 @@
-import { isKnownMetric, ZScenarioSpec, ZThreshold } from "@benchboard/core";
+import { ZMetricKey, ZScenarioSpec, ZThreshold } from "@benchboard/core";
 import {
   assertProjectInOrg,
   assertScenarioWithinCaps,
@@ -16,13 +16,7 @@ import { withinLimits } from "../input-limits";
 import { memberProcedure, orgProcedure, router } from "../trpc";
 
 /** A threshold on a metric of the vocabulary (or a `stage.` / `custom.` key). */
-export const ZScenarioThreshold = ZThreshold.extend({
-  metric: z
-    .string()
-    .min(1, "metric is required")
-    .max(200, "a metric key is at most 200 characters")
-    .refine(isKnownMetric, "not a known metric (see the metric list, or use stage.<name> / custom.<name>)"),
-});
+export const ZScenarioThreshold = ZThreshold.extend({ metric: ZMetricKey });
 
 const ZScenarioFields = z.object({
   name: z.string().trim().min(1, "name is required").max(120, "name is at most 120 characters"),

@@ -27,9 +27,11 @@ describe("ParsePool", () => {
     const before = threadNices();
     const own = new ParsePool({ size: 2, timeoutMs: 20_000 });
     try {
+      // Two owners, so both threads read (one owner may hold only one thread of two); a thread
+      // sets its priority before it takes its first read.
       await Promise.all([
-        own.read({ format: "auto", content: fixture("wrk2/latency.txt") }),
-        own.read({ format: "auto", content: fixture("wrk2/latency.txt") }),
+        own.read({ format: "auto", content: fixture("wrk2/latency.txt") }, "org-a"),
+        own.read({ format: "auto", content: fixture("wrk2/latency.txt") }, "org-b"),
       ]);
       const after = threadNices();
       expect(after.filter((n) => n === PARSE_THREAD_NICE).length).toBe(
