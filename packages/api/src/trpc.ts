@@ -1,6 +1,13 @@
 import type { InstallSettings } from "@benchboard/core";
 import type { Dispatch } from "@benchboard/db";
-import { BusyError, ConflictError, type Db, isDatabaseUnavailable, NotFoundError } from "@benchboard/db";
+import {
+  BusyError,
+  ConflictError,
+  type Db,
+  isDatabaseUnavailable,
+  NotFoundError,
+  SecretKeyError,
+} from "@benchboard/db";
 import { createDispatch, EnqueueError, type QueueFor, queuesBeside } from "@benchboard/jobs";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { Queue } from "bullmq";
@@ -154,7 +161,8 @@ const mapErrors = t.middleware(async ({ next, getRawInput }) => {
         cause,
       });
     }
-    if (cause instanceof BusyError) {
+    // The install's secret key is missing or wrong: the operator's to fix, and it says how.
+    if (cause instanceof BusyError || cause instanceof SecretKeyError) {
       throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: cause.message, cause });
     }
   }

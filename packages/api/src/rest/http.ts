@@ -1,6 +1,6 @@
 import { findReservedKey } from "@benchboard/core";
 import { ImportError, jsonTooDeep, MAX_JSON_DEPTH } from "@benchboard/core/importers";
-import { ConflictError, isDatabaseUnavailable, NotFoundError } from "@benchboard/db";
+import { ConflictError, isDatabaseUnavailable, NotFoundError, SecretKeyError } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 
@@ -85,6 +85,8 @@ export function restErrorResponse(err: unknown, route: string): RestResponse {
     });
   }
   if (err instanceof RestError) return json(err.status, errorBody(err.message, err.location), err.headers);
+  // The install's secret key is missing or wrong: nothing was stored, and the message names the setting.
+  if (err instanceof SecretKeyError) return json(503, errorBody(err.message, {}));
   if (err instanceof ImportError) {
     return json(400, errorBody(err.message, { field: err.field, line: err.line }));
   }

@@ -205,6 +205,21 @@ describe("notification endpoints over REST", () => {
     });
     const stranger = await post({ name: "x", channel: "email", recipients: ["someone@elsewhere.example"] });
     expect([stranger.status, bodyOf(stranger).error?.field]).toEqual([409, "recipients"]);
+    // An address at the length limits (252 characters, labels of 63) is judged like any other.
+    const longest = `0@${"0".repeat(63)}.${"a".repeat(63)}.${"a".repeat(63)}.${"a".repeat(59)}`;
+    const long = await post({ name: "0", channel: "email", recipients: [longest] });
+    expect([long.status, bodyOf(long).error?.field], JSON.stringify(long.body)).toEqual([409, "recipients"]);
+    // Recipients are stored encrypted: an install without its secret key says which setting is missing.
+    const noKey = await createNotificationEndpointHandler(
+      request("POST", "/notifications/endpoints", tokens.config!, {
+        name: "y",
+        channel: "email",
+        recipients: ["viewer@example.test"],
+      }),
+      { ...deps, secretKey: null },
+    );
+    expect(noKey.status).toBe(503);
+    expect(bodyOf(noKey).error?.message).toMatch(/BENCHBOARD_SECRET_KEY/);
     const withUrl = await post({ name: "x", channel: "email", recipients: ["viewer@example.test"], url: SLACK_URL });
     expect(withUrl.status).toBe(400);
     const tooMany = await post({

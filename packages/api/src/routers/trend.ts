@@ -1,4 +1,4 @@
-import { MAX_SHARDS, ZThreshold } from "@benchboard/core";
+import { MAX_SHARDS, ZMetricKey, ZThreshold } from "@benchboard/core";
 import { getProjectThresholds, getTrend, setProjectThresholds, trendOptions } from "@benchboard/db";
 import { z } from "zod";
 import { memberProcedure, orgProcedure, router } from "../trpc";
@@ -24,9 +24,7 @@ export type TTrendInput = z.infer<typeof ZTrendInput>;
 
 export const ZSetThresholdsInput = z.object({
   projectId: z.string().min(1),
-  thresholds: z
-    .array(ZThreshold.extend({ metric: ZThreshold.shape.metric.max(200, "a metric key is at most 200 characters") }))
-    .max(50, "at most 50 thresholds"),
+  thresholds: z.array(ZThreshold.extend({ metric: ZMetricKey })).max(50, "at most 50 thresholds"),
 });
 export type TSetThresholdsInput = z.infer<typeof ZSetThresholdsInput>;
 
