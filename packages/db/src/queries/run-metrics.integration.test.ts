@@ -5,7 +5,7 @@ import { Prisma } from "../generated/prisma/client";
 import type { RunStatus } from "../generated/prisma/enums";
 import { applyMigrations } from "../migrate";
 import { createDatabaseBeforeMigration, createTestDatabase, type TestDatabase } from "../testing";
-import { finishRun, type ListRunsParams, listRuns, type RunMetricFilter } from "./run";
+import { checkpointRun, finishRun, type ListRunsParams, listRuns, type RunMetricFilter } from "./run";
 import { getTrend } from "./trend";
 
 // Metric sorts and filters read the RunMetric table. On a fixture with ties, missing metrics,
@@ -288,6 +288,41 @@ describe("metric sorts and filters read RunMetric and agree with the JSON query"
     expect(await rows()).toEqual([{ key: "rps", value: 12 }]);
     await t.db.run.delete({ where: { id: run.id } });
     expect(await rows()).toEqual([]);
+  });
+});
+
+describe("a checkpoint beside the run's end", () => {
+  it("waits for an ending in flight and then writes nothing over the final result", async () => {
+    const run = await t.db.run.create({
+      data: { orgId, projectId: projectIds[0]!, number: 501, status: "running", startedAt: new Date() },
+    });
+    const result = (metrics: Record<string, number>) => ({
+      metrics,
+      statusCounts: {},
+      errors: [],
+      stages: {},
+      valid: true,
+      invalidReasons: [],
+      saturationReasons: [],
+      series: {},
+    });
+    // Another connection ends the run (as finishRun does: the row first, then the result) and
+    // has not committed when the checkpoint arrives.
+    const ender = new pg.Client({ connectionString: t.url });
+    await ender.connect();
+    try {
+      await ender.query("BEGIN");
+      await ender.query(`UPDATE "Run" SET status = 'succeeded', "endedAt" = now() WHERE id = $1`, [run.id]);
+      await ender.query(`INSERT INTO "RunResult" ("runId", metrics) VALUES ($1, '{"rps": 100}')`, [run.id]);
+      const checkpoint = checkpointRun(t.db, run.id, result({ rps: 1 }));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await ender.query("COMMIT");
+      expect(await checkpoint).toBe(false);
+    } finally {
+      await ender.end();
+    }
+    const stored = await t.db.runResult.findUniqueOrThrow({ where: { runId: run.id }, select: { metrics: true } });
+    expect(stored.metrics).toEqual({ rps: 100 });
   });
 });
 

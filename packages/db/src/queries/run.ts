@@ -602,7 +602,9 @@ async function writeResult(
  */
 export async function checkpointRun(db: Db, runId: string, partial: TRunResultData): Promise<boolean> {
   return db.$transaction(async (tx) => {
-    const run = await tx.run.findUnique({ where: { id: runId }, select: { status: true } });
+    // Locked as finishRun locks it: a checkpoint that reads "running" holds the row until its
+    // result is written, so a final result stored meanwhile is never overwritten by a partial one.
+    const [run] = await tx.$queryRaw<{ status: string }[]>`SELECT status FROM "Run" WHERE id = ${runId} FOR UPDATE`;
     if (run?.status !== "running") return false;
     await writeResult(tx, runId, partial, []);
     return true;
