@@ -209,11 +209,31 @@ export async function agentOfCaller(db: Db, caller: AgentCaller, agentId: string
   return rest;
 }
 
+/**
+ * How stale `lastSeenAt` may be before a sign of life writes it again. Offline is judged in tens
+ * of seconds; a write per claim would queue an agent's concurrent long polls on its row's lock
+ * and a commit each (64 claims of one agent took over 5 s), where a no-op writes nothing.
+ */
+export const AGENT_SEEN_RESOLUTION_MS = 2_000;
+
+/** A sign of life from the agent: seen now, not stopped, and its active run count when given. */
 export async function touchAgent(db: Db, agentId: string, activeRuns?: number) {
-  await db.agent.update({
-    where: { id: agentId },
-    data: { lastSeenAt: new Date(), stoppedAt: null, ...(activeRuns !== undefined ? { activeRuns } : {}) },
+  const now = new Date();
+  const { count } = await db.agent.updateMany({
+    where: {
+      id: agentId,
+      OR: [
+        { lastSeenAt: { lt: new Date(now.getTime() - AGENT_SEEN_RESOLUTION_MS) } },
+        { stoppedAt: { not: null } },
+        ...(activeRuns !== undefined ? [{ activeRuns: { not: activeRuns } }] : []),
+      ],
+    },
+    data: { lastSeenAt: now, stoppedAt: null, ...(activeRuns !== undefined ? { activeRuns } : {}) },
   });
+  // Nothing to write, or no such agent: the latter still fails as an update of a missing row does.
+  if (count === 0 && !(await db.agent.findUnique({ where: { id: agentId }, select: { id: true } }))) {
+    await db.agent.update({ where: { id: agentId }, data: { lastSeenAt: now } });
+  }
 }
 
 /** Whether the agent said it stopped after `since` (a claim that began before then is stale). */
