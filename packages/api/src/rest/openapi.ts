@@ -77,6 +77,8 @@ const COMMON_ERRORS = {
     ...errorResponse("Too many requests with this token; retry after the number of seconds in `Retry-After`."),
     headers: { "Retry-After": { description: "Seconds until the window resets.", schema: { type: "integer" } } },
   },
+  // Answered by the HTTP server before any route runs, with no body.
+  "431": { description: "The request line and headers together exceed 16 KB (e.g. a very long query string)." },
   "503": {
     ...errorResponse(
       "The database is unavailable (restarting); nothing was stored. Retry after `Retry-After` seconds.",
