@@ -140,6 +140,11 @@ export function openApiDocument(): JsonObject {
         [ZConfigTarget, "ConfigTarget"],
         [ZConfigInstanceConfig, "ConfigInstanceConfig"],
         [ZConfigScenario, "ConfigScenario"],
+        // An item PUT at its name: the path names it, so the body doesn't (the server takes a
+        // body that repeats the same name, and refuses one naming another item).
+        [ZConfigTarget.omit({ name: true }), "ConfigTargetBody"],
+        [ZConfigInstanceConfig.omit({ name: true }), "ConfigInstanceConfigBody"],
+        [ZConfigScenario.omit({ name: true }), "ConfigScenarioBody"],
         [ZAgentAnnounceInput, "AgentAnnounceInput"],
         [ZAgentClaimInput, "AgentClaimInput"],
         [ZAgentStopInput, "AgentStopInput"],
@@ -853,14 +858,17 @@ function configPaths(): JsonObject {
             tags: ["config"],
             operationId: `put${operation}`,
             summary: `Create or update one ${what} by name`,
-            description: `The body is the ${what} (\`${schema}\`); its name is the path's. ${writeNote}`,
+            description: `The body is the ${what} (\`${schema}\`) without its name, which is the path's (a body may repeat it; one naming another ${what} is refused). ${writeNote}`,
             parameters: [
               projectParam,
               { name: "name", in: "path", required: true, schema: { type: "string" } },
               dryRunParam,
               orgHeader,
             ],
-            requestBody: { required: true, content: { "application/json": { schema: { $ref: REF(schema) } } } },
+            requestBody: {
+              required: true,
+              content: { "application/json": { schema: { $ref: REF(`${schema}Body`) } } },
+            },
             responses: {
               "201": jsonAnswer("Created."),
               "200": jsonAnswer("Updated, or unchanged."),

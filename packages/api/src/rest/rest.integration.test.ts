@@ -1297,8 +1297,14 @@ describe("OpenAPI and schemas", () => {
       '"propertyNames":{"type":"string","not":{"enum":["__proto__","constructor","prototype"]}}',
     );
     const putTarget = paths["/projects/{project}/targets/{name}"]!.put as { requestBody: unknown };
-    expect(JSON.stringify(putTarget.requestBody)).toContain('"$ref":"#/components/schemas/ConfigTarget"');
+    expect(JSON.stringify(putTarget.requestBody)).toContain('"$ref":"#/components/schemas/ConfigTargetBody"');
     expect(JSON.stringify(putTarget.requestBody)).not.toContain("ConfigScenario");
+    // The path names the item, so its body has no name (nor room for one).
+    const targetBody = (
+      doc.components as { schemas: Record<string, { properties?: object; additionalProperties?: unknown }> }
+    ).schemas.ConfigTargetBody;
+    expect(Object.keys(targetBody?.properties ?? {})).not.toContain("name");
+    expect(targetBody?.additionalProperties).toBe(false);
     const components = doc.components as { securitySchemes: unknown; schemas: Record<string, { properties?: object }> };
     expect(components.securitySchemes).toMatchObject({ bearerToken: { type: "http", scheme: "bearer" } });
     expect(Object.keys(components.schemas.UploadEnvelope?.properties ?? {})).toEqual(
