@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -375,6 +375,35 @@ function benchboard(args: string[], env: Record<string, string>, cwd: string) {
     );
   });
 }
+
+describe("the documentation's benchboard.yml", () => {
+  it("applies as written with the variables its workflow step sets, and names one left unset", async () => {
+    const doc = readFileSync(fileURLToPath(new URL("../../../../docs/ci/github-actions.md", import.meta.url)), "utf8");
+    const example = /```yaml\n(# benchboard\.yml\n[\s\S]*?)```/.exec(doc)?.[1];
+    expect(example).toContain("${STAGING_TOKEN}");
+    // The workflow sets each variable the file names on its apply step.
+    const workflow = readFileSync(
+      fileURLToPath(new URL("../../../../docs/ci/benchboard.yml", import.meta.url)),
+      "utf8",
+    );
+    expect(workflow).toMatch(/benchboard apply -f benchboard\.yml\n\s+env:\n\s+STAGING_TOKEN: /);
+    const dir = mkdtempSync(path.join(tmpdir(), "bb-doc-"));
+    const file = path.join(dir, "benchboard.yml");
+    // As written, but for the staging host: this machine resolves no public name, so it is an
+    // address (public, like the name's) that needs no lookup.
+    expect(example).toContain("baseUrl: https://staging.example.com");
+    writeFileSync(file, example!.replace("https://staging.example.com", "https://93.184.215.16"));
+    const unset = await benchboard(["apply", "-f", file, "--dry-run"], {}, dir);
+    expect(unset.code).toBe(2);
+    expect(unset.stderr).toContain("STAGING_TOKEN");
+    const applied = await benchboard(["apply", "-f", file], { STAGING_TOKEN: "staging-credential" }, dir);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout + applied.stderr).not.toContain("staging-credential");
+    const scenario = await t.db.scenario.findFirstOrThrow({ where: { projectId, name: "checkout 500 rps" } });
+    expect(scenario.spec).toMatchObject({ engine: "http-open", rate: 500, durationS: 60 });
+    expect(await t.db.target.count({ where: { projectId, name: "staging" } })).toBe(1);
+  });
+});
 
 describe("notifications in benchboard.yml", () => {
   it("apply creates endpoints (URLs from the environment) and the project's rules; export leaves every URL and secret out", async () => {
