@@ -340,7 +340,14 @@ describe("runs that look alike", () => {
           endedAt: new Date(),
         },
       });
-      await db.runResult.create({ data: { runId: run.id, metrics: { rps: 4990 + number } } });
+      // The larger instance's run is invalid: every list says so beside "succeeded".
+      await db.runResult.create({
+        data: {
+          runId: run.id,
+          metrics: { rps: 4990 + number },
+          ...(number === 2 ? { valid: false, invalidReasons: ["the load generator fell behind its schedule"] } : {}),
+        },
+      });
     }
     const { page, baseUrl } = stack;
     await page.setViewportSize({ width: 1400, height: 1000 });
@@ -354,6 +361,9 @@ describe("runs that look alike", () => {
     const picker = page.getByRole("table", { name: "Runs to add" });
     await picker.getByText("5,000 req/s · 60 s · t3.xlarge").waitFor();
     await picker.getByText("5,000 req/s · 60 s · t3.medium").waitFor();
+    const invalidRow = picker.getByRole("row").filter({ hasText: "t3.xlarge" });
+    await invalidRow.getByText("invalid", { exact: true }).waitFor();
+    expect(await picker.getByRole("row").filter({ hasText: "t3.medium" }).getByText("invalid").count()).toBe(0);
     await shot("compare-picker-labels.png");
     await page.setViewportSize({ width: 1440, height: 1000 });
   });

@@ -1,7 +1,7 @@
 "use client";
 
 import { formatMetric } from "@benchboard/core";
-import { Button, inputClass, Skeleton, StatusBadge } from "@benchboard/ui";
+import { Button, inputClass, ReadingBadge, Skeleton, StatusBadge } from "@benchboard/ui";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "~/trpc/client";
@@ -83,6 +83,11 @@ export function RunPicker({
                     </td>
                     <td className="px-2 py-1.5">
                       <StatusBadge status={r.status} />
+                      <ReadingBadge
+                        reading={r.result?.reading}
+                        saturationReasons={r.result?.saturationReasons}
+                        headline={r.result?.saturation}
+                      />
                     </td>
                     <td className="px-2 py-1.5 text-right tabular-nums text-slate-600">
                       {m.rps !== undefined ? formatMetric("rps", m.rps) : formatMetric("throughput", m.throughput)}
