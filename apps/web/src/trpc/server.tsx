@@ -51,6 +51,14 @@ export async function prefetch(...queries: Prefetchable[]): Promise<void> {
   await Promise.all(queries.map((q) => client.prefetchQuery(q as AnyFetchOptions)));
 }
 
+/**
+ * The first page of an infinite list, from `serverTrpc.<router>.<procedure>.infiniteQueryOptions(input, …)`
+ * with the options the client's `useInfiniteQuery` uses. A failure is left out, as with `prefetch`.
+ */
+export async function prefetchInfinite(query: Prefetchable): Promise<void> {
+  await getQueryClient().prefetchInfiniteQuery(query as Parameters<QueryClient["prefetchInfiniteQuery"]>[0]);
+}
+
 /** One query's answer on the server (undefined when it failed), to decide what else to prefetch. */
 export async function prefetched<TOptions extends Prefetchable>(query: TOptions) {
   const client = getQueryClient();

@@ -12,11 +12,20 @@ type Agent = RouterOutputs["agent"]["list"][number];
 
 const TONE = { online: "good", busy: "active", offline: "idle" } as const;
 
-function ago(at: Date | string): string {
+function agoText(at: Date | string): string {
   const s = Math.max(0, Math.round((Date.now() - new Date(at).getTime()) / 1000));
   if (s < 60) return `${s} s ago`;
   if (s < 3600) return `${Math.round(s / 60)} min ago`;
   return new Date(at).toLocaleString();
+}
+
+/**
+ * How long ago, by the clock of whoever draws it: the server's text can be a second behind the
+ * browser's (or in another time zone), which is no reason to redraw the page while hydrating; the
+ * list refreshes every few seconds anyway.
+ */
+function Ago({ at }: { at: Date | string }) {
+  return <span suppressHydrationWarning>{agoText(at)}</span>;
 }
 
 const COLUMNS: Column<Agent>[] = [
@@ -36,7 +45,13 @@ const COLUMNS: Column<Agent>[] = [
     header: "State",
     cell: (a) => (
       <StateDot tone={TONE[a.state]}>
-        {a.state === "offline" && a.offlineSince ? `offline since ${ago(a.offlineSince)}` : a.state}
+        {a.state === "offline" && a.offlineSince ? (
+          <>
+            offline since <Ago at={a.offlineSince} />
+          </>
+        ) : (
+          a.state
+        )}
       </StateDot>
     ),
   },
@@ -60,7 +75,7 @@ const COLUMNS: Column<Agent>[] = [
     header: "Last seen",
     align: "right",
     className: "text-xs text-slate-500",
-    cell: (a) => ago(a.lastSeenAt),
+    cell: (a) => <Ago at={a.lastSeenAt} />,
   },
 ];
 

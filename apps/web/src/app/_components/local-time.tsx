@@ -9,7 +9,17 @@ const never = () => () => {};
  * arrives with the UTC time and the browser swaps in the local one right after hydrating (the
  * first client render matches the server's, so hydration never trips over a time zone).
  */
-export function LocalTime({ value, date = false }: { value: string | Date; date?: boolean }) {
+export function LocalTime({
+  value,
+  date = false,
+  time = false,
+}: {
+  value: string | Date;
+  /** The day alone. */
+  date?: boolean;
+  /** The time of day alone. */
+  time?: boolean;
+}) {
   const inBrowser = useSyncExternalStore(
     never,
     () => true,
@@ -21,9 +31,13 @@ export function LocalTime({ value, date = false }: { value: string | Date; date?
   const text = inBrowser
     ? date
       ? at.toLocaleDateString()
-      : at.toLocaleString()
+      : time
+        ? at.toLocaleTimeString()
+        : at.toLocaleString()
     : date
       ? utc.slice(0, 10)
-      : `${utc.slice(0, 16).replace("T", " ")} UTC`;
+      : time
+        ? `${utc.slice(11, 19)} UTC`
+        : `${utc.slice(0, 16).replace("T", " ")} UTC`;
   return <time dateTime={utc}>{text}</time>;
 }

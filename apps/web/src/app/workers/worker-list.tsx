@@ -4,6 +4,7 @@ import type { RouterOutputs } from "@benchboard/api";
 import { type Column, DataTable } from "@benchboard/ui";
 import { useQuery } from "@tanstack/react-query";
 import { LabelChips, ListStates, StateDot } from "~/app/_components/list-kit";
+import { LocalTime } from "~/app/_components/local-time";
 import { useTRPC } from "~/trpc/client";
 
 type Worker = RouterOutputs["worker"]["list"][number];
@@ -48,7 +49,7 @@ const COLUMNS: Column<Worker>[] = [
     key: "started",
     header: "Started",
     className: "text-slate-600",
-    cell: (w) => new Date(w.startedAt).toLocaleString(),
+    cell: (w) => <LocalTime value={w.startedAt} />,
   },
 ];
 

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { HydrateClient, prefetch, serverTrpc } from "~/trpc/server";
 import { ProjectFrame } from "./_components/project-frame";
 
 export default async function ProjectLayout({
@@ -9,5 +10,11 @@ export default async function ProjectLayout({
   children: ReactNode;
 }) {
   const { projectId } = await params;
-  return <ProjectFrame projectId={projectId}>{children}</ProjectFrame>;
+  // The heading and the tabs' counts arrive with the page.
+  await prefetch(serverTrpc.project.byId.queryOptions({ id: projectId }));
+  return (
+    <HydrateClient>
+      <ProjectFrame projectId={projectId}>{children}</ProjectFrame>
+    </HydrateClient>
+  );
 }

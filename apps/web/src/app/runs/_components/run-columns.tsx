@@ -4,6 +4,7 @@ import type { RouterOutputs } from "@benchboard/api";
 import { formatMetric } from "@benchboard/core";
 import { type Column, ReadingBadge, StatusBadge } from "@benchboard/ui";
 import Link from "next/link";
+import { LocalTime } from "~/app/_components/local-time";
 
 export type RunItem = RouterOutputs["run"]["list"]["items"][number];
 
@@ -130,7 +131,7 @@ export function runColumns({
       key: "started",
       header: "Started",
       className: "whitespace-nowrap text-slate-600",
-      cell: (r) => new Date(r.startedAt ?? r.createdAt).toLocaleString(),
+      cell: (r) => <LocalTime value={r.startedAt ?? r.createdAt} />,
     },
   ];
 }

@@ -2,6 +2,9 @@ import type { RouterInputs } from "@benchboard/api";
 
 type ListInput = Extract<RouterInputs["run"]["list"], object>;
 
+/** Runs per page of the list. */
+export const RUN_PAGE_SIZE = 50;
+
 /** Filter keys as they appear in the URL, so a filtered list can be linked and reloaded. */
 export const FILTER_KEYS = [
   "projectId",

@@ -8,9 +8,8 @@ import { ListStates, useUrlParams } from "~/app/_components/list-kit";
 import { useTRPC } from "~/trpc/client";
 import { runColumns } from "./run-columns";
 import { RunFilterBar } from "./run-filter-bar";
-import { type Filters, filtersToSearch, listInput, readFilters } from "./run-filters";
+import { type Filters, filtersToSearch, listInput, RUN_PAGE_SIZE, readFilters } from "./run-filters";
 
-const PAGE_SIZE = 50;
 /** The compare page takes up to ten runs. */
 const MAX_COMPARE = 10;
 
@@ -33,7 +32,7 @@ export function RunList() {
   };
 
   const runs = useInfiniteQuery({
-    ...trpc.run.list.infiniteQueryOptions(listInput(filters, PAGE_SIZE), {
+    ...trpc.run.list.infiniteQueryOptions(listInput(filters, RUN_PAGE_SIZE), {
       getNextPageParam: (last) => last.nextCursor ?? null,
     }),
     // The previous list stays on screen while a changed filter loads, instead of a blank flash.

@@ -1,4 +1,5 @@
 import type { RouterOutputs } from "@benchboard/api";
+import { LocalTime } from "~/app/_components/local-time";
 
 type Attempt = RouterOutputs["notification"]["deliveries"][number]["attemptLog"][number];
 
@@ -21,7 +22,7 @@ export function DeliveryAttempts({ count, attempts }: { count: number; attempts:
       <ol className="mt-1 space-y-1 text-left" aria-label="Attempts">
         {attempts.map((a) => (
           <li key={`${a.attempt}-${new Date(a.at).getTime()}`} className="whitespace-nowrap">
-            <span className="text-slate-500">#{a.attempt}</span> {new Date(a.at).toLocaleTimeString()}{" "}
+            <span className="text-slate-500">#{a.attempt}</span> <LocalTime value={a.at} time />{" "}
             <span className={`font-medium ${OUTCOME_STYLE[a.outcome] ?? ""}`}>
               {OUTCOME_LABEL[a.outcome] ?? a.outcome}
             </span>{" "}

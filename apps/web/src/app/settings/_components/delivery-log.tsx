@@ -4,6 +4,7 @@ import type { RouterOutputs } from "@benchboard/api";
 import { type Column, DataTable } from "@benchboard/ui";
 import { useQuery } from "@tanstack/react-query";
 import { ListStates } from "~/app/_components/list-kit";
+import { LocalTime } from "~/app/_components/local-time";
 import { useTRPC } from "~/trpc/client";
 import { DeliveryAttempts } from "./delivery-attempts";
 
@@ -22,7 +23,7 @@ const COLUMNS: Column<Delivery>[] = [
     key: "time",
     header: "Time",
     className: "whitespace-nowrap text-xs",
-    cell: (d) => new Date(d.createdAt).toLocaleString(),
+    cell: (d) => <LocalTime value={d.createdAt} />,
   },
   {
     key: "event",
@@ -54,7 +55,7 @@ const COLUMNS: Column<Delivery>[] = [
         {d.status}
         {d.status === "pending" && d.nextAttemptAt && (
           <span className="block font-normal text-slate-500">
-            next try {new Date(d.nextAttemptAt).toLocaleTimeString()}
+            next try <LocalTime value={d.nextAttemptAt} time />
           </span>
         )}
         {d.lastError && d.status !== "delivered" && (

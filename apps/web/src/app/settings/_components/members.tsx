@@ -6,6 +6,7 @@ import { useState } from "react";
 import { ConfirmDialog } from "~/app/_components/confirm-dialog";
 import { CopyButton } from "~/app/_components/copy-button";
 import { RequestError, SelectField, SubmitForm, TextField } from "~/app/_components/form-kit";
+import { LocalTime } from "~/app/_components/local-time";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 
@@ -165,7 +166,7 @@ export function Members() {
               {invitations.data.map((i) => (
                 <li key={i.id} className="flex justify-between">
                   <span>
-                    {i.email} · {i.role} · expires {new Date(i.expiresAt).toLocaleDateString()}
+                    {i.email} · {i.role} · expires <LocalTime value={i.expiresAt} date />
                   </span>
                   <button
                     type="button"

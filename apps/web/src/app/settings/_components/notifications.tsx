@@ -2,6 +2,7 @@
 
 import { Card } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { LocalTime } from "~/app/_components/local-time";
 import { useTRPC } from "~/trpc/client";
 import { DeliveryLog } from "./delivery-log";
 import { NotificationEndpoints } from "./notification-endpoints";
@@ -48,7 +49,10 @@ function OwnerNotices() {
           className="flex items-start justify-between gap-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900"
         >
           <span>
-            <span className="font-medium">{new Date(n.createdAt).toLocaleString()}:</span> {n.message}
+            <span className="font-medium">
+              <LocalTime value={n.createdAt} />:
+            </span>{" "}
+            {n.message}
           </span>
           <button
             type="button"

@@ -4,6 +4,7 @@ import type { RouterOutputs } from "@benchboard/api";
 import { Button, Card, EmptyState, ErrorState, Field, inputClass, Skeleton, WideTable } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Fragment, useState } from "react";
+import { LocalTime } from "~/app/_components/local-time";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage, fieldErrors } from "~/trpc/errors";
 import { CAP_FIELDS, type CapKey } from "./operator-settings";
@@ -76,7 +77,9 @@ function OrganizationsTable() {
                     </td>
                     <td className="px-2 text-right tabular-nums">{n(o.members)}</td>
                     <td className="px-2 text-right tabular-nums">{n(o.runs)}</td>
-                    <td className="px-2 text-xs">{new Date(o.createdAt).toLocaleDateString()}</td>
+                    <td className="px-2 text-xs">
+                      <LocalTime value={o.createdAt} date />
+                    </td>
                     <td className="px-2 text-right tabular-nums">{n(o.caps.maxRate)} req/s</td>
                     <td className="px-2 text-right tabular-nums">{n(o.caps.maxConnections)}</td>
                     <td className="px-2 text-right tabular-nums">{n(o.caps.maxDurationS)} s</td>

@@ -5,6 +5,7 @@ import type { UseMutationResult, UseQueryResult } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { ConfirmDialog } from "~/app/_components/confirm-dialog";
 import { CopyButton } from "~/app/_components/copy-button";
+import { LocalTime } from "~/app/_components/local-time";
 import { errorMessage } from "~/trpc/errors";
 
 /** What every token list shows of a token: never the token itself, only its first characters. */
@@ -89,7 +90,7 @@ export function TokenList<T extends ListedToken>({
                     {c.cell(t)}
                   </td>
                 ))}
-                <td className="pr-3 text-xs">{t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : "never"}</td>
+                <td className="pr-3 text-xs">{t.lastUsedAt ? <LocalTime value={t.lastUsedAt} /> : "never"}</td>
                 <td className="text-right">
                   {t.revokedAt ? (
                     <span className="text-xs">revoked</span>

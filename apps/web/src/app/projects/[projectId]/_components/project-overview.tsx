@@ -4,6 +4,7 @@ import { formatMetric } from "@benchboard/core";
 import { Card, EmptyState, ErrorState, ReadingBadge, Skeleton, StatCard, StatusBadge } from "@benchboard/ui";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { LocalTime } from "~/app/_components/local-time";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 import { GettingStarted, gettingStartedSteps } from "../../../_components/getting-started";
@@ -98,7 +99,9 @@ export function ProjectOverview({ projectId }: { projectId: string }) {
                       {r.result?.rate ? formatMetric(r.result.rate.metric, r.result.rate.value) : "—"}
                     </td>
                     <td className="text-right tabular-nums">{formatMetric("latency_p99", m.latency_p99)}</td>
-                    <td className="pl-4 text-slate-600">{new Date(r.startedAt ?? r.createdAt).toLocaleString()}</td>
+                    <td className="pl-4 text-slate-600">
+                      <LocalTime value={r.startedAt ?? r.createdAt} />
+                    </td>
                   </tr>
                 );
               })}

@@ -2,9 +2,11 @@
 
 import { Button, Card, Field, inputClass } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect, useState, useSyncExternalStore } from "react";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
+
+const noSubscription = () => () => {};
 
 /**
  * Owners publish the project's status badges (the default branch's latest value and verdict of a
@@ -24,9 +26,14 @@ export function StatusBadges({ projectId }: { projectId: string }) {
       onSuccess: () => qc.invalidateQueries({ queryKey: trpc.project.byId.queryKey({ id: projectId }) }),
     }),
   );
+  // The server does not know the address the browser used: the first render (hydrating) leaves it out too.
+  const origin = useSyncExternalStore(
+    noSubscription,
+    () => window.location.origin,
+    () => "",
+  );
   if (me.data?.role !== "owner" || !project.data) return null;
   const isPublic = project.data.badgesPublic;
-  const origin = typeof window === "undefined" ? "" : window.location.origin;
   const example = `${origin}/api/v1/badge/${projectId}/<scenario>/latency_p99.svg`;
   return (
     <Card title="Status badges">

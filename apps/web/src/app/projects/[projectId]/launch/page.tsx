@@ -1,4 +1,6 @@
+import { HydrateClient, prefetch, prefetched, serverTrpc } from "~/trpc/server";
 import { LaunchForm } from "./_components/launch-form";
+import { capacityEngineFor } from "./_components/launch-spec";
 
 export const metadata = { title: "Launch a run" };
 
@@ -11,5 +13,22 @@ export default async function LaunchPage({
 }) {
   const { projectId } = await params;
   const preselect = await searchParams;
-  return <LaunchForm projectId={projectId} preselect={preselect} />;
+  // The form's choices together, then what one worker sends with the scenario it starts on.
+  const [scenarios] = await Promise.all([
+    prefetched(serverTrpc.scenario.list.queryOptions({ projectId })),
+    prefetch(
+      serverTrpc.target.list.queryOptions({ projectId }),
+      serverTrpc.instanceConfig.list.queryOptions({ projectId }),
+      serverTrpc.project.caps.queryOptions(),
+      serverTrpc.worker.labels.queryOptions(),
+      serverTrpc.agent.labels.queryOptions(),
+    ),
+  ]);
+  const engine = capacityEngineFor(scenarios, preselect.scenarioId ?? "");
+  if (engine) await prefetch(serverTrpc.run.workerCapacity.queryOptions({ engine }));
+  return (
+    <HydrateClient>
+      <LaunchForm projectId={projectId} preselect={preselect} />
+    </HydrateClient>
+  );
 }

@@ -34,7 +34,7 @@ import {
 } from "./find-capacity-fields";
 import { LaunchEstimate } from "./launch-estimate";
 import { LaunchPicks } from "./launch-picks";
-import { effectiveSpec, launchCapErrors, planFor, shardsHintText } from "./launch-spec";
+import { capacityEngineFor, effectiveSpec, launchCapErrors, planFor, shardsHintText } from "./launch-spec";
 import { LoadOverrides, type OverrideText } from "./load-overrides";
 import { RunOptions } from "./run-options";
 
@@ -69,10 +69,7 @@ export function LaunchForm({
   const [notes, setNotes] = useState("");
   const [clientErrors, setClientErrors] = useState<Record<string, string>>({});
   // What one worker sends on time with the chosen scenario's engine (open models only).
-  const specEngine = scenarios.data?.find((s) => s.id === (scenarioId || scenarios.data?.[0]?.id))?.spec as
-    | { engine?: string }
-    | undefined;
-  const capacityEngine = specEngine?.engine === "http-open" || specEngine?.engine === "llm" ? specEngine.engine : null;
+  const capacityEngine = capacityEngineFor(scenarios.data, scenarioId);
   const capacityQuery = useQuery({
     ...trpc.run.workerCapacity.queryOptions({ engine: capacityEngine ?? "http-open" }),
     enabled: capacityEngine !== null,

@@ -32,6 +32,20 @@ export function formatSeconds(total: number): string {
  * The spec this launch would run: the scenario's, as a capacity search when one is asked for,
  * with the overrides applied (errors recorded at the field).
  */
+/**
+ * The engine whose per-worker capacity the form shows: the chosen scenario's (the first one
+ * before a choice), when it is an open model; null otherwise.
+ */
+export function capacityEngineFor(
+  scenarios: readonly { id: string; spec: unknown }[] | undefined,
+  scenarioId: string,
+): "http-open" | "llm" | null {
+  const spec = scenarios?.find((s) => s.id === (scenarioId || scenarios?.[0]?.id))?.spec as
+    | { engine?: string }
+    | undefined;
+  return spec?.engine === "http-open" || spec?.engine === "llm" ? spec.engine : null;
+}
+
 export function effectiveSpec(
   spec: TScenarioSpec | null,
   overrides: Record<"rate" | "concurrency" | "durationS", number | undefined>,

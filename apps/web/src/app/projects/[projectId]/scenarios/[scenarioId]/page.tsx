@@ -1,3 +1,4 @@
+import { HydrateClient, prefetch, serverTrpc } from "~/trpc/server";
 import { ScenarioEditor } from "../_components/scenario-editor";
 
 export const metadata = { title: "Edit scenario" };
@@ -8,5 +9,10 @@ export default async function EditScenarioPage({
   params: Promise<{ projectId: string; scenarioId: string }>;
 }) {
   const { projectId, scenarioId } = await params;
-  return <ScenarioEditor projectId={projectId} scenarioId={scenarioId} />;
+  await prefetch(serverTrpc.scenario.byId.queryOptions({ id: scenarioId }), serverTrpc.project.caps.queryOptions());
+  return (
+    <HydrateClient>
+      <ScenarioEditor projectId={projectId} scenarioId={scenarioId} />
+    </HydrateClient>
+  );
 }

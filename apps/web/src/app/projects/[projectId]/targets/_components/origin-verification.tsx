@@ -3,6 +3,7 @@
 import { Button, Card, ErrorState, Skeleton } from "@benchboard/ui";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
+import { LocalTime } from "~/app/_components/local-time";
 import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
@@ -39,7 +40,7 @@ export function OriginVerification({ targetId }: { targetId: string }) {
             </span>
           ) : v.verified ? (
             <span className="rounded bg-emerald-50 px-1.5 py-0.5 text-emerald-800">
-              verified by {v.verified.method === "dns" ? "DNS" : "HTTP"} on {new Date(v.verified.at).toLocaleString()}
+              verified by {v.verified.method === "dns" ? "DNS" : "HTTP"} on <LocalTime value={v.verified.at} />
             </span>
           ) : (
             <span className="rounded bg-amber-50 px-1.5 py-0.5 text-amber-900">

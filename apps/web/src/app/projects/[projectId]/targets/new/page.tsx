@@ -1,8 +1,14 @@
+import { HydrateClient, prefetch, serverTrpc } from "~/trpc/server";
 import { TargetEditor } from "../_components/target-editor";
 
 export const metadata = { title: "New target" };
 
 export default async function NewTargetPage({ params }: { params: Promise<{ projectId: string }> }) {
   const { projectId } = await params;
-  return <TargetEditor projectId={projectId} />;
+  await prefetch(serverTrpc.install.role.queryOptions());
+  return (
+    <HydrateClient>
+      <TargetEditor projectId={projectId} />
+    </HydrateClient>
+  );
 }
