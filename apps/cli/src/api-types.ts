@@ -92,6 +92,7 @@ const ZRunSummary = ZRun.pick({
   url: true,
   status: true,
   scenario: true,
+  title: true,
   git: true,
   project: true,
   reading: true,

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { formatMetric, metricDef } from "@benchboard/core";
 import { Octokit } from "@octokit/core";
-import { compareOutcome, type TCompareOutcome, type TCompareResult } from "./api-types";
-import { verdictStatus } from "./summary";
+import { compareOutcome, type TCompareOutcome, type TCompareResult, type TRun, type TThresholds } from "./api-types";
+import { runIdentityText, runName, verdictStatus } from "./summary";
 
 /**
  * `compare --github`: the comparison on the pull request itself — one comment per scenario,
@@ -72,28 +72,57 @@ export function githubContext(env: Env): GitHubContext | { error: string } {
   };
 }
 
+/**
+ * What `--github` writes, whatever judged it: a comparison against a baseline, or the head run on
+ * its own when the baseline branch has no run yet (then `base` is null).
+ */
+export interface GateReport {
+  head: Pick<TRun, "id" | "number" | "url" | "project" | "scenario" | "title">;
+  base: Pick<TRun, "id" | "number" | "url"> | null;
+  outcome: TCompareOutcome;
+  reasons: readonly string[];
+  inconclusiveReasons: readonly string[];
+  thresholds: TThresholds | null;
+}
+
+export function compareReport(result: TCompareResult): GateReport {
+  return {
+    head: result.head,
+    base: result.base,
+    outcome: compareOutcome(result),
+    reasons: result.reasons,
+    inconclusiveReasons: result.inconclusiveReasons ?? [],
+    thresholds: result.thresholds,
+  };
+}
+
+function asReport(input: GateReport | TCompareResult): GateReport {
+  return "metrics" in input ? compareReport(input) : input;
+}
+
 /** The hidden marker that finds this scenario's comment again. */
-export function commentMarker(result: Pick<TCompareResult, "head">): string {
+export function commentMarker(result: Pick<GateReport, "head">): string {
   const key = `${result.head.project.slug}/${result.head.scenario.name}`.replace(/--/g, "-");
   return `<!-- benchboard:compare ${key} -->`;
 }
 
 /** The pull-request comment: the marker, the comparison's Markdown, and links. */
-export function commentBody(result: TCompareResult, markdown: string, ciUrl?: string | null): string {
-  const links = [
-    `[head run #${result.head.number}](${result.head.url})`,
-    `[base run #${result.base.number}](${result.base.url})`,
-  ];
-  const compareUrl = compareLink(result);
-  if (compareUrl) links.push(`[side by side](${compareUrl})`);
+export function commentBody(input: GateReport | TCompareResult, markdown: string, ciUrl?: string | null): string {
+  const result = asReport(input);
+  const links = [`[head run #${result.head.number}](${result.head.url})`];
+  if (result.base) {
+    links.push(`[base run #${result.base.number}](${result.base.url})`);
+    const compareUrl = compareLink(result.head, result.base);
+    if (compareUrl) links.push(`[side by side](${compareUrl})`);
+  }
   if (ciUrl) links.push(`[job](${ciUrl})`);
   return `${commentMarker(result)}\n${markdown.trimEnd()}\n\n${links.join(" · ")}\n`;
 }
 
-function compareLink(result: TCompareResult): string | null {
+function compareLink(head: GateReport["head"], base: NonNullable<GateReport["base"]>): string | null {
   try {
-    const origin = new URL(result.head.url).origin;
-    return `${origin}/compare?runs=${result.base.id},${result.head.id}&baseline=${result.base.id}`;
+    const origin = new URL(head.url).origin;
+    return `${origin}/compare?runs=${base.id},${head.id}&baseline=${base.id}`;
   } catch {
     return null;
   }
@@ -131,16 +160,18 @@ export function githubFailure(step: string, err: unknown, apiUrl: string, budget
 }
 
 /** Annotations for failed thresholds (GitHub takes at most 50 per request). */
-export function thresholdAnnotations(result: TCompareResult, path: string) {
-  const failed = result.thresholds.verdicts.filter((v) => verdictStatus(v) === "fail");
-  const unmeasured = result.thresholds.verdicts.filter((v) => verdictStatus(v) === "not_measured");
+export function thresholdAnnotations(input: GateReport | TCompareResult, path: string) {
+  const result = asReport(input);
+  const thresholds = result.thresholds ?? { passed: true, verdicts: [], tool: [] };
+  const failed = thresholds.verdicts.filter((v) => verdictStatus(v) === "fail");
+  const unmeasured = thresholds.verdicts.filter((v) => verdictStatus(v) === "not_measured");
   const lines = [
     ...failed.map((v) => ({
       level: "failure" as const,
       title: `Threshold failed: ${metricDef(v.metric).label}`,
-      message: `${metricDef(v.metric).label} ${v.op} ${formatMetric(v.metric, v.value)} failed: ${formatMetric(v.metric, v.actual)} (run #${result.head.number}, ${result.head.scenario.name})`,
+      message: `${metricDef(v.metric).label} ${v.op} ${formatMetric(v.metric, v.value)} failed: ${formatMetric(v.metric, v.actual)} (${runName(result.head)}${runIdentityText(result.head) === result.head.scenario.name ? "" : `, ${result.head.scenario.name}`})`,
     })),
-    ...result.thresholds.tool
+    ...thresholds.tool
       .filter((t) => !t.passed)
       .map((t) => ({ level: "failure" as const, title: `Tool threshold failed: ${t.metric}`, message: t.expression })),
     ...unmeasured.map((v) => ({
@@ -169,10 +200,23 @@ const CHECK_CONCLUSION: Record<TCompareOutcome, "success" | "failure" | "neutral
   inconclusive: "neutral",
 };
 
-function checkTitle(result: TCompareResult, outcome: TCompareOutcome): string {
-  if (outcome === "pass") return "No regression";
-  if (outcome === "fail") return result.reasons[0] ?? "Gate failed";
-  return `Inconclusive: ${result.inconclusiveReasons?.[0] ?? "the gate could not judge"}`;
+/**
+ * The check run's name: the scenario and the load that ran, as the run's title says it ("Benchboard:
+ * checkout · 400 req/s · 20 s"). The run's number is left to the check's title: a name that
+ * changed on every push could not be made a required check.
+ */
+export function checkName(result: { head: Pick<GateReport["head"], "number" | "title" | "scenario"> }): string {
+  const identity = runIdentityText(result.head);
+  const scenario = result.head.scenario.name;
+  return identity && identity !== scenario ? `Benchboard: ${scenario} · ${identity}` : `Benchboard: ${scenario}`;
+}
+
+function checkTitle(result: GateReport): string {
+  const run = runName(result.head);
+  if (result.outcome === "pass")
+    return `${result.base ? "No regression" : "Thresholds passed (no baseline yet)"}: ${run}`;
+  if (result.outcome === "fail") return result.reasons[0] ?? `Gate failed: ${run}`;
+  return `Inconclusive: ${result.inconclusiveReasons[0] ?? "the gate could not judge"}`;
 }
 
 /**
@@ -182,7 +226,7 @@ function checkTitle(result: TCompareResult, outcome: TCompareOutcome): string {
  */
 export async function publishToGitHub(
   ctx: GitHubContext,
-  result: TCompareResult,
+  input: GateReport | TCompareResult,
   markdown: string,
   options: { ciUrl?: string | null; fetch?: typeof fetch; budgetMs?: number } = {},
 ): Promise<PublishOutcome> {
@@ -209,7 +253,8 @@ export async function publishToGitHub(
     },
   });
   const repo = { owner: ctx.owner, repo: ctx.repo };
-  const outcome = compareOutcome(result);
+  const result = asReport(input);
+  const outcome = result.outcome;
   let comment: PublishOutcome["comment"] = null;
   let commentId: number | null = null;
   let checkRunId: number | null = null;
@@ -243,13 +288,13 @@ export async function publishToGitHub(
       const annotations = thresholdAnnotations(result, ctx.workflowPath ?? ".github");
       const check = await octokit.request("POST /repos/{owner}/{repo}/check-runs", {
         ...repo,
-        name: `Benchboard: ${result.head.scenario.name}`.slice(0, 100),
+        name: checkName(result).slice(0, 100),
         head_sha: ctx.headSha,
         status: "completed",
         conclusion: CHECK_CONCLUSION[outcome],
         details_url: result.head.url,
         output: {
-          title: checkTitle(result, outcome).slice(0, 255),
+          title: checkTitle(result).slice(0, 255),
           summary: markdown.slice(0, 65_000),
           ...(ctx.workflowPath && annotations.length ? { annotations } : {}),
         },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TCompareResult, TRun } from "./api-types";
 import { baselineRef } from "./commands/compare";
+import { checkName } from "./github";
 import { progressLine } from "./progress";
 import {
   changePointLines,
@@ -10,6 +11,7 @@ import {
   notMeasuredHint,
   runGate,
   runMarkdown,
+  runNameWithScenario,
   runPasses,
 } from "./summary";
 
@@ -25,7 +27,10 @@ const summary = (number: number, branch: string, commit: string) => ({
 
 const regression: TCompareResult = {
   base: summary(10, "main", "0123456789abcdef"),
-  head: summary(12, "feature|x", "fedcba9876543210"),
+  head: {
+    ...summary(12, "feature|x", "fedcba9876543210"),
+    title: "Run #12 · 400 req/s · 20 s · rate = 400 (value 3 of 4)",
+  },
   tolerancePct: 5,
   metrics: [
     { key: "rps", label: "Achieved rate", base: 1000, head: 900, delta: -0.1, verdict: "regressed" },
@@ -48,7 +53,7 @@ describe("compareMarkdown", () => {
     const md = compareMarkdown(regression);
     expect(md.split("\n")[0]).toBe("## ❌ Benchboard: 1 regression, 1 failed threshold");
     expect(md).toContain(
-      "**checkout** in LLM gateway: head [#12](https://bench.example.com/runs/run12) `feature|x` @ `fedcba9876` against base [#10](https://bench.example.com/runs/run10) `main` @ `0123456789`. A regression is worse than the base run by more than ±5%.",
+      "**checkout** in LLM gateway: head [Run #12 · 400 req/s · 20 s · rate = 400 (value 3 of 4)](https://bench.example.com/runs/run12) `feature|x` @ `fedcba9876` against base [Run #10](https://bench.example.com/runs/run10) `main` @ `0123456789`. A regression is worse than the base run by more than ±5%.",
     );
     expect(md).toContain("| Achieved rate | 1,000 req/s | 900 req/s | −10.0% | — | ❌ regressed |");
     expect(md).toContain("| Latency p99 | 10 ms | 10.2 ms | +2.0% | — | unchanged |");
@@ -113,7 +118,7 @@ describe("compareMarkdown", () => {
         },
       ],
     });
-    expect(md).toContain("against the last 5 runs of `main` (#6–#10, newest [#10]");
+    expect(md).toContain("against the last 5 runs of `main` (#6–#10, newest [Run #10]");
     expect(md).toContain(
       "by more than ±5% and beyond the baseline's noise (a bound one more run of the baseline passes 1 time in 100)",
     );
@@ -139,6 +144,24 @@ describe("compareMarkdown", () => {
     expect(md).not.toContain("✅");
     expect(md).toContain("| Achieved rate | 1,000 req/s | 500 req/s | −50.0% | — | ⚠️ can't tell (noise unknown) |");
     expect(md).toContain("**Why the gate could not judge**\n\n- the baseline has 2 of the 5 runs of main it needs");
+  });
+
+  it("claims no noise judgement it did not make: 2 baseline runs asked for pass by the tolerance alone", () => {
+    const md = compareMarkdown({
+      ...regression,
+      gate: "noise",
+      baseline: { branch: "main", required: 2, runs: baseline.runs.slice(3) },
+      outcome: "pass",
+      passed: true,
+      regressed: [],
+      reasons: [],
+      thresholds: { passed: true, verdicts: [], tool: [] },
+      metrics: [{ key: "rps", label: "Achieved rate", base: 1000, head: 990, delta: -0.01, verdict: "unchanged" }],
+    });
+    expect(md.split("\n")[0]).toBe(
+      "## ✅ Benchboard: no regression beyond ±5% (2 runs of main; the baseline's noise not estimated from 2 runs)",
+    );
+    expect(md).toContain("2 runs cannot show that noise (3 needed), so a change beyond ±5% is inconclusive.");
   });
 });
 
@@ -169,6 +192,14 @@ describe("runMarkdown and runPasses", () => {
     expect(runPasses(failed)).toBe(false);
     expect(runMarkdown(failed)).toContain("> target refused every request");
     expect(runPasses({ ...run, thresholds: { passed: true, verdicts: [], tool: [] } })).toBe(true);
+  });
+
+  it("prints no ✅ for a run no threshold judged", () => {
+    for (const thresholds of [null, { passed: true, verdicts: [], tool: [] }]) {
+      const md = runMarkdown({ ...run, thresholds });
+      expect(md.split("\n")[0]).toBe("## Benchboard: run succeeded, no thresholds judged it");
+      expect(md).not.toContain("✅");
+    }
   });
 });
 
@@ -339,6 +370,7 @@ describe("groupMarkdown: a repetition group judged as one", () => {
       verdicts: [{ metric: "latency_p99", op: "<", value: 20, actual: p99, passed: p99 < 20, source: "scenario" }],
       tool: [],
     },
+    title: `Run #${number} · 200 req/s · 20 s · repetition ${number - 1} of 4`,
     valid: true,
     invalidReasons: [],
     ...extra,
@@ -354,7 +386,9 @@ describe("groupMarkdown: a repetition group judged as one", () => {
     expect(md.split("\n")[0]).toBe("## ✅ Benchboard: all 3 repetitions passed");
     expect(md).toContain("Side by side: https://bench.example.com/compare?runs=run1,run2,run3");
     expect(md).toContain("| Latency p99 | 12 ms | 2 ms | 16.7 % | 10 ms | 14 ms |");
-    expect(md).toContain("| [#2](https://bench.example.com/runs/run2) | succeeded | ✅ passed |");
+    expect(md).toContain(
+      "| [Run #2 · 200 req/s · 20 s · repetition 1 of 4](https://bench.example.com/runs/run2) | succeeded | ✅ passed |",
+    );
   });
 
   it("leaves failed and invalid runs out of the mean, flags them, and fails the group", () => {
@@ -370,16 +404,37 @@ describe("groupMarkdown: a repetition group judged as one", () => {
     expect(md.split("\n")[0]).toBe("## ❌ Benchboard: 3 of 4 repetitions failed the gate");
     expect(md).toContain("left out: #3 (not valid), #4 (failed)");
     expect(md).toContain(
-      "| [#2](https://bench.example.com/runs/run2) | succeeded | ❌ failed threshold Latency p99 < 20 ms (was 30 ms) |",
+      "| [Run #2 · 200 req/s · 20 s · repetition 1 of 4](https://bench.example.com/runs/run2) | succeeded | ❌ failed threshold Latency p99 < 20 ms (was 30 ms) |",
     );
     expect(md).toContain(
-      "| [#3](https://bench.example.com/runs/run3) | succeeded, ⚠️ not valid | ❌ is not a valid measurement: the generator fell behind; failed threshold",
+      "| [Run #3 · 200 req/s · 20 s · repetition 2 of 4](https://bench.example.com/runs/run3) | succeeded, ⚠️ not valid | ❌ is not a valid measurement: the generator fell behind; failed threshold",
     );
-    expect(md).toContain("| [#4](https://bench.example.com/runs/run4) | failed | ❌ failed: target down |");
+    expect(md).toContain(
+      "| [Run #4 · 200 req/s · 20 s · repetition 3 of 4](https://bench.example.com/runs/run4) | failed | ❌ failed: target down |",
+    );
     // Allowed invalid runs pass the gate but stay flagged and out of the mean.
     const allowed = groupMarkdown([rep(1, 100, 10), rep(3, 5, 15, { valid: false })], { allowInvalid: true });
     expect(allowed.split("\n")[0]).toBe("## ✅ Benchboard: all 2 repetitions passed");
     expect(allowed).toContain("| succeeded, ⚠️ not valid | ✅ passed (not valid: allowed) |");
     expect(allowed).toContain("| Achieved rate | 100 req/s | — | — | 100 req/s | 100 req/s |");
+  });
+});
+
+describe("run names: the title the web app gives a run", () => {
+  const scenario = { id: null, name: "checkout 200 rps" };
+  it("says the load that ran, with the scenario when the title does not name it", () => {
+    const swept = { number: 24, scenario, title: "Run #24 · 400 req/s · 20 s · rate = 400 (value 3 of 4)" };
+    expect(runNameWithScenario(swept, "launched")).toBe(
+      "Run #24 · 400 req/s · 20 s · rate = 400 (value 3 of 4) (launched, scenario checkout 200 rps)",
+    );
+    expect(checkName({ head: swept })).toBe(
+      "Benchboard: checkout 200 rps · 400 req/s · 20 s · rate = 400 (value 3 of 4)",
+    );
+    // A run whose load is unknown is titled by its scenario: said once.
+    const plain = { number: 3, scenario, title: "Run #3 · checkout 200 rps" };
+    expect(runNameWithScenario(plain, "import:hey")).toBe("Run #3 · checkout 200 rps (import:hey)");
+    expect(checkName({ head: plain })).toBe("Benchboard: checkout 200 rps");
+    // A server that sends no title.
+    expect(runNameWithScenario({ number: 3, scenario }, "upload")).toBe("Run #3 (upload, scenario checkout 200 rps)");
   });
 });

@@ -1,4 +1,4 @@
-import { formatDeltaPct, formatMetric, mean, metricDef, sampleVariance } from "@benchboard/core";
+import { formatDeltaPct, formatMetric, MIN_NOISE_RUNS, mean, metricDef, sampleVariance } from "@benchboard/core";
 import {
   compareOutcome,
   type TCompareOutcome,
@@ -18,14 +18,46 @@ function cell(text: string): string {
   return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
 }
 
+/** Text safe as a Markdown link's text, inside a table cell too. */
+function linkText(text: string): string {
+  return cell(text).replace(/[[\]]/g, "\\$&");
+}
+
 function code(text: string): string {
   return `\`${text.replace(/`/g, "'")}\``;
 }
 
-type RunRef = Pick<TRun, "number" | "url" | "git">;
+/**
+ * A run as every line of the CLI names it: the title the web app gives it, which says the load
+ * that ran ("Run #24 · 400 req/s · 20 s · rate = 400 (value 3 of 4)"); "Run #24" from a server
+ * that sends no title.
+ */
+export function runName(run: Pick<TRun, "number" | "title">): string {
+  return run.title?.trim() || `Run #${run.number}`;
+}
+
+/** What the title says beyond the run's number ("400 req/s · 20 s · t3.xlarge"), or null. */
+export function runIdentityText(run: Pick<TRun, "number" | "title">): string | null {
+  const rest = runName(run)
+    .replace(/^Run #\d+(?: · )?/, "")
+    .trim();
+  return rest || null;
+}
+
+/**
+ * The run's name with its scenario, unless the title is the scenario's name already (a run
+ * whose load is unknown is titled by its scenario): "Run #3 · 200 req/s · 20 s (scenario checkout)".
+ */
+export function runNameWithScenario(run: Pick<TRun, "number" | "title" | "scenario">, extra?: string): string {
+  const identity = runIdentityText(run);
+  const inside = [extra, identity === run.scenario.name ? undefined : `scenario ${run.scenario.name}`].filter(Boolean);
+  return inside.length ? `${runName(run)} (${inside.join(", ")})` : runName(run);
+}
+
+type RunRef = Pick<TRun, "number" | "url" | "git" | "title">;
 
 function describeRun(run: RunRef): string {
-  const parts = [`[#${run.number}](${run.url})`];
+  const parts = [`[${linkText(runName(run))}](${run.url})`];
   if (run.git.branch) parts.push(code(run.git.branch));
   if (run.git.commit) parts.push(`@ ${code(run.git.commit.slice(0, 10))}`);
   return parts.join(" ");
@@ -79,6 +111,12 @@ function notMeasuredCount(thresholds: TThresholds): number {
   return thresholds.verdicts.filter((v) => verdictStatus(v) === "not_measured").length;
 }
 
+/** Thresholds that judged the run (passed or failed); one it did not measure judged nothing. */
+export function judgedThresholdCount(thresholds: TThresholds | null | undefined): number {
+  if (!thresholds) return 0;
+  return thresholds.verdicts.filter((v) => verdictStatus(v) !== "not_measured").length + thresholds.tool.length;
+}
+
 type CompareMetric = TCompareResult["metrics"][number];
 
 /** The noise band's edge on the metric's worse side: where a regression would have to go. */
@@ -97,6 +135,16 @@ function baselineText(result: TCompareResult): string {
   return `the last ${plural(b.runs.length, "run")} of ${code(b.branch)} (${span}, newest ${describeRun(result.base)})`;
 }
 
+/**
+ * Baseline runs too few to estimate their noise from, or null when the noise was estimated. The
+ * noise gate then judged by the tolerance alone: a metric within it passes (a regression must be
+ * beyond both), one beyond it is inconclusive. The summary says which was done, never more.
+ */
+function noiseUnknownFrom(result: TCompareResult): number | null {
+  const runs = result.baseline?.runs.length ?? 1;
+  return runs < MIN_NOISE_RUNS ? runs : null;
+}
+
 /** The rule a metric was judged by, in one sentence. */
 function ruleText(result: TCompareResult): string {
   const alpha = result.alpha ?? 0.01;
@@ -104,24 +152,33 @@ function ruleText(result: TCompareResult): string {
   const center = (result.baseline?.runs.length ?? 1) > 1 ? "the baseline's median" : "the base run";
   // Servers before the noise gate send no `gate` or judge by the tolerance.
   const gate = result.gate ?? "tolerance";
+  const unknown = noiseUnknownFrom(result);
   if (gate === "statistical") return `A regression is ${noise}.`;
   if (gate !== "noise") return `A regression is worse than ${center} by more than ±${result.tolerancePct}%.`;
+  if (unknown !== null) {
+    return `A regression is worse than ${center} by more than ±${result.tolerancePct}% and ${noise}; ${plural(unknown, "run")} cannot show that noise (${MIN_NOISE_RUNS} needed), so a change beyond ±${result.tolerancePct}% is inconclusive.`;
+  }
   return `A regression is worse than ${center} by more than ±${result.tolerancePct}% and ${noise}.`;
 }
 
 function headlineOf(result: TCompareResult, outcome: TCompareOutcome): string {
   if (outcome === "pass") {
     const gate = result.gate ?? "tolerance";
+    const unknown = gate === "noise" ? noiseUnknownFrom(result) : null;
     const against =
       gate !== "noise" && gate !== "statistical"
         ? `beyond ±${result.tolerancePct}%`
         : gate === "statistical"
           ? "beyond the baseline's noise"
-          : `beyond ±${result.tolerancePct}% and the baseline's noise`;
+          : unknown !== null
+            ? `beyond ±${result.tolerancePct}%`
+            : `beyond ±${result.tolerancePct}% and the baseline's noise`;
+    const notEstimated = unknown !== null ? `the baseline's noise not estimated from ${plural(unknown, "run")}` : null;
     const runs = result.baseline?.branch
-      ? ` (${plural(result.baseline.runs.length, "run")} of ${result.baseline.branch})`
-      : "";
-    return `## ✅ Benchboard: no regression ${against}${runs}`;
+      ? `${plural(result.baseline.runs.length, "run")} of ${result.baseline.branch}`
+      : null;
+    const detail = [runs, notEstimated].filter(Boolean).join("; ");
+    return `## ✅ Benchboard: no regression ${against}${detail ? ` (${detail})` : ""}`;
   }
   if (outcome === "inconclusive") {
     const b = result.baseline;
@@ -255,8 +312,17 @@ export function notMeasuredHint(source: string, metric: string): string | undefi
   return `k6's summary only has the percentiles of --summary-trend-stats (by default up to p(95)): run k6 with --summary-trend-stats "avg,min,med,max,p(90),p(95),${stat}", or upload its --out json stream, which has every request`;
 }
 
-/** One run on its own: its status, headline metrics and thresholds (a gate without a baseline). */
-export function runMarkdown(run: TRun, note?: string, options: GateOptions = {}, headline?: string): string {
+/**
+ * One run on its own: its status, headline metrics and thresholds (a gate without a baseline).
+ * `headline` replaces the verdict line of a run that passed (an inconclusive gate's), and
+ * `unjudged` lists why the gate could not judge it.
+ */
+export function runMarkdown(
+  run: TRun,
+  note?: string,
+  options: GateOptions = {},
+  extra: { headline?: string; unjudged?: readonly string[] } = {},
+): string {
   const failed = run.thresholds ? failedThresholdCount(run.thresholds) : 0;
   const notMeasured = run.thresholds ? notMeasuredCount(run.thresholds) : 0;
   const ok = runGate(run, options).passed;
@@ -266,12 +332,16 @@ export function runMarkdown(run: TRun, note?: string, options: GateOptions = {},
     ...(failed ? [plural(failed, "failed threshold")] : []),
     ...(notMeasured ? [`${plural(notMeasured, "threshold")} not measured`] : []),
   ];
+  const allowed = problems.length ? ` (${problems.join(", ")}: allowed)` : "";
   const lines = [
-    ok && headline
-      ? headline
-      : ok
-        ? `## ✅ Benchboard: run passed its thresholds${problems.length ? ` (${problems.join(", ")}: allowed)` : ""}`
-        : `## ❌ Benchboard: ${problems.join(", ")}`,
+    ok && extra.headline
+      ? extra.headline
+      : !ok
+        ? `## ❌ Benchboard: ${problems.join(", ")}`
+        : judgedThresholdCount(run.thresholds) === 0
+          ? // No ✅ for a run no threshold judged: it ended, and that is all that is known.
+            `## Benchboard: run ${run.status}, no thresholds judged it${allowed}`
+          : `## ✅ Benchboard: run passed its thresholds${allowed}`,
     "",
     `**${run.scenario.name}** in ${run.project.name}: ${describeRun(run)} (${run.source}).`,
   ];
@@ -290,6 +360,9 @@ export function runMarkdown(run: TRun, note?: string, options: GateOptions = {},
   }
   const thresholds = run.thresholds ? thresholdLines(run.thresholds) : [];
   if (thresholds.length) lines.push("", "**Thresholds**", "", ...thresholds);
+  if (extra.unjudged?.length) {
+    lines.push("", "**Why the gate could not judge**", "", ...extra.unjudged.map((r) => `- ${r}`));
+  }
   return `${lines.join("\n")}\n`;
 }
 
@@ -392,7 +465,7 @@ export function groupMarkdown(runs: readonly TRun[], options: GateOptions = {}):
         ? "✅ passed (not valid: allowed)"
         : "✅ passed"
       : `❌ ${reasons.map((r) => r.replace(`run #${run.number} `, "")).join("; ")}`;
-    lines.push(`| [#${run.number}](${run.url}) | ${status} | ${cell(verdict)} |`);
+    lines.push(`| [${linkText(runName(run))}](${run.url}) | ${status} | ${cell(verdict)} |`);
   }
   return `${lines.join("\n")}\n`;
 }

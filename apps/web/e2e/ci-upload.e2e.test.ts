@@ -133,7 +133,7 @@ describe("CI uploads through the benchboard command", () => {
     expect(result.code).toBe(0);
     const id = lastRunId();
     expect(result.stdout).toBe(
-      `Stored run #1 (import:wrk, static files) in Checkout API: ${stack.baseUrl}/runs/${id}\n`,
+      `Stored Run #1 · static files (import:wrk) in Checkout API: ${stack.baseUrl}/runs/${id}\n`,
     );
     expectNoSecret(result);
 
@@ -154,7 +154,7 @@ describe("CI uploads through the benchboard command", () => {
 
     const again = await benchboard([...args, "--tag", "ci"], env);
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain(`Already stored run #1 (import:wrk, static files)`);
+    expect(again.stdout).toContain(`Already stored Run #1 · static files (import:wrk)`);
     expect(await stack.db.db.run.count()).toBe(1);
   });
 
@@ -221,9 +221,13 @@ describe("CI uploads through the benchboard command", () => {
     expect(noBaseline.code).toBe(3);
     expect(noBaseline.stdout.split("\n")[0]).toBe("## ⚠️ Benchboard: inconclusive, no baseline to compare with");
     expect(noBaseline.stdout).toContain('no succeeded, valid run of branch "release" for scenario "checkout"');
+    // This project has no thresholds: with no baseline either, nothing judged the run.
     const thresholdsOnly = await benchboard(["compare", "--baseline", "release", "--allow-no-baseline"]);
-    expect(thresholdsOnly.code).toBe(0);
-    expect(thresholdsOnly.stdout).toContain("No baseline yet");
+    expect(thresholdsOnly.code).toBe(3);
+    expect(thresholdsOnly.stdout.split("\n")[0]).toBe(
+      "## ⚠️ Benchboard: inconclusive, no baseline and no thresholds to judge by",
+    );
+    expect(thresholdsOnly.stdout).not.toContain("✅");
   });
 
   it("run --wait launches a stored scenario, shows progress on stderr and exits 1 when thresholds fail", async () => {
@@ -321,9 +325,12 @@ describe("CI uploads through the benchboard command", () => {
     expect(rpsRow).toBeDefined();
     expect(rpsRow!.split("|").map((c) => c.trim())[2]).toBe(formatMetric("rps", mean(rps)));
     expect(ok.stdout).toContain("**Across the group** (3 runs)");
-    for (const r of runs)
+    // Each run named by its title, which says which repetition it was.
+    for (const [i, r] of runs.entries())
       expect(ok.stdout).toMatch(
-        new RegExp(`\\| \\[#${r.number}\\]\\(http[^)]+/runs/${r.id}\\) \\| succeeded \\| ✅ passed \\|`),
+        new RegExp(
+          `\\| \\[Run #${r.number} · [^\\]]*repetition ${i + 1} of 3\\]\\(http[^)]+/runs/${r.id}\\) \\| succeeded \\| ✅ passed \\|`,
+        ),
       );
     expect(ok.stdout).toContain(`/compare?runs=${runs.map((r) => r.id).join(",")}`);
     expect(readFileSync(stepSummary, "utf8")).toContain("## ✅ Benchboard: all 3 repetitions passed");

@@ -253,8 +253,8 @@ describe("ecosystem", () => {
 
     const result = await run.done;
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain(`benchboard: run #1 is live at ${stack.baseUrl}/runs/${runId}`);
-    expect(result.stdout).toContain(`Stored run #1 (exec:vegeta, vegeta steady): ${stack.baseUrl}/runs/${runId}`);
+    expect(result.stderr).toContain(`benchboard: Run #1 · vegeta steady is live at ${stack.baseUrl}/runs/${runId}`);
+    expect(result.stdout).toContain(`Stored Run #1 · vegeta steady (exec:vegeta): ${stack.baseUrl}/runs/${runId}`);
     expect(result.stdout + result.stderr).not.toContain(token);
     const own = vegetaReport(result.stdout);
     expect(own.requests).toBe(400);

@@ -98,7 +98,7 @@ describe("real tool output", () => {
     const hey = await benchboard(["upload", "hey-0.1.5/mixed.txt", "--project", project.slug, "--scenario", "hey"]);
     expect(hey.stderr).toBe("");
     expect(hey.code).toBe(0);
-    expect(hey.stdout).toMatch(/^Stored run #\d+ \(import:hey, hey\) in Storefront: /);
+    expect(hey.stdout).toMatch(/^Stored Run #\d+ · hey \(import:hey\) in Storefront: /);
     const heyRun = await stack.db.db.run.findFirstOrThrow({
       where: { projectId: project.id, source: "import:hey" },
       include: { result: true },

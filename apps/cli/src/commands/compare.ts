@@ -3,10 +3,10 @@ import { compareOutcome, type TCompareOutcome, ZCompareResult, ZRun } from "../a
 import { ciGitDefaults } from "../ci-env";
 import { ApiClient, ApiError, addServerOptions, type ServerOptions, serverConfig } from "../client";
 import { CliError, EXIT } from "../exit-codes";
-import { githubContext, publishToGitHub } from "../github";
+import { compareReport, type GateReport, githubContext, publishToGitHub } from "../github";
 import { type CliIo, writeJson } from "../io";
 import { lastRunId } from "../state";
-import { compareMarkdown, runGate, runMarkdown } from "../summary";
+import { compareMarkdown, judgedThresholdCount, runGate, runMarkdown } from "../summary";
 import { appendStepSummary } from "./run";
 
 interface CompareOptions extends ServerOptions {
@@ -74,7 +74,7 @@ export function registerCompare(program: Command, io: CliIo): void {
     program
       .command("compare")
       .description(
-        "compare a run against a baseline; exit 1 on a regression, a failed or unmeasured threshold or an invalid head run, exit 3 when the gate could not judge (too few baseline runs, a metric one side lacks), with a Markdown summary and the change points in head's history",
+        "compare a run against a baseline; exit 1 on a regression, a failed or unmeasured threshold or an invalid head run, exit 3 when the gate could not judge (too few baseline runs, a metric one side lacks, no baseline run and no threshold to judge by), with a Markdown summary and the change points in head's history",
       )
       .requiredOption(
         "--baseline <branch|run>",
@@ -88,7 +88,7 @@ export function registerCompare(program: Command, io: CliIo): void {
       )
       .option(
         "--allow-no-baseline",
-        "when the baseline branch has no run yet, gate on the head run's thresholds alone (pass or fail, not inconclusive)",
+        "when the baseline branch has no run yet, gate on the head run's thresholds alone (pass or fail); a run no threshold judged stays inconclusive",
       )
       .option("--allow-not-measured", "a threshold the head run did not measure does not fail the gate")
       .option("--allow-invalid", "a head run the engine flagged invalid does not fail the gate")
@@ -100,7 +100,7 @@ export function registerCompare(program: Command, io: CliIo): void {
       )
       .option(
         "--history <runs>",
-        "how many of the baseline branch's latest runs make the baseline (default 5); fewer make the gate inconclusive",
+        "how many of the baseline branch's latest runs make the baseline (default 5); fewer make the gate inconclusive. Below 3 runs their noise is not estimated: the noise gate passes only metrics within --tolerance, and says so",
         historyRuns,
       )
       .option(
@@ -140,6 +140,7 @@ export function registerCompare(program: Command, io: CliIo): void {
     if (options.alpha) query.set("alpha", String(options.alpha));
     let markdown: string;
     let outcome: TCompareOutcome;
+    let report: GateReport;
     try {
       const { body, raw } = await client.request({
         method: "GET",
@@ -151,22 +152,7 @@ export function registerCompare(program: Command, io: CliIo): void {
       if (options.json) writeJson(io, raw, false);
       markdown = compareMarkdown(body);
       outcome = compareOutcome(body);
-      if (github) {
-        const outcome = await publishToGitHub(github, body, markdown, { ciUrl: ciGitDefaults(io.env).ciUrl });
-        if (outcome.comment)
-          io.stderr(`benchboard: pull request comment ${outcome.comment} (id ${outcome.commentId})\n`);
-        if (outcome.checkRunId !== null) io.stderr(`benchboard: check run ${outcome.checkRunId} added\n`);
-        if (outcome.fallback) {
-          io.stderr(`benchboard: note: ${outcome.fallback}\n`);
-          markdown = `> **Note:** ${outcome.fallback}.\n\n${markdown}`;
-        }
-        if (outcome.warning) {
-          io.stderr(
-            `benchboard: warning: ${outcome.warning}; the verdict stands, the comparison is in the job summary\n`,
-          );
-          markdown = `> **Warning:** ${outcome.warning}, so the pull request may not show this comparison.\n\n${markdown}`;
-        }
-      }
+      report = compareReport(body);
     } catch (err) {
       const noBaseline = err instanceof ApiError && err.status === 404 && err.field === "base";
       if (!noBaseline) throw err;
@@ -181,9 +167,16 @@ export function registerCompare(program: Command, io: CliIo): void {
       const verdict = runGate(run, gate);
       const why = err.message.replace(/^.*?: base: /, "");
       // Without a baseline nothing was compared: the thresholds alone can fail the run, and pass
-      // it only when asked to (--allow-no-baseline); otherwise the gate could not judge.
-      outcome = !verdict.passed ? "fail" : options.allowNoBaseline ? "pass" : "inconclusive";
-      const inconclusiveReasons = outcome === "inconclusive" ? [`no baseline: ${why}`] : [];
+      // it only when asked to (--allow-no-baseline) and when some threshold judged it; otherwise
+      // the gate could not judge.
+      const judged = judgedThresholdCount(run.thresholds) > 0;
+      outcome = !verdict.passed ? "fail" : options.allowNoBaseline && judged ? "pass" : "inconclusive";
+      const inconclusiveReasons =
+        outcome !== "inconclusive"
+          ? []
+          : options.allowNoBaseline
+            ? [`no baseline: ${why}`, `no thresholds: no threshold judged run #${run.number}, so nothing tested it`]
+            : [`no baseline: ${why}`];
       if (options.json) {
         const body = raw as Record<string, unknown>;
         writeJson(
@@ -193,22 +186,57 @@ export function registerCompare(program: Command, io: CliIo): void {
             valid: run.valid ?? null,
             invalidReasons: run.invalidReasons ?? [],
             outcome,
-            ...verdict,
+            // `passed` is the gate's, as in a comparison's JSON: an inconclusive gate did not pass.
+            passed: outcome === "pass",
+            reasons: verdict.reasons,
             inconclusiveReasons,
           },
           false,
         );
       }
-      markdown = runMarkdown(
-        run,
-        outcome === "inconclusive"
-          ? `No baseline to compare with (${why}): its thresholds passed, but whether it regressed cannot be told. \`--allow-no-baseline\` judges a first run by its thresholds alone.`
-          : `No baseline yet (${why}); judged by its thresholds alone.`,
-        gate,
-        outcome === "inconclusive" ? "## ⚠️ Benchboard: inconclusive, no baseline to compare with" : undefined,
-      );
-      if (github)
-        markdown = `> **Note:** no baseline to compare with yet, so nothing was written to the pull request.\n\n${markdown}`;
+      const note =
+        outcome !== "inconclusive"
+          ? `No baseline yet (${why}); judged by its thresholds alone.`
+          : options.allowNoBaseline
+            ? `No baseline to compare with (${why}), and no threshold judged the run: nothing tested it. Give the scenario or the project thresholds, or let the baseline branch collect runs.`
+            : judged
+              ? `No baseline to compare with (${why}): its thresholds passed, but whether it regressed cannot be told. \`--allow-no-baseline\` judges a first run by its thresholds alone.`
+              : `No baseline to compare with (${why}), and the run has no thresholds: whether it regressed cannot be told.`;
+      markdown = runMarkdown(run, note, gate, {
+        headline:
+          outcome !== "inconclusive"
+            ? undefined
+            : options.allowNoBaseline
+              ? "## ⚠️ Benchboard: inconclusive, no baseline and no thresholds to judge by"
+              : "## ⚠️ Benchboard: inconclusive, no baseline to compare with",
+        unjudged: inconclusiveReasons,
+      });
+      // The pull request hears this verdict too: an inconclusive gate is a neutral check run and a
+      // comment that says why, thresholds judged without a baseline are their pass or fail.
+      report = {
+        head: run,
+        base: null,
+        outcome,
+        reasons: verdict.reasons,
+        inconclusiveReasons,
+        thresholds: run.thresholds,
+      };
+    }
+    if (github) {
+      const published = await publishToGitHub(github, report, markdown, { ciUrl: ciGitDefaults(io.env).ciUrl });
+      if (published.comment)
+        io.stderr(`benchboard: pull request comment ${published.comment} (id ${published.commentId})\n`);
+      if (published.checkRunId !== null) io.stderr(`benchboard: check run ${published.checkRunId} added\n`);
+      if (published.fallback) {
+        io.stderr(`benchboard: note: ${published.fallback}\n`);
+        markdown = `> **Note:** ${published.fallback}.\n\n${markdown}`;
+      }
+      if (published.warning) {
+        io.stderr(
+          `benchboard: warning: ${published.warning}; the verdict stands, the comparison is in the job summary\n`,
+        );
+        markdown = `> **Warning:** ${published.warning}, so the pull request may not show this comparison.\n\n${markdown}`;
+      }
     }
     if (!options.json) io.stdout(markdown);
     await appendStepSummary(io, markdown);

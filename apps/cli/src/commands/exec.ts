@@ -21,7 +21,7 @@ import { ApiClient, ApiError, addServerOptions, type ServerOptions, serverConfig
 import { CliError, EXIT, type ExitCode } from "../exit-codes";
 import type { CliIo } from "../io";
 import { rememberRun } from "../state";
-import { runPasses, thresholdLines } from "../summary";
+import { runName, runNameWithScenario, runPasses, thresholdLines } from "../summary";
 import { collect } from "./upload";
 
 interface ExecOptions extends ServerOptions {
@@ -163,7 +163,7 @@ export function registerExec(program: Command, io: CliIo): void {
     });
     const run = started.body.run;
     await rememberRun(io, run);
-    io.stderr(`benchboard: run #${run.number} is live at ${run.url}\n`);
+    io.stderr(`benchboard: ${runName(run)} is live at ${run.url}\n`);
     let outcome: Outcome;
     try {
       outcome = await runTool(command, plan, client, run.id, io);
@@ -180,7 +180,7 @@ export function registerExec(program: Command, io: CliIo): void {
     }
     const finished = await finish(client, run.id, outcome);
     await rememberRun(io, finished);
-    io.stdout(`Stored run #${finished.number} (${finished.source}, ${finished.scenario.name}): ${finished.url}\n`);
+    io.stdout(`Stored ${runNameWithScenario(finished, finished.source)}: ${finished.url}\n`);
     const lines = finished.thresholds ? thresholdLines(finished.thresholds) : [];
     if (lines.length) io.stdout(`Thresholds:\n${lines.join("\n")}\n`);
     if (outcome.status === "canceled")

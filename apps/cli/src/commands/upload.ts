@@ -8,7 +8,7 @@ import { ApiClient, addServerOptions, type ServerOptions, serverConfig } from ".
 import { CliError, EXIT } from "../exit-codes";
 import { type CliIo, readInput, writeJson } from "../io";
 import { rememberRun } from "../state";
-import { runGate, thresholdLines } from "../summary";
+import { runGate, runNameWithScenario, thresholdLines } from "../summary";
 
 /** What the server accepts; checked here too so a CI log says so before sending 10 MB. */
 const MAX_UPLOAD_BYTES = 10_000_000;
@@ -133,7 +133,7 @@ export function registerUpload(program: Command, io: CliIo): void {
       writeJson(io, raw, false);
     } else {
       io.stdout(
-        `${body.created ? "Stored" : "Already stored"} run #${run.number} (${run.source}, ${run.scenario.name}) in ${run.project.name}: ${run.url}\n`,
+        `${body.created ? "Stored" : "Already stored"} ${runNameWithScenario(run, run.source)} in ${run.project.name}: ${run.url}\n`,
       );
       const lines = run.thresholds ? thresholdLines(run.thresholds) : [];
       if (lines.length) io.stdout(`Thresholds:\n${lines.join("\n")}\n`);

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createApiToken, createProject } from "@benchboard/db";
+import { createApiToken, createProject, setProjectThresholds } from "@benchboard/db";
 import { createTestDatabase, type TestDatabase } from "@benchboard/db/testing";
 import { createRunsQueue, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import type { Queue } from "bullmq";
@@ -42,6 +42,9 @@ beforeAll(async () => {
   const deps: RestDeps = { db: t.db, queue, rateLimit: createRedisRateLimiter(redis, `${prefix}:`) };
   const org = await t.db.organization.create({ data: { name: "Acme", slug: "acme" } });
   await createProject(t.db, org.id, { name: "Checkout API" });
+  // A project whose runs carry a threshold: p99 at most 60 ms (the unchanged server's 52.6 ms passes).
+  const launch = await createProject(t.db, org.id, { name: "Launch API" });
+  await setProjectThresholds(t.db, org.id, launch.id, [{ metric: "latency_p99", op: "<=", value: 60 }]);
   token = (await createApiToken(t.db, org.id, { name: "ci", scopes: ["runs:read", "runs:write"], createdById: null }))
     .token;
   server = http.createServer(async (req, res) => {
@@ -73,13 +76,13 @@ afterAll(async () => {
   await t?.drop();
 });
 
-function benchboard(cwd: string, args: string[]) {
+function benchboard(cwd: string, args: string[], project = "checkout-api") {
   const env = {
     PATH: process.env.PATH ?? "",
     HOME: cwd,
     BENCHBOARD_URL: apiUrl,
     BENCHBOARD_TOKEN: token,
-    BENCHBOARD_PROJECT: "checkout-api",
+    BENCHBOARD_PROJECT: project,
   };
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
     execFile(process.execPath, [BIN, ...args], { cwd, env, timeout: 60_000 }, (err, stdout, stderr) => {
@@ -91,20 +94,47 @@ function benchboard(cwd: string, args: string[]) {
 
 let uploads = 0;
 /** Upload a hey output from `cwd` as CI would: the run it stores is what `compare` judges next. */
-async function upload(cwd: string, fixture: string, branch: string, config = CONFIG) {
-  const out = await benchboard(cwd, [
-    "upload",
-    `${HEY}${fixture}.txt`,
-    "--scenario",
-    "checkout",
-    "--branch",
-    branch,
-    "--config-json",
-    config,
-    "--idempotency-key",
-    `gate-${uploads++}`,
-  ]);
+async function upload(
+  cwd: string,
+  fixture: string,
+  branch: string,
+  config = CONFIG,
+  options: { project?: string; file?: string; scenario?: string } = {},
+) {
+  const out = await benchboard(
+    cwd,
+    [
+      "upload",
+      options.file ?? `${HEY}${fixture}.txt`,
+      "--scenario",
+      options.scenario ?? "checkout",
+      "--branch",
+      branch,
+      "--config-json",
+      config,
+      "--idempotency-key",
+      `gate-${uploads++}`,
+      "--no-gate",
+    ],
+    options.project,
+  );
   expect(out.code, out.stderr).toBe(0);
+  return out;
+}
+
+/** A run in Benchboard's own format with exactly these metrics, written to `cwd`. */
+function nativeRun(cwd: string, name: string, metrics: Record<string, number>): string {
+  const file = path.join(cwd, `${name}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      schemaVersion: 1,
+      startedAt: "2026-11-26T06:00:00Z",
+      endedAt: "2026-11-26T06:00:20Z",
+      result: { metrics: { requests: 20_000, success: 20_000, failed: 0, ...metrics } },
+    }),
+  );
+  return file;
 }
 
 const workdir = () => mkdtempSync(path.join(tmpdir(), "bb-gate-"));
@@ -113,7 +143,9 @@ describe("benchboard compare: pass, fail and inconclusive on real hey runs", () 
   it("two main runs: a 2× slower pull request is inconclusive (exit 3), not passed", async () => {
     const main = workdir();
     // Another instance config's run on main is no baseline for this one.
-    await upload(main, "main-3", "main", '{"instanceType":"ci-runner","vcpu":4}');
+    const stored = await upload(main, "main-3", "main", '{"instanceType":"ci-runner","vcpu":4}');
+    // Named as the web app titles it: the config it ran on, then where it came from.
+    expect(stored.stdout).toMatch(/^Stored Run #1 · ci-runner \(import:hey, scenario checkout\) in Checkout API: http/);
     await upload(main, "main-1", "main");
     await upload(main, "main-2", "main");
     const pr = workdir();
@@ -144,6 +176,22 @@ describe("benchboard compare: pass, fail and inconclusive on real hey runs", () 
     expect(optOut.code).toBe(0);
     expect(optOut.stdout).toMatch(/^## ⚠️ Benchboard: inconclusive/);
     expect(optOut.stderr).toContain("passing as --on-inconclusive pass asks");
+
+    // The statistical gate needs 3 baseline runs to test anything: with 2 it says it could not
+    // judge the 2× slower run, whether 5 runs were asked for or only the 2 there are.
+    for (const history of [[], ["--history", "2"]]) {
+      const args = ["compare", "--baseline", "main", "--gate", "statistical", ...history];
+      const statistical = await benchboard(pr, args);
+      expect(statistical.code, statistical.stdout + statistical.stderr).toBe(3);
+      expect(statistical.stdout).toMatch(/^## ⚠️ Benchboard: inconclusive, /);
+      expect(statistical.stdout).not.toContain("✅");
+      expect(statistical.stdout).toContain(
+        "| Latency p50 | 6.1 ms | 11.5 ms | +88.5% | — | ⚠️ can't tell (noise unknown) |",
+      );
+      const judged = ZRestCompareResult.parse(JSON.parse((await benchboard(pr, [...args, "--json"])).stdout));
+      expect(judged).toMatchObject({ outcome: "inconclusive", passed: false, gate: "statistical", regressed: [] });
+      expect(judged.metrics.every((m) => m.verdict === "inconclusive" && m.noise === null)).toBe(true);
+    }
   });
 
   it("five main runs: the no-op pull request passes (exit 0), the 2× slower one fails (exit 1)", async () => {
@@ -188,8 +236,99 @@ describe("benchboard compare: pass, fail and inconclusive on real hey runs", () 
     const none = await benchboard(pr, ["compare", "--baseline", "release"]);
     expect(none.code).toBe(3);
     expect(none.stdout).toMatch(/^## ⚠️ Benchboard: inconclusive, no baseline to compare with\n/);
-    const allowed = await benchboard(pr, ["compare", "--baseline", "release", "--allow-no-baseline"]);
-    expect(allowed.code).toBe(0);
+
+    // This project has no thresholds: with no baseline either, nothing judged the run.
+    const nothing = await benchboard(pr, ["compare", "--baseline", "release", "--allow-no-baseline"]);
+    expect(nothing.code, nothing.stdout + nothing.stderr).toBe(3);
+    expect(nothing.stdout).toMatch(/^## ⚠️ Benchboard: inconclusive, no baseline and no thresholds to judge by\n/);
+    expect(nothing.stdout).not.toContain("✅");
+    expect(nothing.stdout).toContain("**Why the gate could not judge**");
+    const nothingJson = JSON.parse(
+      (await benchboard(pr, ["compare", "--baseline", "release", "--allow-no-baseline", "--json"])).stdout,
+    ) as { outcome: string; passed: boolean; inconclusiveReasons: string[] };
+    expect(nothingJson).toMatchObject({ outcome: "inconclusive", passed: false });
+    expect(nothingJson.inconclusiveReasons.join("\n")).toMatch(/no thresholds/);
+    const optOut = await benchboard(pr, [
+      "compare",
+      "--baseline",
+      "release",
+      "--allow-no-baseline",
+      "--on-inconclusive",
+      "pass",
+    ]);
+    expect(optOut.code).toBe(0);
+    expect(optOut.stdout).toMatch(/^## ⚠️ Benchboard: inconclusive, no baseline and no thresholds/);
+
+    // Where the run has thresholds, they judge it: pass, or fail.
+    const within = workdir();
+    await upload(within, "pr-unchanged", "first", CONFIG, { project: "launch-api" });
+    const allowed = await benchboard(within, ["compare", "--baseline", "release", "--allow-no-baseline"], "launch-api");
+    expect(allowed.code, allowed.stdout + allowed.stderr).toBe(0);
     expect(allowed.stdout).toMatch(/^## ✅ Benchboard: run passed its thresholds\n/);
+    expect(allowed.stdout).toContain("- ✅ Latency p99 <= 60 ms (52.6 ms; project threshold)");
+    const beyond = workdir();
+    await upload(beyond, "pr-2x-slower", "first", CONFIG, { project: "launch-api" });
+    const failed = await benchboard(beyond, ["compare", "--baseline", "release", "--allow-no-baseline"], "launch-api");
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/^## ❌ Benchboard: 1 failed threshold\n/);
+  });
+
+  it("a baseline of 1 or 2 runs asked for: the tolerance alone passes, and the header says the noise was not estimated", async () => {
+    const dir = workdir();
+    const metrics = (rps: number, p50: number, p99: number) => ({
+      rps,
+      latency_mean: p50 * 1.2,
+      latency_p50: p50,
+      latency_p99: p99,
+    });
+    const few = { scenario: "search", file: "" };
+    await upload(dir, "", "main", CONFIG, { ...few, file: nativeRun(dir, "main-a", metrics(1000, 6.1, 21)) });
+    await upload(dir, "", "main", CONFIG, { ...few, file: nativeRun(dir, "main-b", metrics(1012, 6.0, 21.6)) });
+    const head = workdir();
+    await upload(head, "", "tidy", CONFIG, { ...few, file: nativeRun(head, "pr", metrics(1005, 6.05, 21.3)) });
+
+    for (const runs of [1, 2]) {
+      const gate = await benchboard(head, ["compare", "--baseline", "main", "--history", String(runs)]);
+      expect(gate.code, gate.stdout + gate.stderr).toBe(0);
+      const header = gate.stdout.split("\n")[0];
+      expect(header).toBe(
+        `## ✅ Benchboard: no regression beyond ±5% (${runs} ${runs === 1 ? "run" : "runs"} of main; the baseline's noise not estimated from ${runs === 1 ? "1 run" : "2 runs"})`,
+      );
+      expect(header).not.toContain("and the baseline's noise");
+    }
+
+    // Beyond the tolerance with 2 runs, the noise gate cannot judge: inconclusive, never ✅.
+    const slow = workdir();
+    await upload(slow, "", "slow", CONFIG, { ...few, file: nativeRun(slow, "pr", metrics(990, 11.5, 40)) });
+    const unknown = await benchboard(slow, ["compare", "--baseline", "main", "--history", "2"]);
+    expect(unknown.code).toBe(3);
+    expect(unknown.stdout).toMatch(/^## ⚠️ Benchboard: inconclusive, /);
+    expect(unknown.stdout).not.toContain("✅");
+  });
+
+  it("a metric one side did not measure: inconclusive, naming the metric", async () => {
+    const main = workdir();
+    const p99s = [20.1, 21.4, 19.8, 20.6, 22.0];
+    for (const [i, p99] of p99s.entries()) {
+      const file = nativeRun(main, `main-${i}`, { rps: 1000 + i * 4, latency_p50: 6 + i * 0.05, latency_p99: p99 });
+      await upload(main, "", "main", CONFIG, { scenario: "catalog", file });
+    }
+    const head = workdir();
+    // Head reported no p99 (its tool was asked for none): whether p99 regressed is unknown.
+    await upload(head, "", "no-p99", CONFIG, {
+      scenario: "catalog",
+      file: nativeRun(head, "pr", { rps: 1003, latency_p50: 6.1 }),
+    });
+    const gate = await benchboard(head, ["compare", "--baseline", "main"]);
+    expect(gate.code, gate.stdout + gate.stderr).toBe(3);
+    expect(gate.stdout).toMatch(/^## ⚠️ Benchboard: inconclusive, Latency p99: head did not measure it\n/);
+    expect(gate.stdout).toContain("| Latency p99 | 20.6 ms | — | — | — | ⚠️ not comparable: head did not measure it |");
+    expect(gate.stdout).not.toContain("✅");
+    const body = ZRestCompareResult.parse(
+      JSON.parse((await benchboard(head, ["compare", "--baseline", "main", "--json"])).stdout),
+    );
+    expect(body).toMatchObject({ outcome: "inconclusive", passed: false, reasons: [] });
+    expect(body.inconclusiveReasons).toEqual(["Latency p99: head did not measure it"]);
+    expect(body.metrics.find((m) => m.key === "latency_p99")).toMatchObject({ verdict: "incomparable", head: null });
   });
 });

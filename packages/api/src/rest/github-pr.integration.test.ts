@@ -80,6 +80,8 @@ beforeAll(async () => {
         schemaVersion: 1,
         startedAt: "2026-11-26T06:00:00Z",
         endedAt: "2026-11-26T06:01:00Z",
+        // The load that ran, which the run's title (and so the check run's name) says.
+        scenario: { name: "checkout 500 rps", engine: "http-open", spec: { rate: 500, durationS: 60 } },
         result: { metrics: { requests: 30000, success: 30000, failed: 0, ...metrics } },
       }),
     });
@@ -249,6 +251,10 @@ describe("compare --github", () => {
     expect(body).toMatch(/^<!-- benchboard:compare checkout-api\/checkout 500 rps -->/);
     expect(body).toContain("| Latency p99 | 45 ms | 71 ms | +57.8% |");
     expect(body).toContain("❌ Benchboard");
+    // Both runs are named by their titles, as the web app names them.
+    expect(body).toMatch(
+      /head \[Run #2 · 500 req\/s · 60 s\]\(http:.*\) `feature\/cache` against the last run of `main`, \[Run #1 · 500 req\/s · 60 s\]/,
+    );
     expect(body).toContain(`${apiUrl}/runs/${headId}`);
     expect(body).toContain(`/compare?runs=`);
     expect(body).toContain("https://github.example.test/acme/shop/actions/runs/99");
@@ -258,14 +264,16 @@ describe("compare --github", () => {
       head_sha: "a1b2c3d4e5f6",
       status: "completed",
       conclusion: "failure",
-      name: "Benchboard: checkout 500 rps",
+      name: "Benchboard: checkout 500 rps · 500 req/s · 60 s",
     });
+    expect((checks[0]!.body?.output as { title: string }).title).toMatch(/^threshold Latency p99 <= 50 ms failed/);
     const annotations = (checks[0]!.body?.output as { annotations: Record<string, unknown>[] }).annotations;
     expect(annotations).toEqual([
       expect.objectContaining({
         path: ".github/workflows/bench.yml",
         annotation_level: "failure",
         title: "Threshold failed: Latency p99",
+        message: "Latency p99 <= 50 ms failed: 71 ms (Run #2 · 500 req/s · 60 s, checkout 500 rps)",
       }),
     ]);
     // Every call carried the token; none of it reached the output.
@@ -301,7 +309,10 @@ describe("compare --github", () => {
     const result = await compareGithub(false, okHeadId);
     expect(result.code, result.stderr).toBe(3);
     const check = calls.slice(before).find((c) => c.method === "POST" && c.path.endsWith("/check-runs"));
-    expect(check?.body).toMatchObject({ conclusion: "neutral", name: "Benchboard: checkout 500 rps" });
+    expect(check?.body).toMatchObject({
+      conclusion: "neutral",
+      name: "Benchboard: checkout 500 rps · 500 req/s · 60 s",
+    });
     const output = check!.body?.output as { title: string; summary: string };
     expect(output.title).toMatch(/^Inconclusive: the baseline has 1 of the 5 runs of main it needs/);
     const comment = [...comments.values()].at(-1)!.body;
@@ -312,6 +323,46 @@ describe("compare --github", () => {
       path.join(SCREENSHOTS, "pr-comment-inconclusive.md"),
       comment.replaceAll(apiUrl, "https://benchboard.example.com"),
     );
+  });
+
+  it("no baseline run: the neutral check run and the comment say inconclusive; thresholds judged are written as usual", async () => {
+    let before = calls.length;
+    const none = await compareGithub(false, okHeadId, { args: ["--baseline", "nightly"] });
+    expect(none.code, none.stderr).toBe(3);
+    let check = calls.slice(before).find((c) => c.method === "POST" && c.path.endsWith("/check-runs"));
+    expect(check?.body).toMatchObject({ conclusion: "neutral", head_sha: "a1b2c3d4e5f6" });
+    expect((check!.body?.output as { title: string }).title).toMatch(
+      /^Inconclusive: no baseline: no succeeded, valid run of branch "nightly"/,
+    );
+    let written = calls.slice(before).find((c) => c.method !== "GET" && c.path.includes("/issues/"));
+    let comment = String(written?.body?.body);
+    expect(comment).toMatch(
+      /^<!-- benchboard:compare checkout-api\/checkout 500 rps -->\n## ⚠️ Benchboard: inconclusive, no baseline to compare with\n/,
+    );
+    expect(comment).toContain("**Why the gate could not judge**");
+    expect(comment).not.toContain("✅ Benchboard");
+    expect(comment).not.toContain("base run #");
+    expect(none.summary).not.toContain("nothing was written to the pull request");
+    expect(none.stderr).toMatch(/pull request comment (created|updated)/);
+
+    // --allow-no-baseline: the run's threshold (p99 ≤ 50 ms) judged it, and that verdict is written.
+    before = calls.length;
+    const judged = await compareGithub(false, okHeadId, { args: ["--baseline", "nightly", "--allow-no-baseline"] });
+    expect(judged.code, judged.stderr).toBe(0);
+    check = calls.slice(before).find((c) => c.method === "POST" && c.path.endsWith("/check-runs"));
+    expect(check?.body).toMatchObject({ conclusion: "success" });
+    written = calls.slice(before).find((c) => c.method !== "GET" && c.path.includes("/issues/"));
+    comment = String(written?.body?.body);
+    expect(comment).toContain("## ✅ Benchboard: run passed its thresholds");
+    expect(comment).toContain("- ✅ Latency p99 <= 50 ms (46 ms; project threshold)");
+
+    before = calls.length;
+    const failed = await compareGithub(false, headId, { args: ["--baseline", "nightly", "--allow-no-baseline"] });
+    expect(failed.code, failed.stderr).toBe(1);
+    check = calls.slice(before).find((c) => c.method === "POST" && c.path.endsWith("/check-runs"));
+    expect(check?.body).toMatchObject({ conclusion: "failure" });
+    const annotations = (check!.body?.output as { annotations: Record<string, unknown>[] }).annotations;
+    expect(annotations).toEqual([expect.objectContaining({ title: "Threshold failed: Latency p99" })]);
   });
 
   // GitHub failing costs nothing but the pull request's copy: the Markdown, the job summary and

@@ -996,6 +996,9 @@ describe("GET /api/v1/compare", () => {
       ],
     });
     expect(result.base.id).toBe(ids.main);
+    // Both runs carry the title the web app names them by (no load or config known: the scenario).
+    expect(result.head.title).toMatch(/^Run #\d+ · checkout$/);
+    expect(result.base.title).toBe(`Run #${result.base.number} · checkout`);
     expect(result.inconclusiveReasons[0]).toBe(
       "the baseline has 2 of the 5 runs of main it needs (same scenario and config, succeeded and valid): too few to tell a change from noise",
     );

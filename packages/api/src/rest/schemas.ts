@@ -295,6 +295,7 @@ export const ZRestRunSummary = ZRestRun.pick({
   status: true,
   source: true,
   scenario: true,
+  title: true,
   git: true,
   endedAt: true,
   valid: true,
