@@ -418,6 +418,13 @@ describe("groupMarkdown: a repetition group judged as one", () => {
     expect(allowed).toContain("| succeeded, ⚠️ not valid | ✅ passed (not valid: allowed) |");
     expect(allowed).toContain("| Achieved rate | 100 req/s | — | — | 100 req/s | 100 req/s |");
   });
+
+  it("prints no ✅ for a group no threshold judged", () => {
+    const runs = [rep(1, 100, 10, { thresholds: null }), rep(2, 110, 12, { thresholds: null })];
+    const md = groupMarkdown(runs);
+    expect(md.split("\n")[0]).toBe("## Benchboard: all 2 repetitions ended, no thresholds judged them");
+    expect(md).not.toContain("## ✅");
+  });
 });
 
 describe("run names: the title the web app gives a run", () => {

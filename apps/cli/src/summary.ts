@@ -430,9 +430,12 @@ export function groupMarkdown(runs: readonly TRun[], options: GateOptions = {}):
   const failing = judged.filter((j) => !j.passed);
   const first = runs[0]!;
   const lines = [
-    failing.length === 0
-      ? `## ✅ Benchboard: all ${runs.length} repetitions passed`
-      : `## ❌ Benchboard: ${failing.length} of ${runs.length} repetitions failed the gate`,
+    failing.length > 0
+      ? `## ❌ Benchboard: ${failing.length} of ${runs.length} repetitions failed the gate`
+      : runs.every((r) => judgedThresholdCount(r.thresholds) === 0)
+        ? // No ✅ where no threshold judged a run: they ended, and that is all that is known.
+          `## Benchboard: all ${runs.length} repetitions ended, no thresholds judged them`
+        : `## ✅ Benchboard: all ${runs.length} repetitions passed`,
     "",
     `**${first.scenario.name}** in ${first.project.name}: ${runs.length} repetitions, ${runs.map((r) => `[#${r.number}](${r.url})`).join(", ")}.`,
   ];

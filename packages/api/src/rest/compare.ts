@@ -69,6 +69,8 @@ export async function compareHandler(req: RestRequest, deps: RestDeps): Promise<
       );
     }
     for (const row of rows.filter((r) => r.verdict === "incomparable")) inconclusive.push(`${row.label}: ${row.note}`);
+    // Nothing compared is nothing judged: a pass needs at least one metric both sides measured.
+    if (rows.length === 0) inconclusive.push("neither side has a metric to compare");
     const thresholds = storedThresholds(head.result);
     const valid = head.result.valid;
     const invalidReasons = head.result.invalidReasons;

@@ -1010,6 +1010,17 @@ describe("GET /api/v1/compare", () => {
     });
   });
 
+  it("is inconclusive, not passed, when neither side has a metric it was asked to judge", async () => {
+    // Two runs that measured only a custom figure: none of the metrics a gate judges by default.
+    await store("customBase", "main", { "custom.queue_depth": 3 }, "custom only");
+    await store("customHead", "feature", { "custom.queue_depth": 9 }, "custom only");
+    const result = ZRestCompareResult.parse(
+      (await compare(`?base=${ids.customBase}&head=${ids.customHead}&gate=tolerance`)).body,
+    );
+    expect(result).toMatchObject({ outcome: "inconclusive", passed: false, metrics: [] });
+    expect(result.inconclusiveReasons).toContain("neither side has a metric to compare");
+  });
+
   it("judges against the latest run alone by the tolerance when asked (gate=tolerance, history=1)", async () => {
     const result = ZRestCompareResult.parse(
       (await compare(`?base=branch:main&head=${ids.slower}&gate=tolerance&history=1`)).body,
