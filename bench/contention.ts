@@ -17,7 +17,9 @@ import {
   loadAverage,
   median,
   medianFigures,
+  nativeSenderBin,
   runEngine,
+  runNativeSender,
   runOha,
   runVegeta,
   SERVER_CORE,
@@ -29,6 +31,11 @@ import {
 const DURATION_S = envNumber("BENCH_DURATION_S", 6);
 const ROUNDS = envNumber("BENCH_ROUNDS", 3);
 const CONNECTIONS = envNumber("BENCH_CONNECTIONS", 64);
+/**
+ * `BENCH_NATIVE=1`: the native sender probe (bench/native-sender/sender.c, built with `cc`) runs
+ * in every round too: what one thread without a JavaScript event loop reads on the same host.
+ */
+const NATIVE = process.env.BENCH_NATIVE === "1";
 /** Another checkout (e.g. the previous commit's, with its dependencies) whose engine runs beside this one's. */
 const BASELINE_DIR = process.env.BENCH_BASELINE_DIR;
 
@@ -66,6 +73,7 @@ function busyLoop(core: string): ChildProcess {
 async function main() {
   const ohaBin = findTool("oha");
   const vegetaBin = findTool("vegeta");
+  const nativeBin = NATIVE ? nativeSenderBin() : null;
   console.log(
     `contention: ${DURATION_S} s per tool, ${ROUNDS} round(s); client on core ${CLIENT_CORE}, nginx on core ${SERVER_CORE}; ${CONNECTIONS} connections each`,
   );
@@ -81,6 +89,7 @@ async function main() {
       const engineFailures: string[] = [];
       const ohaRuns: ToolRun[] = [];
       const vegetaRuns: ToolRun[] = [];
+      const nativeRuns: ToolRun[] = [];
       try {
         // Let the busy loops settle into their cores before the first run.
         if (busy.length) await new Promise((r) => setTimeout(r, 500));
@@ -116,6 +125,15 @@ async function main() {
                 : null,
             );
           },
+          ...(nativeBin
+            ? [
+                async () => {
+                  nativeRuns.push(
+                    await runNativeSender(CLIENT_CORE, nativeBin, nginx.url, condition.rate, CONNECTIONS, DURATION_S),
+                  );
+                },
+              ]
+            : []),
         ];
         for (let round = 0; round < ROUNDS; round++)
           for (let i = 0; i < tools.length; i++) await tools[(round + i) % tools.length]!();
@@ -151,25 +169,33 @@ async function main() {
         );
       console.log(`  oha                   ${figuresCell(ohaRuns)}`);
       console.log(`  vegeta                ${figuresCell(vegetaRuns)}`);
+      if (nativeBin) {
+        const n = medianFigures(nativeRuns);
+        console.log(
+          `  native sender probe   ${figuresCell(nativeRuns)}; p99 over oha's ×${fmt(n && o ? n.p99 / o.p99 : Number.NaN, 2)}`,
+        );
+      }
       const dp50 = e && o ? e.p50 - o.p50 : Number.NaN;
       const r99 = e && o ? e.p99 / o.p99 : Number.NaN;
       console.log(
         `  engine vs oha: p50 ${dp50 >= 0 ? "+" : ""}${fmt(dp50, 3)} ms (goal ≤ 0.1), p99 ×${fmt(r99, 2)} (goal ≤ 1.25); send lag p50 / p99 / max ${fmt(lag50, 3)} / ${fmt(lag99, 3)} / ${fmt(lagMax, 1)} ms; valid ${valid} of ${engineRuns.length}`,
       );
       for (const r of engineRuns) if (!r.valid) console.log(`  invalid: ${r.invalidReasons.join("; ")}`);
-      for (const r of [...ohaRuns, ...vegetaRuns]) if (typeof r === "string") console.log(`  ${r}`);
+      for (const r of [...ohaRuns, ...vegetaRuns, ...nativeRuns]) if (typeof r === "string") console.log(`  ${r}`);
       for (const f of engineFailures) console.log(`  the engine failed: ${f}`);
       rows.push(
-        `| ${label} | ${loadBefore.split(",")[0]} → ${loadAfter.split(",")[0]} | ${figuresCell(engine)} |${BASELINE_DIR ? ` ${figuresCell(baseline)} |` : ""} ${figuresCell(ohaRuns)} | ${figuresCell(vegetaRuns)} | ${fmt(dp50, 3)} | ${fmt(r99, 2)} | ${fmt(lag50, 3)} / ${fmt(lag99, 3)} | ${valid} of ${engineRuns.length} |`,
+        `| ${label} | ${loadBefore.split(",")[0]} → ${loadAfter.split(",")[0]} | ${figuresCell(engine)} |${BASELINE_DIR ? ` ${figuresCell(baseline)} |` : ""} ${figuresCell(ohaRuns)} | ${figuresCell(vegetaRuns)} |${nativeBin ? ` ${figuresCell(nativeRuns)} |` : ""} ${fmt(dp50, 3)} | ${fmt(r99, 2)} | ${fmt(lag50, 3)} / ${fmt(lag99, 3)} | ${valid} of ${engineRuns.length} |`,
       );
     }
   } finally {
     await nginx.stop();
   }
   console.log(
-    `\n| condition | load avg | benchboard p50 / p99 (ranges) |${BASELINE_DIR ? " baseline engine |" : ""} oha | vegeta | p50 − oha | p99 / oha | send lag p50 / p99 | valid |`,
+    `\n| condition | load avg | benchboard p50 / p99 (ranges) |${BASELINE_DIR ? " baseline engine |" : ""} oha | vegeta |${nativeBin ? " native sender probe |" : ""} p50 − oha | p99 / oha | send lag p50 / p99 | valid |`,
   );
-  console.log(`| --- | --- | --- |${BASELINE_DIR ? " --- |" : ""} --- | --- | ---: | ---: | --- | --- |`);
+  console.log(
+    `| --- | --- | --- |${BASELINE_DIR ? " --- |" : ""} --- | --- |${nativeBin ? " --- |" : ""} ---: | ---: | --- | --- |`,
+  );
   for (const row of rows) console.log(row);
   console.log(`\nload average after: ${loadAverage()}`);
 }

@@ -1,5 +1,15 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -346,4 +356,44 @@ export async function runOha(
   if (r.code !== 0) return `oha failed: ${r.stderr.slice(0, 200)}`;
   const j = JSON.parse(r.stdout) as { latencyPercentiles: Record<string, number> };
   return { p50: j.latencyPercentiles.p50! * 1000, p99: j.latencyPercentiles.p99! * 1000 };
+}
+
+/**
+ * The native sender probe (bench/native-sender/sender.c), built with the system's C compiler into
+ * .data/tools on first use; null where there is no compiler or the build failed.
+ */
+export function nativeSenderBin(): string | null {
+  const source = path.join(ROOT, "bench/native-sender/sender.c");
+  const bin = path.join(ROOT, ".data/tools/native-sender");
+  if (existsSync(bin) && statSync(bin).mtimeMs >= statSync(source).mtimeMs) return bin;
+  mkdirSync(path.dirname(bin), { recursive: true });
+  const built = spawnSync("cc", ["-O2", "-o", bin, source], { encoding: "utf8" });
+  if (built.status !== 0) {
+    console.log(`native sender probe not built: ${(built.stderr || String(built.error)).slice(0, 200)}`);
+    return null;
+  }
+  return bin;
+}
+
+/** The native sender probe at a fixed rate, pinned to `core`; its p50/p99 from the due time, or why it failed. */
+export async function runNativeSender(
+  core: string,
+  bin: string,
+  url: string,
+  rate: number,
+  connections: number,
+  durationS: number,
+): Promise<ToolFigures | string> {
+  const u = new URL(url);
+  const r = await runPinned(core, bin, [
+    u.hostname,
+    u.port || "80",
+    String(rate),
+    String(durationS),
+    String(connections),
+    u.pathname || "/",
+  ]);
+  if (r.code !== 0) return `native sender failed: ${r.stderr.slice(0, 200)}`;
+  const j = JSON.parse(r.stdout) as { p50: number; p99: number };
+  return { p50: j.p50, p99: j.p99 };
 }
