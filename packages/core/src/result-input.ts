@@ -76,3 +76,21 @@ export function canonicalUploadResult(format: string, result: TRunResultData, wi
   }
   return out;
 }
+
+/**
+ * The window part of `canonicalUploadResult` alone, for a result made canonical before the run's
+ * times were known (an agent's, read on the parse pool): every series starts within the run.
+ */
+export function checkResultWindow(format: string, result: TRunResultData, window: RunWindow): void {
+  const from = window.startedAt?.getTime();
+  const to = window.endedAt?.getTime();
+  const check = (field: string, start: number) => {
+    if (from !== undefined && start < from - START_SLACK_MS) {
+      throw new ImportError(format, "is before the run started", { field: `${field}.start` });
+    }
+    if (to !== undefined && start > to)
+      throw new ImportError(format, "is after the run ended", { field: `${field}.start` });
+  };
+  for (const [key, s] of Object.entries(result.series)) check(`result.series.${key}`, s.start);
+  if (result.intervalHistograms) check("result.intervalHistograms", result.intervalHistograms.start);
+}

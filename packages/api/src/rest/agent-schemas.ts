@@ -1,6 +1,16 @@
-import { ENGINE_KINDS, HARD_LIMITS, ZRunResultData } from "@benchboard/core";
+import { ENGINE_KINDS, HARD_LIMITS } from "@benchboard/core";
+import { ZAgentId, ZAgentShard } from "@benchboard/core/importers/agent-body";
 import { ZWorkerLabel } from "@benchboard/jobs";
 import { z } from "zod";
+
+// The bodies that carry a result are read on the parse pool, whose threads import their schemas
+// from core; they are one source with the rest here.
+export {
+  MAX_AGENT_SERIES_POINTS,
+  ZAgentCheckpointInput,
+  ZAgentEngineResult,
+  ZAgentResultInput,
+} from "@benchboard/core/importers/agent-body";
 
 /** What `benchboard agent` sends; every field bounded, as from any other client. */
 
@@ -23,7 +33,6 @@ export const ZAgentAnnounceInput = z.object({
   engines: z.array(z.enum(ENGINE_KINDS)).max(ENGINE_KINDS.length).default([]),
 });
 
-const ZAgentId = z.string().min(1).max(64);
 /** The announce's instance id: a newer process that announced the same name makes this one stale. */
 const ZInstanceId = z.string().min(1).max(64).optional();
 
@@ -38,7 +47,7 @@ export const ZAgentClaimInput = z.object({
 
 export const ZAgentStopInput = z.object({ agentId: ZAgentId, instanceId: ZInstanceId });
 
-const ZShard = z.number().int().min(0).max(1023).nullable().default(null);
+const ZShard = ZAgentShard;
 
 export const ZAgentHeartbeatInput = z.object({ agentId: ZAgentId, shard: ZShard });
 
@@ -81,24 +90,4 @@ export const ZAgentReadyInput = z.object({
     .refine((c) => JSON.stringify(c).length <= 64_000, "at most 64 kB")
     .nullable()
     .default(null),
-});
-
-/** A result as the engines make it: the stored result plus the engine's window and cancel flag. */
-export const ZAgentEngineResult = ZRunResultData.extend({
-  startedAt: z.number().int().min(0).max(8.64e15),
-  endedAt: z.number().int().min(0).max(8.64e15),
-  canceled: z.boolean().default(false),
-});
-
-export const ZAgentCheckpointInput = z.object({ agentId: ZAgentId, shard: ZShard, result: ZAgentEngineResult });
-
-export const ZAgentResultInput = z.object({
-  agentId: ZAgentId,
-  shard: ZShard,
-  /** succeeded: the engine ran to its end (the server judges it); canceled: stopped; failed: could not run. */
-  status: z.enum(["succeeded", "canceled", "failed"]),
-  error: z.string().trim().max(2_000).nullable().default(null),
-  /** Why the agent stopped the load itself (its shutdown), for a canceled run. */
-  stopping: z.boolean().default(false),
-  result: ZAgentEngineResult.nullable().default(null),
 });

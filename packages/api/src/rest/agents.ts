@@ -1,6 +1,8 @@
 import { combineProgress, judge, planShards, type TRunResultData, ZScenarioSpec } from "@benchboard/core";
 import { ImportError } from "@benchboard/core/importers";
-import { canonicalUploadResult } from "@benchboard/core/result-input";
+import type { AgentBody, AgentBodyKind, AgentResultRead } from "@benchboard/core/importers/agent-body";
+import { ParsePoolBusyError, readAgentBodyOffThread } from "@benchboard/core/importers/parse-pool";
+import { checkResultWindow } from "@benchboard/core/result-input";
 import {
   AGENT_CAPS,
   type AgentCaller,
@@ -44,12 +46,10 @@ import { knobsForRun, mergeShardResults } from "@benchboard/loadgen";
 import type { z } from "zod";
 import {
   ZAgentAnnounceInput,
-  ZAgentCheckpointInput,
   ZAgentClaimInput,
   ZAgentHeartbeatInput,
   ZAgentProgressInput,
   ZAgentReadyInput,
-  ZAgentResultInput,
   ZAgentStopInput,
 } from "./agent-schemas";
 import type { RestDeps } from "./auth";
@@ -77,7 +77,15 @@ export interface AgentRestDeps extends RestDeps {
 
 /** Agents call about twice a second each while they run; several share a token. */
 const AGENT_REQUESTS_PER_MINUTE = 1_200;
+/**
+ * Bodies without a result (announce, claim, heartbeat, ready, progress) are parsed on the
+ * request thread: at this size a parse takes well under a millisecond.
+ */
 const SMALL_BODY_BYTES = 64_000;
+/**
+ * A checkpoint or result: 100 series of `MAX_AGENT_SERIES_POINTS` (3,900) numbers is at most
+ * ~8 MB as JSON, with room for histograms. Read on the parse pool, never on the request thread.
+ */
 const RESULT_BODY_BYTES = 10_000_000;
 /** A shard waits this long for the others, as on install workers. */
 const SHARD_START_MARGIN_MS = 300;
@@ -138,6 +146,28 @@ async function body<S extends z.ZodType>(
   const parsed = schema.safeParse(parseJsonBody(await readBodyText(req, maxBytes)));
   if (!parsed.success) throw zodFailure(parsed.error);
   return parsed.data;
+}
+
+/**
+ * A checkpoint or result body, read (parsed, checked, histograms re-encoded) on the parse pool
+ * in the organization's share, as uploads are: megabytes of JSON are CPU work that would hold up
+ * every other request on this thread.
+ */
+async function resultBody<K extends AgentBodyKind>(
+  req: RestRequest,
+  kind: K,
+  orgId: string,
+): Promise<Extract<AgentBody, { kind: K }>> {
+  const text = await readBodyText(req, RESULT_BODY_BYTES);
+  try {
+    return (await readAgentBodyOffThread(kind, text, orgId)) as Extract<AgentBody, { kind: K }>;
+  } catch (err) {
+    if (err instanceof ParsePoolBusyError) {
+      throw new RestError(503, err.message, {}, { "retry-after": String(Math.ceil(err.retryAfterS)) });
+    }
+    if (err instanceof ImportError) throw new RestError(400, err.message, err.field ? { field: err.field } : {});
+    throw err;
+  }
 }
 
 function lifecycle(deps: RestDeps): LifecycleDeps {
@@ -478,13 +508,13 @@ export async function agentProgressHandler(req: RestRequest, deps: RestDeps, run
 export async function agentCheckpointHandler(req: RestRequest, deps: RestDeps, runId: string): Promise<RestResponse> {
   try {
     const caller = await authorizeAgent(req, deps);
-    const input = await body(req, ZAgentCheckpointInput, RESULT_BODY_BYTES);
+    const { input, result } = await resultBody(req, "checkpoint", caller.orgId);
     const agent = await agentOfCaller(deps.db, caller, input.agentId);
     const run = await agentRunOfCaller(deps.db, agent, runId, input.shard);
     assertLive(run, input.shard);
-    const canonical = canonicalResult(input.result, run.startedAt);
+    const canonical = withinRun(result, run.startedAt);
     if (input.shard === null) await checkpointRun(deps.db, runId, canonical);
-    else await checkpointShard(deps.db, runId, input.shard, storedShardResult(canonical, input.result));
+    else await checkpointShard(deps.db, runId, input.shard, storedShardResult(result));
     return json(200, { cancel: shouldStop(run) });
   } catch (err) {
     return restErrorResponse(replaced(err), "POST /agent/runs/{id}/checkpoint");
@@ -500,12 +530,12 @@ export async function agentCheckpointHandler(req: RestRequest, deps: RestDeps, r
 export async function agentResultHandler(req: RestRequest, deps: RestDeps, runId: string): Promise<RestResponse> {
   try {
     const caller = await authorizeAgent(req, deps);
-    const input = await body(req, ZAgentResultInput, RESULT_BODY_BYTES);
+    const { input, result } = await resultBody(req, "result", caller.orgId);
     const agent = await agentOfCaller(deps.db, caller, input.agentId);
     const run = await agentRunOfCaller(deps.db, agent, runId, input.shard);
-    const canonical = input.result ? canonicalResult(input.result, run.startedAt) : null;
+    const canonical = result ? withinRun(result, run.startedAt) : null;
     const stoppedReason = `agent ${agent.name} shutting down; partial results kept`;
-    const canceled = input.status === "canceled" || input.result?.canceled === true;
+    const canceled = input.status === "canceled" || result?.canceled === true;
     let outcome: { status: "succeeded" | "failed" | "canceled"; error: string | null };
     if (input.status === "failed") outcome = { status: "failed", error: input.error ?? "the agent could not run it" };
     else if (input.shard !== null) outcome = { status: canceled ? "canceled" : "succeeded", error: null };
@@ -514,7 +544,7 @@ export async function agentResultHandler(req: RestRequest, deps: RestDeps, runId
     else outcome = judge({ ...canonical, canceled });
     if (outcome.status === "canceled" && input.stopping) outcome = { status: "canceled", error: stoppedReason };
     await touchAgent(deps.db, agent.id);
-    const stored = canonical && input.result ? storedShardResult(canonical, input.result) : null;
+    const stored = result ? storedShardResult(result) : null;
     const ended = await endAgentWork(deps, runId, input.shard, { ...outcome, result: canonical, shardResult: stored });
     return json(200, { ended });
   } catch (err) {
@@ -522,26 +552,32 @@ export async function agentResultHandler(req: RestRequest, deps: RestDeps, runId
   }
 }
 
-function canonicalResult(input: z.output<typeof ZAgentResultInput>["result"] & object, startedAt: Date | null) {
-  const { startedAt: _s, endedAt: _e, canceled: _c, ...data } = input;
+/**
+ * The result read on the pool (bounded inflate, re-encoded histograms: the agent is as untrusted
+ * as an uploaded file), its series checked against the run's start, known only now.
+ */
+function withinRun(result: AgentResultRead, startedAt: Date | null): TRunResultData {
   try {
-    // The agent is as untrusted as an uploaded file: bounded inflate, re-encoded histograms.
-    return canonicalUploadResult("agent", data as TRunResultData, { startedAt, endedAt: null });
+    checkResultWindow("agent", result.data, { startedAt, endedAt: null });
   } catch (err) {
     if (err instanceof ImportError) throw new RestError(400, err.message, { field: err.field });
     throw err;
   }
+  return result.data;
 }
 
-function storedShardResult(canonical: TRunResultData, raw: { startedAt: number; endedAt: number; canceled: boolean }) {
-  return JSON.parse(
-    JSON.stringify({
-      ...canonical,
-      startedAt: new Date(raw.startedAt).toISOString(),
-      endedAt: new Date(raw.endedAt).toISOString(),
-      canceled: raw.canceled,
-    }),
-  ) as object;
+/**
+ * A shard's result as stored: the canonical result with the engine's window and cancel flag.
+ * The result came as JSON and was re-encoded as plain data, so it needs no copy through JSON
+ * text (which on a shard's megabytes would cost the request thread what the pool spared it).
+ */
+function storedShardResult(result: AgentResultRead): object {
+  return {
+    ...result.data,
+    startedAt: new Date(result.startedAt).toISOString(),
+    endedAt: new Date(result.endedAt).toISOString(),
+    canceled: result.canceled,
+  };
 }
 
 /** End a run (only while it is live) or a shard, then continue the group or merge the shards. */

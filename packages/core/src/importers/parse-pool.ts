@@ -11,6 +11,7 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import type { AgentBody, AgentBodyKind } from "./agent-body";
 import { ImportError } from "./import-error";
 import type { ReadUpload, UploadBody, UploadContent } from "./read-upload";
 
@@ -46,8 +47,12 @@ export class ParsePoolBusyError extends Error {
 /** Uploads read without an owner share this one. */
 const NO_OWNER = "";
 
-/** `read`: an upload's content into a run; `split`: a JSON upload body into its parts. */
-type TaskKind = "read" | "split";
+/**
+ * `read`: an upload's content into a run; `split`: a JSON upload body into its parts;
+ * `agent-checkpoint` / `agent-result`: an agent's report body into its checked input.
+ */
+export type ParseTaskKind = "read" | "split" | `agent-${AgentBodyKind}`;
+type TaskKind = ParseTaskKind;
 
 interface Task {
   id: number;
@@ -131,6 +136,15 @@ export class ParsePool {
    */
   splitBody(text: string, owner: string = NO_OWNER): Promise<UploadBody> {
     return this.submit<UploadBody>("split", { format: "native", content: text }, owner);
+  }
+
+  /**
+   * Reads an agent's checkpoint or result body (see `readAgentBody`) in `owner`'s share of the
+   * pool: the same threads, fairness and byte budget as uploads, since both are a tenant's
+   * megabytes of JSON.
+   */
+  agentBody(kind: AgentBodyKind, text: string, owner: string = NO_OWNER): Promise<AgentBody> {
+    return this.submit<AgentBody>(`agent-${kind}`, { format: "native", content: text }, owner);
   }
 
   private submit<T>(kind: TaskKind, input: UploadContent, owner: string): Promise<T> {
@@ -318,6 +332,11 @@ export function parsePool(): ParsePool {
 /** Reads an upload on the process's pool, in the share of `owner` (the organization's id). */
 export function readUploadOffThread(input: UploadContent, owner?: string): Promise<ReadUpload> {
   return parsePool().read(input, owner);
+}
+
+/** Reads an agent's checkpoint or result body on the process's pool, in the share of `owner`. */
+export function readAgentBodyOffThread(kind: AgentBodyKind, text: string, owner?: string): Promise<AgentBody> {
+  return parsePool().agentBody(kind, text, owner);
 }
 
 /** Splits a JSON upload body on the process's pool, in the share of `owner`. */

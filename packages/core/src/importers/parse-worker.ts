@@ -1,10 +1,12 @@
 /**
- * A parse-pool thread: reads uploads with `readUploadContent` (or splits a JSON upload body with
- * `splitUploadBody`) and posts the result back.
+ * A parse-pool thread: reads uploads with `readUploadContent` (splits a JSON upload body with
+ * `splitUploadBody`, reads an agent's report body with `readAgentBody`) and posts the result back.
  */
 import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
+import { readAgentBody } from "./agent-body";
 import { ImportError } from "./import-error";
+import type { ParseTaskKind } from "./parse-pool";
 import { PARSE_THREAD_NICE } from "./parse-priority";
 import { readUploadContent, splitUploadBody, type UploadContent } from "./read-upload";
 
@@ -19,9 +21,22 @@ try {
   // Not permitted or not supported here: parse at the process's priority.
 }
 
-parentPort?.on("message", (task: { id: number; kind?: "read" | "split"; input: UploadContent }) => {
+function run(kind: ParseTaskKind | undefined, input: UploadContent): unknown {
+  switch (kind) {
+    case "split":
+      return splitUploadBody(input.content);
+    case "agent-checkpoint":
+      return readAgentBody("checkpoint", input.content);
+    case "agent-result":
+      return readAgentBody("result", input.content);
+    default:
+      return readUploadContent(input);
+  }
+}
+
+parentPort?.on("message", (task: { id: number; kind?: ParseTaskKind; input: UploadContent }) => {
   try {
-    const value = task.kind === "split" ? splitUploadBody(task.input.content) : readUploadContent(task.input);
+    const value = run(task.kind, task.input);
     parentPort?.postMessage({ id: task.id, ok: true, value });
   } catch (err) {
     const error =
