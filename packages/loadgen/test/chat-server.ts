@@ -13,6 +13,8 @@ export interface ChatServerOptions {
   handshakeDelayMs?: number;
   /** Reject upgrades of these user indexes (by connection order, 0-based). */
   rejectConnections?: number;
+  /** Told of every message a member publishes, as it arrives. */
+  onPublish?: () => void;
 }
 
 /** A minimal in-process fan-out server speaking the chat protocol, for tests. */
@@ -62,6 +64,7 @@ export async function startChatServer(options: ChatServerOptions = {}) {
           return;
         }
         stats.published++;
+        options.onPublish?.();
         if (options.refuseEvery && stats.published % options.refuseEvery === 0) {
           ws.send(encodeChatFrame({ type: "error", code: "overloaded", message: "try later", id: frame.id }));
           return;

@@ -8,6 +8,7 @@ import { createAgentToken, ensureLocalOrganization, type LifecycleDeps, startRun
 import type { TestDatabase } from "@benchboard/db/testing";
 import { createDispatch, DEFAULT_REDIS_URL } from "@benchboard/jobs";
 import { mergeShardResults } from "@benchboard/loadgen";
+import { startChatServer } from "@benchboard/loadgen/test/chat-server";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentStack, startAgentStack } from "../test/agent-stack";
@@ -45,13 +46,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The capture server: answers in 20 ms and logs each request's arrival, per path. */
 const capture = { server: null as http.Server | null, url: "", arrivals: new Map<string, number[]>() };
 const arrivalsAt = (path: string) => capture.arrivals.get(path) ?? [];
+const logArrival = (path: string) => {
+  const list = capture.arrivals.get(path) ?? [];
+  list.push(Date.now());
+  capture.arrivals.set(path, list);
+};
+/** Chat servers (one per organization), logging each published message's arrival as `chat:<path>`. */
+const chats: Awaited<ReturnType<typeof startChatServer>>[] = [];
 
 beforeAll(async () => {
   const server = http.createServer((req, res) => {
-    const path = (req.url ?? "/").split("?")[0]!;
-    const list = capture.arrivals.get(path) ?? [];
-    list.push(Date.now());
-    capture.arrivals.set(path, list);
+    logArrival((req.url ?? "/").split("?")[0]!);
     setTimeout(() => res.end("ok"), 20);
   });
   server.keepAliveTimeout = 2_000;
@@ -74,6 +79,7 @@ afterAll(async () => {
   await stack?.close();
   capture.server?.closeAllConnections();
   capture.server?.close();
+  await Promise.all(chats.map((c) => c.close()));
 });
 
 /** The most arrivals in any `windowMs` from `from` on. */
@@ -113,15 +119,67 @@ async function organization(kind: "tenant" | "install", path: string) {
     baseUrl: capture.url,
     ...(kind === "tenant" ? { agentLabel: "lab" } : {}),
   } as never);
-  const launch = async (durationS: number) => {
+  const chat = await startChatServer({ onPublish: () => logArrival(`chat:${path}`) });
+  chats.push(chat);
+  const chatTarget = await caller.target.create({
+    projectId: project.id,
+    name: `chat-${path.slice(1)}`,
+    kind: "http",
+    baseUrl: chat.url,
+    ...(kind === "tenant" ? { agentLabel: "lab" } : {}),
+  } as never);
+  const launchSpec = async (spec: Record<string, unknown>, on: "http" | "chat" = "http") => {
     const scenario = await caller.scenario.create({
       projectId: project.id,
       name: `s-${randomBytes(3).toString("hex")}`,
-      spec: { engine: "http-open", rate: RATE, durationS, request: { path } } as never,
+      spec: spec as never,
     });
-    return caller.run.launch({ targetId: target.id, scenarioId: scenario.id });
+    return caller.run.launch({ targetId: (on === "chat" ? chatTarget : target).id, scenarioId: scenario.id });
   };
-  return { org, caller, launch };
+  const launch = (durationS: number) => launchSpec({ engine: "http-open", rate: RATE, durationS, request: { path } });
+  /** The organization's rate cap (the closed and chat engines are held to it, not paced by it). */
+  const capAt = (maxRate: number) =>
+    t.db.organization.update({ where: { id: org.id }, data: { caps: { maxRate } } }).then(() => undefined);
+  return { org, caller, launch, launchSpec, capAt };
+}
+
+/**
+ * The engines without a schedule of their own, at a rate well under a high cap (so what limits
+ * them after a resume is the stall discipline alone): closed-loop users, and chat senders.
+ */
+const CLOSED_SPEC = (path: string) => ({ engine: "http-closed", concurrency: 4, durationS: 30, request: { path } });
+const CHAT_SPEC = {
+  engine: "ws-chat",
+  path: "/ws",
+  users: 4,
+  rooms: 1,
+  messagesPerUser: 10_000,
+  endsAfter: "duration",
+  durationS: 30,
+  messageIntervalMs: 20,
+};
+const HIGH_CAP = 1_000;
+
+/**
+ * The closed and chat engines frozen until the watchdog ended their run: after the resume the
+ * target sees nothing sent after it (at most what was on its way at the freeze).
+ */
+async function unpacedFreezePastTheEnd(
+  org: Awaited<ReturnType<typeof organization>>,
+  freeze: () => void,
+  resume: () => void,
+  path: string,
+) {
+  await org.capAt(HIGH_CAP);
+  try {
+    const closed = await org.launchSpec(CLOSED_SPEC(`${path}-closed`));
+    await freezePastTheEnd(freeze, resume, closed.id, `${path}-closed`);
+    const chat = await org.launchSpec(CHAT_SPEC, "chat");
+    await freezePastTheEnd(freeze, resume, chat.id, `chat:${path}`);
+    return { closed, chat };
+  } finally {
+    await org.capAt(CAP);
+  }
 }
 
 const runRow = (id: string) => t.db.run.findUniqueOrThrow({ where: { id } });
@@ -262,6 +320,18 @@ describe("stall discipline: an agent frozen mid-run", () => {
     );
     expect(run.status, run.error ?? "").toBe("succeeded");
   }, 90_000);
+
+  it("the closed-model and chat engines too: after a freeze the watchdog ended the run in, nothing more is sent", async () => {
+    const { closed, chat } = await unpacedFreezePastTheEnd(
+      tenant,
+      () => agent.kill("SIGSTOP"),
+      () => agent.kill("SIGCONT"),
+      "/agent",
+    );
+    for (const id of [closed.id, chat.id]) {
+      expect(logs.join("")).toMatch(new RegExp(`run ${id}: .*(no longer running|canceled on the server)`));
+    }
+  }, 120_000);
 });
 
 describe("stall discipline: an install worker frozen mid-run", () => {
@@ -295,4 +365,17 @@ describe("stall discipline: an install worker frozen mid-run", () => {
       "/worker",
     );
   }, 90_000);
+
+  it("the closed-model and chat engines too: after a freeze the watchdog ended the run in, nothing more is sent", async () => {
+    const child = workers.get(id)!;
+    const { closed, chat } = await unpacedFreezePastTheEnd(
+      install,
+      () => child.kill("SIGSTOP"),
+      () => child.kill("SIGCONT"),
+      "/worker",
+    );
+    for (const run of [closed, chat]) {
+      expect(logs.join("")).toMatch(new RegExp(`run ${run.id}: .*the worker stalled`));
+    }
+  }, 120_000);
 });

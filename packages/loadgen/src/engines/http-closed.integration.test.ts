@@ -287,4 +287,91 @@ plan:
     expect(result.metrics.requests).toBe(0);
     expect(result.metrics.failed).toBe(0);
   });
+
+  describe("after a stall of its own (the process held, as a frozen one would be)", () => {
+    /** Holds the test's (and the engine's) thread for `ms`, `atMs` into the run. */
+    const holdAt = (atMs: number, ms: number) =>
+      setTimeout(() => {
+        const until = performance.now() + ms;
+        while (performance.now() < until) {}
+      }, atMs);
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+    for (const plan of [false, true]) {
+      const what = plan ? "a plan's users" : "single-request users";
+      it(`${what} send nothing until the run is confirmed, and stop when it no longer runs`, async () => {
+        let received = 0;
+        server = await startHttpServer((_req, res) => {
+          received++;
+          setTimeout(() => res.end("ok"), 5);
+        });
+        const asked: { gapMs: number; received: number }[] = [];
+        const hold = holdAt(1_000, 400);
+        let result: Awaited<ReturnType<typeof runScenario>>;
+        try {
+          result = await runScenario(
+            {
+              engine: "http-closed",
+              concurrency: 4,
+              durationS: 5,
+              ...(plan ? { plan: [{ name: "one", request: { method: "GET", path: "/p" } }] } : {}),
+            } as never,
+            {
+              baseUrl: server.url,
+              confirmAfterStall: async (stall) => {
+                asked.push({ gapMs: stall.gapMs, received });
+                await pause(100);
+                return false;
+              },
+            },
+          );
+        } finally {
+          clearTimeout(hold);
+        }
+        await pause(300);
+        expect(asked).toHaveLength(1);
+        expect(asked[0]!.gapMs).toBeGreaterThanOrEqual(300);
+        expect(asked[0]!.received).toBeGreaterThan(20);
+        // At most what was on its way at the stall (one request per user); each user's next
+        // request, sent as its answer came in, would be more, and the run went on for 3.5 s.
+        expect(received - asked[0]!.received).toBeLessThanOrEqual(4);
+        expect(result.canceled).toBe(true);
+        const stalls = (result.extra as { stalls?: { gapMs: number; confirmMs: number }[] }).stalls ?? [];
+        expect(stalls).toHaveLength(1);
+        expect(stalls[0]!.confirmMs).toBeGreaterThanOrEqual(90);
+      });
+    }
+
+    it("go on once the run is confirmed to run, and end at the run's end", async () => {
+      const arrivals: number[] = [];
+      server = await startHttpServer((_req, res) => {
+        arrivals.push(performance.now());
+        setTimeout(() => res.end("ok"), 5);
+      });
+      let answeredAt = 0;
+      const hold = holdAt(500, 300);
+      let result: Awaited<ReturnType<typeof runScenario>>;
+      const started = performance.now();
+      try {
+        result = await runScenario(
+          { engine: "http-closed", concurrency: 4, durationS: 2 },
+          {
+            baseUrl: server.url,
+            confirmAfterStall: async () => {
+              await pause(100);
+              answeredAt = performance.now();
+              return true;
+            },
+          },
+        );
+      } finally {
+        clearTimeout(hold);
+      }
+      expect(answeredAt).toBeGreaterThan(0);
+      expect(result.canceled).toBe(false);
+      expect(arrivals.filter((a) => a > answeredAt).length).toBeGreaterThan(20);
+      expect(arrivals.filter((a) => a > started + 2_200)).toEqual([]);
+      expect(result.metrics.requests).toBe(arrivals.length);
+    });
+  });
 });

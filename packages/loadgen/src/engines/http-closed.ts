@@ -13,6 +13,7 @@ import {
 } from "../http/call";
 import { recordHttpCall } from "../http/record";
 import { enforceLimits } from "../limits";
+import { STALL_MIN_MS } from "../open-loop";
 import {
   type AssignedResponse,
   type CompiledTemplate,
@@ -24,6 +25,7 @@ import {
   templateRoots,
 } from "../plan/template";
 import { checkpointer, Recorder } from "../recorder";
+import { StallGuard } from "../stall-confirm";
 import { EngineConfigError, type EngineContext, type EngineResult } from "../types";
 import { resolveTargetUrl } from "../url";
 import { everySecond, InFlight, RateGate, sleep } from "../util";
@@ -39,6 +41,10 @@ type HttpClosedSpec = Extract<TScenarioSpec, { engine: "http-closed" }>;
  *
  * The single-request path is callback driven (no promise or stream per request) because it is
  * what raw throughput is measured with.
+ *
+ * A stall (the loop frozen longer than the open model's least bound, `STALL_MIN_MS`) holds every
+ * user until `ctx.confirmAfterStall` answers that the run still runs (see `StallGuard`); a "no"
+ * stops the load.
  */
 export async function runHttpClosed(spec: HttpClosedSpec, ctx: EngineContext): Promise<EngineResult> {
   const limits = enforceLimits(spec, ctx);
@@ -61,7 +67,9 @@ export async function runHttpClosed(spec: HttpClosedSpec, ctx: EngineContext): P
   const deadline = t0 + durationMs;
   const total = spec.requests ?? Number.POSITIVE_INFINITY;
   const state = { claimed: 0, closing: false };
-  const canContinue = (now = performance.now()) => state.claimed < total && !signal?.aborted && now < deadline;
+  const guard = new StallGuard({ boundMs: STALL_MIN_MS, confirm: ctx.confirmAfterStall, startPerf: t0 });
+  const canContinue = (now = performance.now()) =>
+    state.claimed < total && !signal?.aborted && !guard.stopped && now < deadline;
 
   const checkpoint = checkpointer(ctx, rec, startedAt);
   const stopProgress = everySecond(() => {
@@ -96,18 +104,22 @@ export async function runHttpClosed(spec: HttpClosedSpec, ctx: EngineContext): P
               signal,
               deadline,
               state,
+              guard,
             });
           }
         }),
       );
     } else {
-      await runSingleRequest(spec, ctx, connections, rec, state, total, deadline, gate);
+      await runSingleRequest(spec, ctx, connections, rec, state, total, deadline, gate, guard);
     }
   } finally {
     stopProgress();
+    guard.stop();
   }
   const endPerf = performance.now();
-  const canceled = signal?.aborted === true && state.claimed < total && endPerf < deadline;
+  // Told after a stall that the run no longer runs: stopped, as by a cancel.
+  const stopped = signal?.aborted === true || guard.stopped;
+  const canceled = stopped && state.claimed < total && endPerf < deadline;
   state.closing = true;
   await Promise.all(connections.map((c) => c.destroy(new CallTimeoutError("run ended")).catch(() => undefined)));
 
@@ -115,7 +127,7 @@ export async function runHttpClosed(spec: HttpClosedSpec, ctx: EngineContext): P
   // Achieved rate counts answered requests; refused connections are reported as failed_connections.
   rec.counters.rps = ((rec.counters.requests ?? 0) - (rec.counters.failed_connections ?? 0)) / (runtimeMs / 1000);
   const invalidReasons: string[] = [];
-  if (spec.durationS === undefined && state.claimed < total && !signal?.aborted) {
+  if (spec.durationS === undefined && state.claimed < total && !stopped) {
     invalidReasons.push(`stopped at the duration limit of ${limits.maxDurationS} s before all requests were sent`);
   }
   return rec.finish(endPerf, {
@@ -124,8 +136,20 @@ export async function runHttpClosed(spec: HttpClosedSpec, ctx: EngineContext): P
     canceled,
     runtimeMs,
     invalidReasons,
-    extra: plan ? { iterations: state.claimed } : {},
+    extra: {
+      ...(plan ? { iterations: state.claimed } : {}),
+      ...(guard.stalls().length ? { stalls: stallRecords(guard) } : {}),
+    },
   });
+}
+
+/** The stalls the users were held for (when, s into the run; how long; the confirmation's wait). */
+function stallRecords(guard: StallGuard) {
+  return guard.stalls().map((s) => ({
+    atS: Math.round(s.atMs) / 1000,
+    gapMs: Math.round(s.gapMs),
+    confirmMs: Math.round(s.confirmMs),
+  }));
 }
 
 function rampDelay(spec: HttpClosedSpec, user: number): number {
@@ -141,6 +165,7 @@ async function runSingleRequest(
   total: number,
   deadline: number,
   gate: RateGate,
+  guard: StallGuard,
 ): Promise<void> {
   const { request } = prepareScenarioRequest(spec, ctx);
   const inFlight = new InFlight();
@@ -160,21 +185,36 @@ async function runSingleRequest(
   ctx.signal?.addEventListener("abort", markAborted, { once: true });
   // Users held back by the rate ceiling; cleared when the run is canceled.
   const paced = new Set<NodeJS.Timeout>();
+  // Users held after a stall until it is confirmed that the run still runs.
+  const held: number[] = [];
+  const hold = (user: number) => {
+    held.push(user);
+    if (held.length > 1) return;
+    void guard.settled().then((goOn) => {
+      for (const u of held.splice(0)) {
+        if (goOn) send(u, performance.now());
+        else userDone();
+      }
+    });
+  };
   // The completion time of one call is the start time of the user's next one (or, when the rate
   // ceiling holds it back, the time its slot comes).
   const send = (user: number, now: number) => {
-    if (aborted || state.claimed >= total || now >= deadline) return userDone();
+    if (aborted || guard.stopped || state.claimed >= total || now >= deadline) return userDone();
+    if (!guard.mayGo(now)) return hold(user);
     const wait = gate.reserve(now);
     if (wait >= 1) {
       state.claimed++;
       const timer = setTimeout(() => {
         paced.delete(timer);
-        if (aborted) {
+        const at = performance.now();
+        if (aborted || guard.stopped || !guard.mayGo(at)) {
+          // Its slot came after a stall (or the end): it asks again once the stall is settled.
           state.claimed--;
-          return userDone();
+          return aborted || guard.stopped ? userDone() : hold(user);
         }
         inFlight.inc();
-        connections[user]!.dispatch(request, new ClosedLoopCall(performance.now(), done, null, user));
+        connections[user]!.dispatch(request, new ClosedLoopCall(at, done, null, user));
       }, wait);
       paced.add(timer);
       return;
@@ -199,7 +239,10 @@ async function runSingleRequest(
   for (let user = 0; user < spec.concurrency; user++) {
     const delay = rampDelay(spec, user);
     if (delay === 0) {
-      send(user, performance.now());
+      // Opening every user at once is a burst of the loop's own, not a freeze.
+      const now = performance.now();
+      guard.alive(now);
+      send(user, now);
       continue;
     }
     const timer = setTimeout(() => {
@@ -215,6 +258,7 @@ async function runSingleRequest(
     }
     rampTimers.clear();
     paced.clear();
+    for (const _ of held.splice(0)) userDone();
   };
   ctx.signal?.addEventListener("abort", onAbort, { once: true });
   try {
@@ -311,6 +355,7 @@ interface IterationContext {
   signal?: AbortSignal;
   deadline: number;
   state: { closing: boolean };
+  guard: StallGuard;
 }
 
 async function runIteration(plan: CompiledPlan, it: IterationContext): Promise<void> {
@@ -350,7 +395,9 @@ async function runIteration(plan: CompiledPlan, it: IterationContext): Promise<v
       }
       const keep = step.assign !== undefined;
       await it.gate.wait(it.signal);
-      if (it.signal?.aborted) return;
+      // After a stall nothing is sent until the run is confirmed to run; then the end may have passed.
+      if (!it.guard.mayGo(performance.now()) && !(await it.guard.settled())) return;
+      if (it.signal?.aborted || it.guard.stopped || performance.now() >= it.deadline) return;
       const { call, error } = await callOnce(it.pool, prepared.request, performance.now(), {
         keepBody: keep,
         keepHeaders: keep,

@@ -195,4 +195,51 @@ describe("ws-chat engine", () => {
     expect(server.stats.connections).toBe(23);
     expect(merged.metrics["custom.room_throughput_median"]).toBeGreaterThan(0);
   });
+
+  it("after a stall of its own sends nothing until the run is confirmed, and stops when it no longer runs", async () => {
+    server = await startChatServer();
+    const chat = server;
+    const asked: { gapMs: number; published: number }[] = [];
+    // The test's (and the engine's) thread held for 400 ms, as a frozen process would be.
+    const hold = setTimeout(() => {
+      const until = performance.now() + 400;
+      while (performance.now() < until) {}
+    }, 1_000);
+    let result: Awaited<ReturnType<typeof runScenario>>;
+    try {
+      result = await runScenario(
+        {
+          engine: "ws-chat",
+          users: 4,
+          rooms: 1,
+          messagesPerUser: 10_000,
+          endsAfter: "duration",
+          durationS: 5,
+          messageIntervalMs: 20,
+        },
+        {
+          baseUrl: chat.url,
+          confirmAfterStall: async (stall) => {
+            asked.push({ gapMs: stall.gapMs, published: chat.stats.published });
+            await new Promise((r) => setTimeout(r, 100));
+            return false;
+          },
+        },
+      );
+    } finally {
+      clearTimeout(hold);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.gapMs).toBeGreaterThanOrEqual(300);
+    expect(asked[0]!.published).toBeGreaterThan(50);
+    // At most what was on its way at the stall (a message per user); the run went on for 3.5 s more.
+    expect(chat.stats.published - asked[0]!.published).toBeLessThanOrEqual(4);
+    expect(result.canceled).toBe(true);
+    // The overdue messages were dropped and counted with the stall.
+    const stalls = (result.extra as { stalls?: { dropped: number }[] }).stalls ?? [];
+    expect(stalls).toHaveLength(1);
+    expect(stalls[0]!.dropped).toBe(result.metrics.stall_dropped);
+    expect(result.metrics.stall_dropped).toBeGreaterThanOrEqual(40);
+  });
 });

@@ -4,6 +4,7 @@ import { enforceLimits } from "../limits";
 import { STALL_INTERVALS, STALL_MAX_MS, STALL_MIN_MS } from "../open-loop";
 import { encodeChatFrame } from "../protocols/chat";
 import { checkpointer, Recorder } from "../recorder";
+import { StallGuard } from "../stall-confirm";
 import { pinnedLookup } from "../target-safety";
 import type { EngineContext, EngineResult } from "../types";
 import { resolveTargetUrl } from "../url";
@@ -239,6 +240,9 @@ export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<E
   // or its host too busy): dropped and counted rather than sent in a catch-up burst (open-loop.ts).
   const stallBoundMs = Math.min(STALL_MAX_MS, Math.max(STALL_MIN_MS, STALL_INTERVALS * spec.messageIntervalMs));
   let stallDropped = 0;
+  // After a stall no user sends again until the run is confirmed to run: it may have ended on the
+  // server while the generator was frozen. A "no" stops the load.
+  const guard = new StallGuard({ boundMs: stallBoundMs, confirm: ctx.confirmAfterStall, startPerf: t0 });
   const sendAll = async (user: User) => {
     const ws = user.ws;
     if (!ws || !user.joined) return;
@@ -249,20 +253,23 @@ export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<E
     // Users are staggered over one interval so that paced sends don't all land at once.
     const offsetMs = (spec.messageIntervalMs * user.index) / users.length;
     for (let seq = 0; seq < messagesPerUser; seq++) {
-      if (signal?.aborted || performance.now() >= deadline) return;
+      if (signal?.aborted || guard.stopped || performance.now() >= deadline) return;
       if (spec.messageIntervalMs > 0) {
         const sendAt = t0 + offsetMs + seq * spec.messageIntervalMs;
         if (sendAt >= deadline) return;
         await sleep(sendAt - performance.now(), signal);
         if (signal?.aborted) return;
-        if (performance.now() - sendAt > stallBoundMs) {
+        const now = performance.now();
+        if (now - sendAt > stallBoundMs) {
           stallDropped++;
+          guard.report(now, now - sendAt, 1);
           continue;
         }
       }
       // The ceiling holds whatever the interval: with interval 0 it is the only pacing there is.
       await gate.wait(signal);
-      if (signal?.aborted || performance.now() >= deadline) return;
+      if (!guard.mayGo(performance.now()) && !(await guard.settled())) return;
+      if (signal?.aborted || guard.stopped || performance.now() >= deadline) return;
       if (spec.messageIntervalMs === 0 && seq % 32 === 31) {
         // Let deliveries be read between bursts; otherwise a sender starves the receivers.
         await new Promise<void>((r) => setImmediate(r));
@@ -299,13 +306,19 @@ export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<E
       });
     }
   };
-  await Promise.all(users.map(sendAll));
+  try {
+    await Promise.all(users.map(sendAll));
+  } finally {
+    guard.stop();
+  }
   const sendEnd = performance.now();
+  // Told after a stall that the run no longer runs: stopped, as by a cancel.
+  const stopped = signal?.aborted === true || guard.stopped;
 
   // Phase 3: wait for the deliveries still on their way.
   if (pending.size > 0) {
     await new Promise<void>((resolve) => {
-      const limit = signal?.aborted ? CANCEL_GRACE_MS : spec.drainTimeoutMs;
+      const limit = stopped ? CANCEL_GRACE_MS : spec.drainTimeoutMs;
       const timer = setTimeout(finish, limit);
       const onAbort = () => {
         clearTimeout(timer);
@@ -322,7 +335,7 @@ export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<E
     });
   }
   stopProgress();
-  const canceled = signal?.aborted === true;
+  const canceled = signal?.aborted === true || guard.stopped;
   const endPerf = performance.now();
   let lost = 0;
   for (const msg of pending.values()) lost += msg.expected - msg.delivered;
@@ -370,6 +383,16 @@ export async function runWsChat(spec: WsChatSpec, ctx: EngineContext): Promise<E
       echoes: stats.echoes,
       failedMessages: stats.failedMessages,
       rooms: roomStats,
+      ...(guard.stalls().length
+        ? {
+            stalls: guard.stalls().map((st) => ({
+              atS: Math.round(st.atMs) / 1000,
+              gapMs: Math.round(st.gapMs),
+              dropped: st.dropped,
+              confirmMs: Math.round(st.confirmMs),
+            })),
+          }
+        : {}),
     },
   });
   const roomMedian = roomThroughputMedian(roomStats);
