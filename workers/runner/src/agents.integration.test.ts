@@ -690,9 +690,16 @@ describe("agents' trust boundary: what an agent token may cost, and what an agen
   it("refuses concurrent claims beyond the cap with 429, naming the limit", async () => {
     const h = await tenant("claim-cap");
     const agentId = await agentIdOf(h, "c-1");
-    const polls = Array.from({ length: AGENT_CAPS.claimsPerOrg }, () =>
-      call("/agent/claim", h.agentToken, { agentId, waitS: 15 }),
-    );
+    // A claim checked while another is briefly counted (the probe below, at waitS 0) may find the
+    // cap full: it asks again, as an agent does after its Retry-After, so all of them end up waiting.
+    const poll = async () => {
+      for (;;) {
+        const answer = await call("/agent/claim", h.agentToken, { agentId, waitS: 15 });
+        if (answer.status !== 429) return answer;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const polls = Array.from({ length: AGENT_CAPS.claimsPerOrg }, poll);
     // Once all of them wait on the server, one more is refused (until then it answers 204 at once).
     // Each claim checks its token and agent in PostgreSQL before it counts: on a busy machine all
     // of them may take seconds to get there, well inside their own wait.
