@@ -189,8 +189,10 @@ describe("http-open engine", () => {
     // No burst: after the stall, nothing reached the server while the run was being confirmed,
     // and in any 100 ms no more than the schedule's 100 ms and the 100 ms a send may be late
     // (the ~60 overdue sends fired at once would be far more).
+    // The server runs in this process, so a request written just before the freeze is read only
+    // after it: at most that one arrives before the confirmation ends.
     const after = arrivals.filter((a) => a >= stalledUntil);
-    expect(after.filter((a) => a < asked[0]! + 100)).toEqual([]);
+    expect(after.filter((a) => a < asked[0]! + 100).length).toBeLessThanOrEqual(1);
     for (const a of after) expect(after.filter((b) => b >= a && b < a + 100).length).toBeLessThanOrEqual(20);
     // The ~60 sends due during the stall and its confirmation were dropped and counted, with when.
     expect(m.stall_dropped).toBeGreaterThanOrEqual(45);
