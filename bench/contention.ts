@@ -25,6 +25,7 @@ import {
   SERVER_CORE,
   startNginx,
   stop,
+  type ToolFigures,
   type ToolRun,
 } from "./lib";
 
@@ -173,6 +174,9 @@ async function main() {
         const n = medianFigures(nativeRuns);
         console.log(
           `  native sender probe   ${figuresCell(nativeRuns)}; p99 over oha's ×${fmt(n && o ? n.p99 / o.p99 : Number.NaN, 2)}`,
+        );
+        console.log(
+          `  probe from send       ${figuresCell(nativeRuns.map((r) => (r !== null && typeof r === "object" && "fromSend" in r ? (r as { fromSend: ToolFigures }).fromSend : r)))}`,
         );
       }
       const dp50 = e && o ? e.p50 - o.p50 : Number.NaN;

@@ -375,7 +375,11 @@ export function nativeSenderBin(): string | null {
   return bin;
 }
 
-/** The native sender probe at a fixed rate, pinned to `core`; its p50/p99 from the due time, or why it failed. */
+/**
+ * The native sender probe at a fixed rate, pinned to `core`: its p50/p99 from the due time, and
+ * from the write (`fromSend`: where oha's `--latency-correction` starts its clock, when its
+ * pacer wakes), or why it failed.
+ */
 export async function runNativeSender(
   core: string,
   bin: string,
@@ -383,7 +387,7 @@ export async function runNativeSender(
   rate: number,
   connections: number,
   durationS: number,
-): Promise<ToolFigures | string> {
+): Promise<(ToolFigures & { fromSend: ToolFigures }) | string> {
   const u = new URL(url);
   const r = await runPinned(core, bin, [
     u.hostname,
@@ -394,6 +398,6 @@ export async function runNativeSender(
     u.pathname || "/",
   ]);
   if (r.code !== 0) return `native sender failed: ${r.stderr.slice(0, 200)}`;
-  const j = JSON.parse(r.stdout) as { p50: number; p99: number };
-  return { p50: j.p50, p99: j.p99 };
+  const j = JSON.parse(r.stdout) as { p50: number; p99: number; sendP50: number; sendP99: number };
+  return { p50: j.p50, p99: j.p99, fromSend: { p50: j.sendP50, p99: j.sendP99 } };
 }

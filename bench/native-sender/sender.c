@@ -5,7 +5,9 @@
 // It handles only what the probe needs: a GET, answers with Content-Length, no TLS.
 //
 // usage: sender <ipv4> <port> <rate/s> <seconds> <connections> <path>
-// prints: {"n":…,"errors":…,"p50":ms,"p99":ms,"lag50":ms,"lag99":ms}
+// prints: {"n":…,"errors":…,"p50":ms,"p99":ms,"lag50":ms,"lag99":ms,"sendP50":ms,"sendP99":ms}
+// (p50/p99 from the due time; lag is due → written; sendP50/P99 from the write, as tools that
+// start the clock when their pacer wakes report it)
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,6 +28,7 @@ typedef struct {
   int fd;
   int busy;
   int64_t due;
+  int64_t sent;
   char buf[65536];
   int len;
 } Conn;
@@ -72,6 +75,7 @@ int main(int argc, char **argv) {
   long total = (long)(rate * seconds);
   double interval = 1e9 / rate;
   int64_t *latency = malloc(sizeof(int64_t) * total), *lag = malloc(sizeof(int64_t) * total);
+  int64_t *from_send = malloc(sizeof(int64_t) * total);
   int64_t *waiting = malloc(sizeof(int64_t) * total);
   long answered = 0, lagged = 0, next = 0, head = 0, tail = 0, errors = 0;
   int64_t zero = now_ns() + 50000000LL;
@@ -83,9 +87,11 @@ int main(int argc, char **argv) {
     for (int i = 0; i < nconn && head < tail; i++) {
       if (conns[i].busy) continue;
       int64_t due = waiting[head++];
-      lag[lagged++] = now_ns() - due;
+      int64_t sent = now_ns();
+      lag[lagged++] = sent - due;
       conns[i].busy = 1;
       conns[i].due = due;
+      conns[i].sent = sent;
       conns[i].len = 0;
       if (write(conns[i].fd, req, reqlen) != reqlen) {
         errors++;
@@ -111,15 +117,18 @@ int main(int argc, char **argv) {
       char *length = strcasestr(c->buf, "\r\ncontent-length:");
       long body = length && length < end ? atol(length + 17) : 0;
       if (c->len < (end + 4 - c->buf) + body) continue;
-      latency[answered++] = now_ns() - c->due;
+      int64_t done = now_ns();
+      from_send[answered] = done - c->sent;
+      latency[answered++] = done - c->due;
       c->busy = 0;
       c->len = 0;
     }
   }
   qsort(latency, answered, sizeof(int64_t), by_value);
   qsort(lag, lagged, sizeof(int64_t), by_value);
-  printf("{\"n\":%ld,\"errors\":%ld,\"p50\":%.4f,\"p99\":%.4f,\"lag50\":%.4f,\"lag99\":%.4f}\n", answered, errors,
-         latency[answered / 2] / 1e6, latency[(long)(answered * 0.99)] / 1e6, lag[lagged / 2] / 1e6,
-         lag[(long)(lagged * 0.99)] / 1e6);
+  qsort(from_send, answered, sizeof(int64_t), by_value);
+  printf("{\"n\":%ld,\"errors\":%ld,\"p50\":%.4f,\"p99\":%.4f,\"lag50\":%.4f,\"lag99\":%.4f,\"sendP50\":%.4f,\"sendP99\":%.4f}\n",
+         answered, errors, latency[answered / 2] / 1e6, latency[(long)(answered * 0.99)] / 1e6, lag[lagged / 2] / 1e6,
+         lag[(long)(lagged * 0.99)] / 1e6, from_send[answered / 2] / 1e6, from_send[(long)(answered * 0.99)] / 1e6);
   return 0;
 }
