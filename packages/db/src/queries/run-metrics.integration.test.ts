@@ -25,6 +25,18 @@ function random(seed: number) {
   };
 }
 
+/** A run's result with only these metrics. */
+const result = (metrics: Record<string, number>) => ({
+  metrics,
+  statusCounts: {},
+  errors: [],
+  stages: {},
+  valid: true,
+  invalidReasons: [],
+  saturationReasons: [],
+  series: {},
+});
+
 const STATUSES: RunStatus[] = ["succeeded", "succeeded", "succeeded", "failed", "canceled", "running"];
 
 beforeAll(async () => {
@@ -255,16 +267,6 @@ describe("metric sorts and filters read RunMetric and agree with the JSON query"
     const run = await t.db.run.create({
       data: { orgId, projectId: projectIds[0]!, number: 500, status: "running", startedAt: new Date() },
     });
-    const result = (metrics: Record<string, number>) => ({
-      metrics,
-      statusCounts: {},
-      errors: [],
-      stages: {},
-      valid: true,
-      invalidReasons: [],
-      saturationReasons: [],
-      series: {},
-    });
     await finishRun(t.db, run.id, { status: "succeeded", result: result({ rps: 10, latency_p99: 5 }) });
     const rows = () =>
       t.db.runMetric.findMany({
@@ -295,16 +297,6 @@ describe("a checkpoint beside the run's end", () => {
   it("waits for an ending in flight and then writes nothing over the final result", async () => {
     const run = await t.db.run.create({
       data: { orgId, projectId: projectIds[0]!, number: 501, status: "running", startedAt: new Date() },
-    });
-    const result = (metrics: Record<string, number>) => ({
-      metrics,
-      statusCounts: {},
-      errors: [],
-      stages: {},
-      valid: true,
-      invalidReasons: [],
-      saturationReasons: [],
-      series: {},
     });
     // Another connection ends the run (as finishRun does: the row first, then the result) and
     // has not committed when the checkpoint arrives.
