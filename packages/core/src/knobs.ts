@@ -18,10 +18,12 @@ export const ZKnobs = z
       .string()
       .max(100)
       .regex(KNOB_NAME_PATTERN, "knob names: letters, digits, _ . - (not starting with a digit)")
-      .refine((k) => !RESERVED_KEYS.has(k), { error: (issue) => `${String(issue.input)} is a reserved name` }),
+      .refine((k) => !RESERVED_KEYS.has(k), { error: (issue) => `${String(issue.input)} is a reserved name` })
+      .meta({ not: { enum: [...RESERVED_KEYS] } }),
     z.union([z.string().max(2_000), z.number().finite(), z.boolean()]),
   )
-  .refine((k) => Object.keys(k).length <= 100, "at most 100 knobs");
+  .refine((k) => Object.keys(k).length <= 100, "at most 100 knobs")
+  .meta({ maxProperties: 100 });
 export type TKnobs = z.infer<typeof ZKnobs>;
 
 export interface KnownKnob {

@@ -6,9 +6,14 @@ import { z } from "zod";
  * `gauge.<name>`, and their peaks become `mem_peak_bytes`, `mem_avg_bytes`, `cpu_peak`,
  * `queue_depth_peak`.
  */
+/** An http(s) address; the JSON Schema (the OpenAPI document) states the scheme too. */
+const ZMonitorUrl = z
+  .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+  .meta({ pattern: "^[hH][tT][tT][pP][sS]?://[^\\s/?#]" });
+
 export const ZPrometheusMonitor = z.object({
   kind: z.literal("prometheus"),
-  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
+  url: ZMonitorUrl,
   /** Metric read as the target's memory (bytes). */
   memoryMetric: z.string().default("process_resident_memory_bytes"),
   /** Counter of CPU seconds, turned into cores used per second. */
@@ -28,7 +33,7 @@ export const ZPrometheusMonitor = z.object({
 export const ZRabbitMqMonitor = z.object({
   kind: z.literal("rabbitmq"),
   /** Management API base, e.g. `http://127.0.0.1:15672`. */
-  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
+  url: ZMonitorUrl,
   vhost: z.string().default("/"),
   queues: z.array(z.string().min(1)).min(1, "name at least one queue"),
   username: z.string().default("guest"),
@@ -42,7 +47,9 @@ export const ZProcessMonitor = z
     pid: z.number().int().positive().optional(),
     port: z.number().int().min(1).max(65_535).optional(),
   })
-  .refine((m) => m.pid !== undefined || m.port !== undefined, { message: "pid or port is required", path: ["pid"] });
+  .refine((m) => m.pid !== undefined || m.port !== undefined, { message: "pid or port is required", path: ["pid"] })
+  // The same rule in the JSON Schema (the OpenAPI document), where a refinement does not reach.
+  .meta({ anyOf: [{ required: ["pid"] }, { required: ["port"] }] });
 
 /** What a PromQL monitor's answer is stored as: the series key it fills and the unit of its values. */
 export const PROMQL_METRICS = {
@@ -60,8 +67,12 @@ export const ZPromQlMonitor = z
   .object({
     kind: z.literal("promql"),
     /** Prometheus base URL, e.g. `http://prometheus:9090` (the API path is added). */
-    url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
-    query: z.string().trim().min(1, "a PromQL expression is required").max(4000, "at most 4000 characters"),
+    url: ZMonitorUrl,
+    query: z
+      .string()
+      .regex(/[^\s\uFEFF]/, "a PromQL expression is required")
+      .trim()
+      .max(4000, "at most 4000 characters"),
     metric: z.enum(["memory", "cpu", "queue_depth", "custom"], { error: "memory, cpu, queue_depth or custom" }),
     /** Series name of a custom metric, stored as `gauge.<name>`. */
     name: z
@@ -76,7 +87,8 @@ export const ZPromQlMonitor = z
   .refine((m) => m.metric !== "custom" || (m.name !== undefined && m.name !== ""), {
     message: "a custom metric needs a series name",
     path: ["name"],
-  });
+  })
+  .meta({ anyOf: [{ properties: { metric: { enum: ["memory", "cpu", "queue_depth"] } } }, { required: ["name"] }] });
 
 /** The series key a PromQL monitor's answer is stored under. */
 export function promQlKey(config: { metric: keyof typeof PROMQL_METRICS; name?: string }): string {

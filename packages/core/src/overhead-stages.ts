@@ -23,7 +23,8 @@ export const ZOverheadStages = z
         ctx.addIssue({ code: "custom", path: [i], message: `overhead stage "${name}" appears twice` });
       seen.add(name);
     });
-  });
+  })
+  .meta({ uniqueItems: true });
 export type TOverheadStages = z.infer<typeof ZOverheadStages>;
 
 /** The overhead stages a run's target snapshot declares; null when it declares none. */

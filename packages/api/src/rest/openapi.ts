@@ -1,4 +1,4 @@
-import { DEFAULT_BASELINE_RUNS, DEFAULT_GATE_ALPHA, MAX_SHARDS, METRICS } from "@benchboard/core";
+import { DEFAULT_BASELINE_RUNS, DEFAULT_GATE_ALPHA, MAX_SHARDS, METRICS, RESERVED_KEYS } from "@benchboard/core";
 import { ZNormalizedRun } from "@benchboard/core/importers";
 import { AGENT_CAPS } from "@benchboard/db";
 import { z } from "zod";
@@ -127,39 +127,41 @@ const queryParam = (name: string, description: string, schema: JsonObject = { ty
 /** The OpenAPI 3.1 description of REST /api/v1, served at /api/v1/openapi.json. */
 export function openApiDocument(): JsonObject {
   const maxMb = DEFAULT_REST_LIMITS.maxBodyBytes / 1_000_000;
+  const inputs = componentSchemas(
+    [
+      [ZNormalizedRun, "NormalizedRun"],
+      [ZRestUploadEnvelope, "UploadEnvelope"],
+      [ZRestLaunchInput, "LaunchInput"],
+      [ZExecStartInput, "ExecStartInput"],
+      [ZExecProgressInput, "ExecProgressInput"],
+      [ZExecFinishInput, "ExecFinishInput"],
+      [ZConfigDocument, "ConfigDocument"],
+      [ZConfigTarget, "ConfigTarget"],
+      [ZConfigInstanceConfig, "ConfigInstanceConfig"],
+      [ZConfigScenario, "ConfigScenario"],
+      // An item PUT at its name: the path names it, so the body doesn't (the server takes a
+      // body that repeats the same name, and refuses one naming another item).
+      [ZConfigTarget.omit({ name: true }), "ConfigTargetBody"],
+      [ZConfigInstanceConfig.omit({ name: true }), "ConfigInstanceConfigBody"],
+      [ZConfigScenario.omit({ name: true }), "ConfigScenarioBody"],
+      [ZAgentAnnounceInput, "AgentAnnounceInput"],
+      [ZAgentClaimInput, "AgentClaimInput"],
+      [ZAgentStopInput, "AgentStopInput"],
+      [ZAgentHeartbeatInput, "AgentHeartbeatInput"],
+      [ZAgentReadyInput, "AgentReadyInput"],
+      [ZAgentProgressInput, "AgentProgressInput"],
+      [ZAgentCheckpointInput, "AgentCheckpointInput"],
+      [ZAgentResultInput, "AgentResultInput"],
+      [ZRestEndpointCreate, "NotificationEndpointInput"],
+      [ZRestEndpointUpdate, "NotificationEndpointUpdate"],
+      [ZRestRuleCreate, "NotificationRuleInput"],
+      [ZRestRuleUpdate, "NotificationRuleUpdate"],
+    ],
+    "input",
+  );
   const schemas = {
-    ...componentSchemas(
-      [
-        [ZNormalizedRun, "NormalizedRun"],
-        [ZRestUploadEnvelope, "UploadEnvelope"],
-        [ZRestLaunchInput, "LaunchInput"],
-        [ZExecStartInput, "ExecStartInput"],
-        [ZExecProgressInput, "ExecProgressInput"],
-        [ZExecFinishInput, "ExecFinishInput"],
-        [ZConfigDocument, "ConfigDocument"],
-        [ZConfigTarget, "ConfigTarget"],
-        [ZConfigInstanceConfig, "ConfigInstanceConfig"],
-        [ZConfigScenario, "ConfigScenario"],
-        // An item PUT at its name: the path names it, so the body doesn't (the server takes a
-        // body that repeats the same name, and refuses one naming another item).
-        [ZConfigTarget.omit({ name: true }), "ConfigTargetBody"],
-        [ZConfigInstanceConfig.omit({ name: true }), "ConfigInstanceConfigBody"],
-        [ZConfigScenario.omit({ name: true }), "ConfigScenarioBody"],
-        [ZAgentAnnounceInput, "AgentAnnounceInput"],
-        [ZAgentClaimInput, "AgentClaimInput"],
-        [ZAgentStopInput, "AgentStopInput"],
-        [ZAgentHeartbeatInput, "AgentHeartbeatInput"],
-        [ZAgentReadyInput, "AgentReadyInput"],
-        [ZAgentProgressInput, "AgentProgressInput"],
-        [ZAgentCheckpointInput, "AgentCheckpointInput"],
-        [ZAgentResultInput, "AgentResultInput"],
-        [ZRestEndpointCreate, "NotificationEndpointInput"],
-        [ZRestEndpointUpdate, "NotificationEndpointUpdate"],
-        [ZRestRuleCreate, "NotificationRuleInput"],
-        [ZRestRuleUpdate, "NotificationRuleUpdate"],
-      ],
-      "input",
-    ),
+    ...inputs,
+    [JSON_VALUE]: JSON_VALUE_SCHEMA,
     ...componentSchemas(
       [
         [ZRestError, "Error"],
@@ -212,7 +214,7 @@ export function openApiDocument(): JsonObject {
       content: { "application/json": { schema: { $ref: `${REF("UploadEnvelope")}/properties/instanceConfig` } } },
     },
   ];
-  return {
+  const document: JsonObject = {
     openapi: "3.1.0",
     info: {
       title: "Benchboard API",
@@ -624,6 +626,62 @@ export function openApiDocument(): JsonObject {
       schemas,
     },
   };
+  // Every request body is refused with 400 when any object in it, at any depth, has a reserved key.
+  for (const schema of Object.values(inputs)) refuseReservedKeys(schema);
+  for (const item of Object.values(document.paths as Record<string, Record<string, JsonObject>>)) {
+    for (const operation of Object.values(item)) {
+      const content = (operation?.requestBody as { content?: Record<string, { schema?: JsonObject }> } | undefined)
+        ?.content;
+      for (const media of Object.values(content ?? {})) if (media.schema) refuseReservedKeys(media.schema);
+    }
+  }
+  return document;
+}
+
+/**
+ * Any JSON value in which no object has a reserved key (`__proto__`, `constructor`, `prototype`):
+ * what a request body may hold where its schema leaves a value open.
+ */
+const JSON_VALUE = "JsonValue";
+const NOT_RESERVED = { not: { enum: [...RESERVED_KEYS] } };
+const JSON_VALUE_SCHEMA: JsonObject = {
+  anyOf: [
+    { type: ["string", "number", "boolean", "null"] },
+    { type: "array", items: { $ref: REF(JSON_VALUE) } },
+    { type: "object", propertyNames: NOT_RESERVED, additionalProperties: { $ref: REF(JSON_VALUE) } },
+  ],
+};
+
+/** Keywords that constrain a value; a schema with none of them takes any JSON value. */
+const CONSTRAINING = ["type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "properties", "items", "not"];
+
+/**
+ * The server refuses a reserved key anywhere in a JSON body (`parseJsonBody`), before any schema:
+ * state it in the document, on every object and every value a schema leaves open. Mutates `node`.
+ */
+function refuseReservedKeys(node: JsonObject): void {
+  if (!CONSTRAINING.some((k) => k in node)) {
+    node.$ref = REF(JSON_VALUE);
+    return;
+  }
+  const types = Array.isArray(node.type) ? node.type : [node.type];
+  if (types.includes("object") || "properties" in node || "additionalProperties" in node) {
+    const names = node.propertyNames as JsonObject | undefined;
+    if (!names) node.propertyNames = NOT_RESERVED;
+    else if (!("not" in names)) node.propertyNames = { ...names, ...NOT_RESERVED };
+    if (node.additionalProperties === undefined || node.additionalProperties === true) {
+      node.additionalProperties = { $ref: REF(JSON_VALUE) };
+    }
+  }
+  const visit = (child: unknown) => {
+    if (child && typeof child === "object" && !Array.isArray(child)) refuseReservedKeys(child as JsonObject);
+  };
+  for (const child of Object.values((node.properties as JsonObject | undefined) ?? {})) visit(child);
+  if (typeof node.additionalProperties === "object") visit(node.additionalProperties);
+  visit(node.items);
+  for (const key of ["anyOf", "oneOf", "allOf", "prefixItems"]) {
+    if (Array.isArray(node[key])) for (const child of node[key] as unknown[]) visit(child);
+  }
 }
 
 const jsonBody = (ref: string) => ({
