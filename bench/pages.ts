@@ -30,6 +30,8 @@ const TIMEOUT_MS = envNumber("BENCH_PAGE_TIMEOUT_MS", 30_000);
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
 const RESULTS_FILE = process.env.BENCH_PAGES_FILE || path.join(ROOT, ".data/bench-pages.json");
 const VIEWPORT = { width: 1400, height: 900 };
+/** BENCH_PROFILE=1: one more warm visit per page under Chromium's sampling profiler. */
+const PROFILE = process.env.BENCH_PROFILE === "1";
 
 /** What counts as "content" on a page: the first visible element matching `css` (with `text`). */
 interface Marker {
@@ -50,7 +52,7 @@ interface PageCase {
 const table = (label: string): Marker => ({ css: `table[aria-label="${label}"] tbody tr` });
 const labelled = (label: string): Marker => ({ css: `[aria-label="${label}"]` });
 /** A run page is ready when its last timeline chart has drawn its line. */
-const timelineCharts: Marker = { css: 'figure[aria-label="Target CPU (cores)"] .recharts-line-curve' };
+const timelineCharts: Marker = { css: 'figure[aria-label="Target CPU (cores)"] .bb-chart-line' };
 
 /**
  * Installed in every document before its scripts run: records when the page is ready (loaded,
@@ -131,6 +133,56 @@ async function timeToReady(page: Page, url: string): Promise<Sample> {
     };
   }, readyAt);
   return { readyAt, ...fetched };
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+/**
+ * A warm visit under the sampling profiler (100 µs): prints where the main thread's time went up to
+ * the page being ready — self time by function and by script — and saves the profile, which
+ * Chromium's DevTools open, to `.data/profiles/<page>.cpuprofile`.
+ */
+async function profileVisit(context: BrowserContext, page: Page, name: string, url: string) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 100 });
+  await cdp.send("Profiler.start");
+  const { readyAt } = await timeToReady(page, url);
+  const { profile } = (await cdp.send("Profiler.stop")) as unknown as {
+    profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number };
+  };
+  await cdp.detach();
+  const file = path.join(ROOT, ".data/profiles", `${name.replace(/[^a-z0-9]+/gi, "-")}.cpuprofile`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(profile));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfByFunction = new Map<string, number>();
+  const selfByScript = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const us = profile.timeDeltas[i + 1] ?? 0;
+    const frame = byId.get(id)?.callFrame;
+    if (!frame) return;
+    total += us;
+    const script = frame.url ? (frame.url.split("/").pop() ?? frame.url) : "(native)";
+    const fn = `${frame.functionName || "(anonymous)"} ${script}${frame.url ? `:${frame.lineNumber + 1}` : ""}`;
+    selfByFunction.set(fn, (selfByFunction.get(fn) ?? 0) + us);
+    selfByScript.set(script, (selfByScript.get(script) ?? 0) + us);
+  });
+  const top = (m: Map<string, number>, n: number) =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, us]) => `  ${(us / 1000).toFixed(1).padStart(7)} ms  ${k}`)
+      .join("\n");
+  console.log(
+    `\nprofile of ${name} (ready at ${readyAt.toFixed(0)} ms; ${(total / 1000).toFixed(0)} ms sampled, to ${path.relative(ROOT, file)})`,
+  );
+  console.log(`by script:\n${top(selfByScript, 8)}\nby function:\n${top(selfByFunction, 15)}`);
 }
 
 /** Submit the sign-in form and time the click → the dashboard's project list on screen. */
@@ -327,6 +379,7 @@ async function measure(s: Setup, c: PageCase & { path: string }): Promise<Row> {
       const page = await context.newPage();
       cold.push(await timeToReady(page, `${s.baseUrl}${c.path}`));
       for (let visit = 0; visit < WARM_VISITS; visit++) warm.push(await timeToReady(page, `${s.baseUrl}${c.path}`));
+      if (PROFILE && round === COLD_ROUNDS - 1) await profileVisit(context, page, c.name, `${s.baseUrl}${c.path}`);
     } finally {
       await context.close();
     }

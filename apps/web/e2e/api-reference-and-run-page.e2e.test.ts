@@ -97,15 +97,48 @@ describe("run page", () => {
   it("draws a 30-minute run's charts from at most 600 points a line, in both themes", async () => {
     for (const theme of ["light", "dark"] as const) {
       await inTheme(theme, `/runs/${finishedRun}`, async (page) => {
-        const cpu = page.locator('figure[aria-label="Target CPU (cores)"] .recharts-line-curve');
+        const cpu = page.locator('figure[aria-label="Target CPU (cores)"] .bb-chart-line');
         await cpu.waitFor();
         // One path point per drawn sample: the 1,800 seconds arrive reduced.
         const points = await page
-          .locator('figure[aria-label="Achieved rate (req/s)"] .recharts-line-curve')
+          .locator('figure[aria-label="Achieved rate (req/s)"] .bb-chart-line')
           .evaluate((el) => (el.getAttribute("d")?.match(/[ML]/g) ?? []).length);
         expect(points).toBeGreaterThan(100);
         expect(points).toBeLessThanOrEqual(600);
         await page.screenshot({ path: path.join(screenshotsDir, `run-page-${theme}.png`), fullPage: true });
+      });
+    }
+  });
+
+  it("reads every timeline chart at the moment hovered, and moves that moment with the arrow keys", async () => {
+    for (const theme of ["light", "dark"] as const) {
+      await inTheme(theme, `/runs/${finishedRun}`, async (page) => {
+        const rate = page.getByRole("slider", { name: "Achieved rate (req/s): time" });
+        await rate.waitFor();
+        // Drawn by the server: the lines are in the HTML before any script runs.
+        const html = await (await page.request.get(page.url())).text();
+        expect(html).toContain('class="bb-chart-line"');
+        const box = (await rate.boundingBox())!;
+        await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+        // One tooltip per chart, all at the same moment (the charts share their cursor).
+        const tooltips = page.getByRole("tooltip");
+        await expect.poll(() => tooltips.count()).toBeGreaterThanOrEqual(5);
+        const moments = new Set((await tooltips.allTextContents()).map((t) => /t = (\d+:\d\d)/.exec(t)?.[1]));
+        expect(moments.size).toBe(1);
+        const [moment] = [...moments];
+        // Half way through a 30-minute run.
+        expect(moment).toMatch(/^1[45]:\d\d$/);
+        expect(await tooltips.first().textContent()).toMatch(/req\/s: [\d,]+/);
+        await page.screenshot({ path: path.join(screenshotsDir, `run-timeline-hover-${theme}.png`) });
+        // The keyboard: focus a chart, step right, and every chart's cursor follows.
+        await page.mouse.move(0, 0);
+        await expect.poll(() => tooltips.count()).toBe(0);
+        await rate.focus();
+        await page.keyboard.press("ArrowRight");
+        await page.keyboard.press("ArrowRight");
+        await expect.poll(() => rate.getAttribute("aria-valuenow")).toBe("1");
+        expect(await rate.getAttribute("aria-valuetext")).toMatch(/^t = 0:0\d, req\/s [\d,.]+$/);
+        await expect.poll(() => tooltips.count()).toBeGreaterThanOrEqual(5);
       });
     }
   });

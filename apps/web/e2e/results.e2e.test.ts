@@ -256,7 +256,7 @@ describe("sweeps, comparisons and sharing in the local organization", () => {
     // The choice lives in the URL, so the radio only turns on once the page has navigated.
     await page.getByRole("list", { name: "Chosen runs" }).getByRole("radio").nth(1).click();
     await page.waitForURL(/baseline=/);
-    await page.getByRole("figure", { name: "Latency p99" }).locator(".recharts-line path").first().waitFor();
+    await page.getByRole("figure", { name: "Latency p99" }).locator(".bb-chart-line").first().waitFor();
     await page.getByLabel("Save as").fill("pool 8 vs 32");
     await page.getByRole("button", { name: "Save comparison" }).click();
     await page.waitForURL(/\/compare\/[a-z0-9]+$/);
@@ -310,7 +310,7 @@ describe("sweeps, comparisons and sharing in the local organization", () => {
     const { page, baseUrl, db } = stack;
     const run = await db.db.run.findFirstOrThrow({ where: { project: { slug: "sweep-demo" }, number: 2 } });
     await page.goto(`${baseUrl}/runs/${run.id}`);
-    await page.getByRole("figure", { name: "Achieved rate (req/s)" }).locator(".recharts-line path").first().waitFor();
+    await page.getByRole("figure", { name: "Achieved rate (req/s)" }).locator(".bb-chart-line").first().waitFor();
     await page.getByLabel("Notes", { exact: true }).fill("pool 16: steady");
     await page.getByLabel("Exclude from sweeps and trends").check();
     await page.getByRole("button", { name: "Save", exact: true }).click();

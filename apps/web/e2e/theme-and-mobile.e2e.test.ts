@@ -128,6 +128,9 @@ describe("dark mode", () => {
         .first()
         .evaluate((el) => getComputedStyle(el).stroke);
       expect(gridStroke).not.toBe("rgb(226, 232, 240)");
+      // The timeline's own labels (HTML beside its SVG) take the theme as well.
+      expect(await luminanceOf(lightPage, ".bb-chart-tick", "color")).toBeLessThan(0.25);
+      expect(await luminanceOf(darkPage, ".bb-chart-tick", "color")).toBeGreaterThan(0.35);
       await expect(darkPage.locator("html").getAttribute("class")).resolves.toBeNull();
       // The tooltip box is a dark card with light text, not a white box.
       await darkPage.locator(".recharts-surface").first().hover();

@@ -1,6 +1,6 @@
 "use client";
 
-import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { type KeyboardEvent, type PointerEvent, useId, useMemo, useSyncExternalStore } from "react";
 import { valueAxis } from "./axis";
 import { CHART, colorAt, formatElapsed, TOOLTIP_STYLE } from "./palette";
 
@@ -10,9 +10,64 @@ export interface ChartLine {
   color?: string;
 }
 
+type Point = Record<string, number | null>;
+
+/** Plot insets in pixels: room for the last x label on the right, the x labels below. */
+const INSET = { top: 6, right: 14, bottom: 20 } as const;
+/** The plot's own coordinates: x 0–1000 left to right, y 0–100 top to bottom, stretched to the box. */
+const VIEW_W = 1000;
+const VIEW_H = 100;
+/** Average width of an 11 px digit or letter, to size the value axis from its labels without measuring. */
+const CHAR_PX = 6.6;
+const TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
+
 /**
- * Values over elapsed time. Charts given the same `syncId` and the same points share their
- * cursor and tooltip, so several metrics read as one timeline.
+ * The cursor of every chart sharing a `syncId`: the elapsed second hovered, or null. One small
+ * store per id, read with useSyncExternalStore, so hovering one chart moves the others' cursors.
+ */
+const cursors = new Map<string, { t: number | null; listeners: Set<() => void> }>();
+function cursorOf(id: string) {
+  let c = cursors.get(id);
+  if (!c) {
+    c = { t: null, listeners: new Set() };
+    cursors.set(id, c);
+  }
+  return c;
+}
+function setCursor(id: string, t: number | null) {
+  const c = cursorOf(id);
+  if (c.t === t) return;
+  c.t = t;
+  for (const listener of c.listeners) listener();
+}
+
+/** Round elapsed-time ticks (1 s, 5 s, 1 min, 5 min …) across the range, at most `max` of them. */
+function timeTicks(min: number, max: number, most = 6): number[] {
+  const span = Math.max(max - min, 1);
+  const step = TIME_STEPS.find((s) => span / s <= most - 1) ?? Math.ceil(span / (most - 1) / 86400) * 86400;
+  const ticks: number[] = [];
+  for (let t = Math.ceil(min / step) * step; t <= max + 1e-9; t += step) ticks.push(t);
+  return ticks;
+}
+
+/** The index of the point whose `t` is nearest `t` (points are in time order). */
+function nearest(data: readonly Point[], t: number): number {
+  let lo = 0;
+  let hi = data.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((data[mid]!.t ?? 0) < t) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo > 0 && Math.abs((data[lo - 1]!.t ?? 0) - t) <= Math.abs((data[lo]!.t ?? 0) - t)) return lo - 1;
+  return lo;
+}
+
+/**
+ * Values over elapsed time, drawn as plain SVG: the server renders it whole (nothing to measure
+ * first), and a page of six charts of 600 points a line costs milliseconds, not a chart library's
+ * hundreds. Charts given the same `syncId` share their cursor and tooltip, so several metrics read
+ * as one timeline; the arrow keys move the cursor of a focused chart.
  */
 export function TimeSeriesChart({
   title,
@@ -24,7 +79,7 @@ export function TimeSeriesChart({
   binary = false,
 }: {
   title: string;
-  data: readonly Record<string, number | null>[];
+  data: readonly Point[];
   lines: readonly ChartLine[];
   format: (value: number) => string;
   syncId?: string;
@@ -32,58 +87,238 @@ export function TimeSeriesChart({
   /** Values in bytes: ticks at round binary units. */
   binary?: boolean;
 }) {
-  const axis = valueAxis(
-    data.flatMap((point) => lines.map((line) => point[line.key])),
-    { binary, height },
+  const ownId = useId();
+  const cursorId = syncId ?? ownId;
+  const hovered = useSyncExternalStore(
+    (listener) => {
+      const c = cursorOf(cursorId);
+      c.listeners.add(listener);
+      return () => c.listeners.delete(listener);
+    },
+    () => cursorOf(cursorId).t,
+    () => null,
   );
-  // A run of a second or two has one or two points: dots show them where a line would not.
-  const fewPoints = data.length <= 3;
+
+  const drawn = useMemo(() => {
+    const plotHeight = height - INSET.top - INSET.bottom;
+    const axis = valueAxis(
+      data.flatMap((point) => lines.map((line) => point[line.key])),
+      { binary, height },
+    );
+    const top = axis.domain[1] || 1;
+    const tMin = data[0]?.t ?? 0;
+    const tMax = data[data.length - 1]?.t ?? 0;
+    const tSpan = tMax - tMin || 1;
+    const x = (t: number) => ((t - tMin) / tSpan) * VIEW_W;
+    const y = (v: number) => VIEW_H - (Math.max(0, v) / top) * VIEW_H;
+    // A run of a second or two has one or two points: dots show them where a line would not.
+    const fewPoints = data.length <= 3;
+    const paths = lines.map((line) => {
+      let d = "";
+      let dots = "";
+      let open = false;
+      for (const point of data) {
+        const v = point[line.key];
+        if (typeof v !== "number" || !Number.isFinite(v) || point.t == null) {
+          open = false; // a gap: the line breaks here
+          continue;
+        }
+        const px = x(point.t).toFixed(1);
+        const py = y(v).toFixed(2);
+        d += `${open ? "L" : "M"}${px} ${py}`;
+        // A zero-length segment with a round cap is a dot that stays round however the box stretches.
+        if (fewPoints) dots += `M${px} ${py}l0 0`;
+        open = true;
+      }
+      return { d, dots };
+    });
+    const labels = axis.ticks.map((v) => format(v));
+    const axisWidth = Math.max(28, Math.ceil(Math.max(...labels.map((l) => l.length)) * CHAR_PX) + 8);
+    return {
+      plotHeight,
+      ticks: axis.ticks.map((v, i) => ({ v, label: labels[i]!, frac: v / top })),
+      times: timeTicks(tMin, tMax).map((t) => ({ t, frac: (t - tMin) / tSpan })),
+      paths,
+      fewPoints,
+      axisWidth,
+      tMin,
+      tSpan,
+    };
+  }, [data, lines, format, binary, height]);
+
+  const index = hovered === null || data.length === 0 ? null : nearest(data, hovered);
+  const point = index === null ? null : data[index]!;
+  const cursorFrac = point?.t == null ? null : (point.t - drawn.tMin) / drawn.tSpan;
+  const plotLeft = drawn.axisWidth;
+  const valueText = point
+    ? [
+        `t = ${formatElapsed(point.t ?? 0)}`,
+        ...lines.map((line) => {
+          const v = point[line.key];
+          return `${line.label} ${typeof v === "number" ? format(v) : "no value"}`;
+        }),
+      ].join(", ")
+    : "no point chosen";
+  const across = (frac: number) => `calc(${plotLeft}px + ${frac} * (100% - ${plotLeft + INSET.right}px))`;
+
+  const onPointer = (event: PointerEvent<HTMLDivElement>) => {
+    if (data.length === 0) return;
+    const box = event.currentTarget.getBoundingClientRect();
+    const width = box.width - plotLeft - INSET.right;
+    const frac = Math.min(1, Math.max(0, (event.clientX - box.left - plotLeft) / Math.max(width, 1)));
+    setCursor(cursorId, data[nearest(data, drawn.tMin + frac * drawn.tSpan)]!.t ?? null);
+  };
+  const onKey = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (data.length === 0 || (event.key !== "ArrowLeft" && event.key !== "ArrowRight")) return;
+    event.preventDefault();
+    const from = index ?? (event.key === "ArrowRight" ? -1 : data.length);
+    const next = Math.min(data.length - 1, Math.max(0, from + (event.key === "ArrowRight" ? 1 : -1)));
+    setCursor(cursorId, data[next]!.t ?? null);
+  };
+
   return (
     <figure className="min-w-0" aria-label={title}>
       <figcaption className="mb-1 text-xs font-medium text-slate-600">{title}</figcaption>
-      <LineChart
-        responsive
-        style={{ width: "100%", height }}
-        data={data as Record<string, number | null>[]}
-        syncId={syncId}
-        margin={{ top: 4, right: 12, bottom: 0, left: 0 }}
+      <div
+        className="relative select-none outline-none focus-visible:ring-2 focus-visible:ring-sky-500"
+        style={{ height }}
+        // The cursor is a slider over the points: the arrow keys move it and it reads out the values.
+        role="slider"
+        aria-label={`${title}: time`}
+        aria-valuemin={0}
+        aria-valuemax={Math.max(0, data.length - 1)}
+        aria-valuenow={index ?? 0}
+        aria-valuetext={valueText}
+        tabIndex={0}
+        onPointerMove={onPointer}
+        onPointerDown={onPointer}
+        onPointerLeave={() => setCursor(cursorId, null)}
+        onKeyDown={onKey}
+        onBlur={() => setCursor(cursorId, null)}
       >
-        <CartesianGrid strokeDasharray="3 3" stroke={CHART.grid} />
-        <XAxis
-          dataKey="t"
-          type="number"
-          domain={["dataMin", "dataMax"]}
-          allowDecimals={false}
-          tickFormatter={formatElapsed}
-          tick={{ fontSize: 11, fill: CHART.axis }}
-        />
-        <YAxis
-          width="auto"
-          domain={axis.domain}
-          ticks={axis.ticks}
-          interval={0}
-          tickFormatter={format}
-          tick={{ fontSize: 11, fill: CHART.axis }}
-        />
-        <Tooltip
-          labelFormatter={(t) => `t = ${formatElapsed(Number(t))}`}
-          formatter={(value) => (typeof value === "number" ? format(value) : String(value))}
-          contentStyle={TOOLTIP_STYLE}
-        />
-        {lines.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}
-        {lines.map((line, i) => (
-          <Line
-            key={line.key}
-            dataKey={line.key}
-            name={line.label}
-            stroke={line.color ?? colorAt(i)}
-            dot={fewPoints ? { r: 3 } : false}
-            strokeWidth={1.5}
-            isAnimationActive={false}
-            connectNulls={false}
-          />
+        <svg
+          className="bb-chart-plot absolute overflow-visible"
+          style={{
+            left: plotLeft,
+            top: INSET.top,
+            width: `calc(100% - ${plotLeft + INSET.right}px)`,
+            height: drawn.plotHeight,
+          }}
+          viewBox={`0 0 ${VIEW_W} ${VIEW_H}`}
+          preserveAspectRatio="none"
+          aria-hidden="true"
+        >
+          <g className="bb-chart-grid" stroke={CHART.grid} strokeDasharray="3 3" vectorEffect="non-scaling-stroke">
+            {drawn.ticks.map((tick) => (
+              <line
+                key={`y${tick.v}`}
+                x1={0}
+                x2={VIEW_W}
+                y1={VIEW_H - tick.frac * VIEW_H}
+                y2={VIEW_H - tick.frac * VIEW_H}
+                vectorEffect="non-scaling-stroke"
+              />
+            ))}
+            {drawn.times.map((tick) => (
+              <line
+                key={`x${tick.t}`}
+                x1={tick.frac * VIEW_W}
+                x2={tick.frac * VIEW_W}
+                y1={0}
+                y2={VIEW_H}
+                vectorEffect="non-scaling-stroke"
+              />
+            ))}
+          </g>
+          {lines.map((line, i) => (
+            <g key={line.key} stroke={line.color ?? colorAt(i)} fill="none" strokeLinecap="round">
+              <path
+                className="bb-chart-line"
+                data-key={line.key}
+                d={drawn.paths[i]!.d}
+                strokeWidth={1.5}
+                strokeLinejoin="round"
+                vectorEffect="non-scaling-stroke"
+              />
+              {drawn.fewPoints && (
+                <path
+                  className="bb-chart-dots"
+                  d={drawn.paths[i]!.dots}
+                  strokeWidth={6}
+                  vectorEffect="non-scaling-stroke"
+                />
+              )}
+            </g>
+          ))}
+          {cursorFrac !== null && (
+            <line
+              className="bb-chart-cursor"
+              x1={cursorFrac * VIEW_W}
+              x2={cursorFrac * VIEW_W}
+              y1={0}
+              y2={VIEW_H}
+              stroke={CHART.axis}
+              vectorEffect="non-scaling-stroke"
+            />
+          )}
+        </svg>
+        {drawn.ticks.map((tick) => (
+          <span
+            key={`yl${tick.v}`}
+            className="bb-chart-tick absolute -translate-y-1/2 text-right tabular-nums"
+            style={{
+              left: 0,
+              width: plotLeft - 6,
+              top: INSET.top + (1 - tick.frac) * drawn.plotHeight,
+              fontSize: 11,
+              color: CHART.axis,
+            }}
+          >
+            {tick.label}
+          </span>
         ))}
-      </LineChart>
+        {drawn.times.map((tick) => (
+          <span
+            key={`xl${tick.t}`}
+            className="bb-chart-tick absolute -translate-x-1/2 tabular-nums"
+            style={{ left: across(tick.frac), bottom: 0, fontSize: 11, color: CHART.axis }}
+          >
+            {formatElapsed(tick.t)}
+          </span>
+        ))}
+        {point && cursorFrac !== null && (
+          <div
+            role="tooltip"
+            className="bb-chart-tooltip pointer-events-none absolute z-10 whitespace-nowrap rounded border px-2 py-1 shadow-sm"
+            style={{
+              ...TOOLTIP_STYLE,
+              top: INSET.top,
+              left: across(cursorFrac),
+              transform: cursorFrac > 0.6 ? "translateX(calc(-100% - 8px))" : "translateX(8px)",
+            }}
+          >
+            <div>t = {formatElapsed(point.t ?? 0)}</div>
+            {lines.map((line, i) => {
+              const v = point[line.key];
+              return (
+                <div key={line.key} style={{ color: line.color ?? colorAt(i) }}>
+                  {line.label}: {typeof v === "number" ? format(v) : "—"}
+                </div>
+              );
+            })}
+          </div>
+        )}
+      </div>
+      {lines.length > 1 && (
+        <ul className="mt-1 flex flex-wrap justify-center gap-x-3 text-xs" aria-label={`${title}: lines`}>
+          {lines.map((line, i) => (
+            <li key={line.key} className="flex items-center gap-1" style={{ color: line.color ?? colorAt(i) }}>
+              <span aria-hidden="true" className="inline-block h-0.5 w-3" style={{ background: "currentColor" }} />
+              {line.label}
+            </li>
+          ))}
+        </ul>
+      )}
     </figure>
   );
 }
