@@ -1,7 +1,7 @@
 // The production server: Next.js behind a plain Node HTTP server, so that the app learns the
 // address of the socket each request came from. Next.js alone only passes X-Forwarded-For on,
 // which any client can write; rate limits must count the real peer (see BENCHBOARD_TRUSTED_PROXIES).
-import { createServer } from "node:http";
+import { createServer, STATUS_CODES } from "node:http";
 import { parseArgs } from "node:util";
 import next from "next";
 
@@ -42,6 +42,30 @@ const server = createServer((req, res) => {
   // handed over by src/instrumentation.ts when the app starts); everything else is Next.js's.
   if (globalThis.benchboardServeLive?.(req, res)) return;
   void handle(req, res);
+});
+// A request the parser refuses (request line and headers over 16 KB, malformed, too slow) is
+// answered, and the connection closed only once the client has stopped sending. Node's default
+// writes the answer and destroys the socket at once: with the client's bytes still unread, the
+// kernel resets the connection, and the client reads "connection reset", never the status.
+const REFUSALS = { HPE_HEADER_OVERFLOW: 431, HPE_CHUNK_EXTENSIONS_OVERFLOW: 413, ERR_HTTP_REQUEST_TIMEOUT: 408 };
+/** How long a refused client may go on sending before its connection is dropped. */
+const LINGER_MS = 2_000;
+server.on("clientError", (err, socket) => {
+  if (socket.destroyed || socket.refused) return;
+  socket.refused = true;
+  if (!socket.writable || err.code === "ECONNRESET" || socket._httpMessage?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const status = REFUSALS[err.code] ?? 400;
+  // Read and drop whatever else arrives (the parser is done with this connection) until the
+  // client closes its side or the linger ends.
+  socket.removeAllListeners("data");
+  socket.on("data", () => undefined);
+  socket.on("end", () => socket.destroy());
+  socket.resume();
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 });
 server.listen(port, hostname, () => console.log(`Benchboard web listening on http://${hostname}:${port}`));
 
