@@ -4,17 +4,19 @@
  */
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 type Method = (typeof METHODS)[number];
+/** The methods a route may serve itself; HEAD follows GET. */
+export type ServedMethod = Exclude<Method, "HEAD">;
 
 /** Marks the handlers below, so that a walk over route files can tell them from real ones. */
 export const METHOD_NOT_ALLOWED = "methodNotAllowed";
 
-type Refusal = ((req: Request) => Response) & { [METHOD_NOT_ALLOWED]: true };
+export type Refusal = ((req: Request) => Response) & { [METHOD_NOT_ALLOWED]: true };
 
 /**
  * `OPTIONS` (204) and a 405 for each method other than `served`, all naming in `Allow` what the
  * path serves (HEAD wherever GET is, and OPTIONS).
  */
-export function otherMethods(...served: Exclude<Method, "HEAD">[]): Record<Method | "OPTIONS", Refusal> {
+export function otherMethods(...served: ServedMethod[]): Record<Method | "OPTIONS", Refusal> {
   const allowed = [...served, ...(served.includes("GET") ? ["HEAD"] : []), "OPTIONS"];
   const allow = allowed.join(", ");
   const refuse = Object.assign(

@@ -1,16 +1,6 @@
-import { compareHandler, toFetchResponse } from "@benchboard/api/rest/index";
-import { restDeps } from "../_lib/deps";
-import { otherMethods } from "../_lib/methods";
+import { compareHandler } from "@benchboard/api/rest/index";
+import { restRoute } from "../_lib/rest-route";
 
 export const dynamic = "force-dynamic";
 
-export async function GET(req: Request) {
-  return toFetchResponse(await compareHandler(req, restDeps()));
-}
-
-const other = otherMethods("GET");
-export const POST = other.POST;
-export const PUT = other.PUT;
-export const PATCH = other.PATCH;
-export const DELETE = other.DELETE;
-export const OPTIONS = other.OPTIONS;
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = restRoute({ GET: compareHandler });

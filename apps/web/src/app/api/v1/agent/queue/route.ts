@@ -1,16 +1,6 @@
-import { agentQueueHandler, toFetchResponse } from "@benchboard/api/rest/index";
-import { restDeps } from "../../_lib/deps";
-import { otherMethods } from "../../_lib/methods";
+import { agentQueueHandler } from "@benchboard/api/rest/index";
+import { restRoute } from "../../_lib/rest-route";
 
 export const dynamic = "force-dynamic";
 
-export async function GET(req: Request) {
-  return toFetchResponse(await agentQueueHandler(req, restDeps()));
-}
-
-const other = otherMethods("GET");
-export const POST = other.POST;
-export const PUT = other.PUT;
-export const PATCH = other.PATCH;
-export const DELETE = other.DELETE;
-export const OPTIONS = other.OPTIONS;
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = restRoute({ GET: agentQueueHandler });

@@ -1,17 +1,6 @@
-import { agentStopHandler, toFetchResponse } from "@benchboard/api/rest/index";
-import { agentDeps } from "../../_lib/deps";
-import { otherMethods } from "../../_lib/methods";
+import { agentStopHandler } from "@benchboard/api/rest/index";
+import { agentRoute } from "../../_lib/rest-route";
 
 export const dynamic = "force-dynamic";
 
-export async function POST(req: Request) {
-  return toFetchResponse(await agentStopHandler(req, agentDeps()));
-}
-
-const other = otherMethods("POST");
-export const GET = other.GET;
-export const HEAD = other.HEAD;
-export const PUT = other.PUT;
-export const PATCH = other.PATCH;
-export const DELETE = other.DELETE;
-export const OPTIONS = other.OPTIONS;
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = agentRoute({ POST: agentStopHandler });

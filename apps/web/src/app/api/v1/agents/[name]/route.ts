@@ -1,18 +1,8 @@
-import { removeAgentHandler, toFetchResponse } from "@benchboard/api/rest/index";
-import { restDeps } from "../../_lib/deps";
-import { otherMethods } from "../../_lib/methods";
+import { removeAgentHandler } from "@benchboard/api/rest/index";
+import { restRoute } from "../../_lib/rest-route";
 
 export const dynamic = "force-dynamic";
 
-export async function DELETE(req: Request, { params }: { params: Promise<{ name: string }> }) {
-  const { name } = await params;
-  return toFetchResponse(await removeAgentHandler(req, restDeps(), name));
-}
-
-const other = otherMethods("DELETE");
-export const GET = other.GET;
-export const HEAD = other.HEAD;
-export const POST = other.POST;
-export const PUT = other.PUT;
-export const PATCH = other.PATCH;
-export const OPTIONS = other.OPTIONS;
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = restRoute({
+  DELETE: (req, deps, { name }: { name: string }) => removeAgentHandler(req, deps, name),
+});

@@ -1,23 +1,9 @@
-import {
-  createNotificationEndpointHandler,
-  listNotificationEndpointsHandler,
-  toFetchResponse,
-} from "@benchboard/api/rest/index";
-import { restDeps } from "../../_lib/deps";
-import { otherMethods } from "../../_lib/methods";
+import { createNotificationEndpointHandler, listNotificationEndpointsHandler } from "@benchboard/api/rest/index";
+import { restRoute } from "../../_lib/rest-route";
 
 export const dynamic = "force-dynamic";
 
-export async function GET(req: Request) {
-  return toFetchResponse(await listNotificationEndpointsHandler(req, restDeps()));
-}
-
-export async function POST(req: Request) {
-  return toFetchResponse(await createNotificationEndpointHandler(req, restDeps()));
-}
-
-const other = otherMethods("GET", "POST");
-export const PUT = other.PUT;
-export const PATCH = other.PATCH;
-export const DELETE = other.DELETE;
-export const OPTIONS = other.OPTIONS;
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = restRoute({
+  GET: listNotificationEndpointsHandler,
+  POST: createNotificationEndpointHandler,
+});

@@ -1,17 +1,8 @@
-import { getRunHandler, toFetchResponse } from "@benchboard/api/rest/index";
-import { restDeps } from "../../_lib/deps";
-import { otherMethods } from "../../_lib/methods";
+import { getRunHandler } from "@benchboard/api/rest/index";
+import { restRoute } from "../../_lib/rest-route";
 
 export const dynamic = "force-dynamic";
 
-export async function GET(req: Request, { params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  return toFetchResponse(await getRunHandler(req, restDeps(), id));
-}
-
-const other = otherMethods("GET");
-export const POST = other.POST;
-export const PUT = other.PUT;
-export const PATCH = other.PATCH;
-export const DELETE = other.DELETE;
-export const OPTIONS = other.OPTIONS;
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = restRoute({
+  GET: (req, deps, { id }: { id: string }) => getRunHandler(req, deps, id),
+});

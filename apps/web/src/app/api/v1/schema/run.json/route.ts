@@ -1,13 +1,4 @@
-import { runSchemaHandler, toFetchResponse } from "@benchboard/api/rest/index";
-import { otherMethods } from "../../_lib/methods";
+import { runSchemaHandler } from "@benchboard/api/rest/index";
+import { documentRoute } from "../../_lib/rest-route";
 
-export function GET() {
-  return toFetchResponse(runSchemaHandler());
-}
-
-const other = otherMethods("GET");
-export const POST = other.POST;
-export const PUT = other.PUT;
-export const PATCH = other.PATCH;
-export const DELETE = other.DELETE;
-export const OPTIONS = other.OPTIONS;
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = documentRoute(runSchemaHandler);

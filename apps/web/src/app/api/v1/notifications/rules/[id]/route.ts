@@ -1,28 +1,9 @@
-import {
-  deleteNotificationRuleHandler,
-  toFetchResponse,
-  updateNotificationRuleHandler,
-} from "@benchboard/api/rest/index";
-import { restDeps } from "../../../_lib/deps";
-import { otherMethods } from "../../../_lib/methods";
+import { deleteNotificationRuleHandler, updateNotificationRuleHandler } from "@benchboard/api/rest/index";
+import { restRoute } from "../../../_lib/rest-route";
 
 export const dynamic = "force-dynamic";
 
-type Params = { params: Promise<{ id: string }> };
-
-export async function PATCH(req: Request, { params }: Params) {
-  const { id } = await params;
-  return toFetchResponse(await updateNotificationRuleHandler(req, restDeps(), id));
-}
-
-export async function DELETE(req: Request, { params }: Params) {
-  const { id } = await params;
-  return toFetchResponse(await deleteNotificationRuleHandler(req, restDeps(), id));
-}
-
-const other = otherMethods("PATCH", "DELETE");
-export const GET = other.GET;
-export const HEAD = other.HEAD;
-export const POST = other.POST;
-export const PUT = other.PUT;
-export const OPTIONS = other.OPTIONS;
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = restRoute({
+  PATCH: (req, deps, { id }: { id: string }) => updateNotificationRuleHandler(req, deps, id),
+  DELETE: (req, deps, { id }: { id: string }) => deleteNotificationRuleHandler(req, deps, id),
+});

@@ -1,21 +1,16 @@
-import { listConfigHandler, putThresholdsHandler, toFetchResponse } from "@benchboard/api/rest/index";
-import { restDeps } from "../../../_lib/deps";
-import { otherMethods } from "../../../_lib/methods";
+import { listConfigHandler, putThresholdsHandler } from "@benchboard/api/rest/index";
+import { restRoute } from "../../../_lib/rest-route";
 
 export const dynamic = "force-dynamic";
 
-type Params = { params: Promise<{ project: string; kind: string }> };
+type Kind = { project: string; kind: string };
 
-/** A project's targets, instance-configs, scenarios or thresholds. */
-export async function GET(req: Request, { params }: Params) {
-  const { project, kind } = await params;
-  return toFetchResponse(await listConfigHandler(req, restDeps(), project, kind));
-}
-
-/** Replace the project's thresholds (only `thresholds` is set as a whole). */
-export async function PUT(req: Request, { params }: Params) {
-  const { project, kind } = await params;
-  if (kind !== "thresholds") {
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = restRoute({
+  /** A project's targets, instance-configs, scenarios or thresholds. */
+  GET: (req, deps, { project, kind }: Kind) => listConfigHandler(req, deps, project, kind),
+  /** Replace the project's thresholds (only `thresholds` is set as a whole). */
+  PUT: (req, deps, { project, kind }: Kind) => {
+    if (kind === "thresholds") return putThresholdsHandler(req, deps, project);
     return Response.json(
       {
         error: {
@@ -24,12 +19,5 @@ export async function PUT(req: Request, { params }: Params) {
       },
       { status: 405, headers: { allow: "GET, HEAD, OPTIONS" } },
     );
-  }
-  return toFetchResponse(await putThresholdsHandler(req, restDeps(), project));
-}
-
-const other = otherMethods("GET", "PUT");
-export const POST = other.POST;
-export const PATCH = other.PATCH;
-export const DELETE = other.DELETE;
-export const OPTIONS = other.OPTIONS;
+  },
+});

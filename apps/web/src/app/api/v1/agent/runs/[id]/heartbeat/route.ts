@@ -1,18 +1,8 @@
-import { agentHeartbeatHandler, toFetchResponse } from "@benchboard/api/rest/index";
-import { agentDeps } from "../../../../_lib/deps";
-import { otherMethods } from "../../../../_lib/methods";
+import { agentHeartbeatHandler } from "@benchboard/api/rest/index";
+import { agentRoute } from "../../../../_lib/rest-route";
 
 export const dynamic = "force-dynamic";
 
-export async function POST(req: Request, { params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  return toFetchResponse(await agentHeartbeatHandler(req, agentDeps(), id));
-}
-
-const other = otherMethods("POST");
-export const GET = other.GET;
-export const HEAD = other.HEAD;
-export const PUT = other.PUT;
-export const PATCH = other.PATCH;
-export const DELETE = other.DELETE;
-export const OPTIONS = other.OPTIONS;
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = agentRoute({
+  POST: (req, deps, { id }: { id: string }) => agentHeartbeatHandler(req, deps, id),
+});

@@ -1,6 +1,5 @@
-import { deleteConfigItemHandler, putConfigItemHandler, toFetchResponse } from "@benchboard/api/rest/index";
-import { restDeps } from "../../../../_lib/deps";
-import { otherMethods } from "../../../../_lib/methods";
+import { deleteConfigItemHandler, putConfigItemHandler } from "@benchboard/api/rest/index";
+import { restRoute } from "../../../../_lib/rest-route";
 
 export const dynamic = "force-dynamic";
 
@@ -13,22 +12,11 @@ function safeDecode(value: string): string {
   }
 }
 
-type Params = { params: Promise<{ project: string; kind: string; name: string }> };
+type Item = { project: string; kind: string; name: string };
 
-/** Create or update one target, instance config or scenario by name. */
-export async function PUT(req: Request, { params }: Params) {
-  const { project, kind, name } = await params;
-  return toFetchResponse(await putConfigItemHandler(req, restDeps(), project, kind, safeDecode(name)));
-}
-
-export async function DELETE(req: Request, { params }: Params) {
-  const { project, kind, name } = await params;
-  return toFetchResponse(await deleteConfigItemHandler(req, restDeps(), project, kind, safeDecode(name)));
-}
-
-const other = otherMethods("PUT", "DELETE");
-export const GET = other.GET;
-export const HEAD = other.HEAD;
-export const POST = other.POST;
-export const PATCH = other.PATCH;
-export const OPTIONS = other.OPTIONS;
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = restRoute({
+  /** Create or update one target, instance config or scenario by name. */
+  PUT: (req, deps, { project, kind, name }: Item) => putConfigItemHandler(req, deps, project, kind, safeDecode(name)),
+  DELETE: (req, deps, { project, kind, name }: Item) =>
+    deleteConfigItemHandler(req, deps, project, kind, safeDecode(name)),
+});
