@@ -3,6 +3,7 @@
 import { formatMetric, parseLiveProgress } from "@benchboard/core";
 import { Button, Card, ErrorState, Skeleton, StatusBadge } from "@benchboard/ui";
 import { useMutation, useQuery } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useState } from "react";
 import { ConfirmDialog } from "~/app/_components/confirm-dialog";
@@ -14,13 +15,18 @@ import { useCanEdit } from "~/app/_components/use-can-edit";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 import { useRunEvents } from "~/trpc/use-run-events";
-import { CapacitySearchPanel } from "./capacity-search-panel";
 import { LivePanel } from "./live-panel";
 import { RunMetaEditor } from "./run-meta-editor";
 import { RUN_CHART_POINTS, TERMINAL_STATUSES } from "./run-queries";
 import { RunReport } from "./run-report";
 import { Snapshots } from "./run-snapshots";
 import { RunUnavailable } from "./run-unavailable";
+
+// Only a capacity search's run draws this panel, and its chart library is the page's largest script:
+// other runs never load it.
+const CapacitySearchPanel = dynamic(() => import("./capacity-search-panel").then((m) => m.CapacitySearchPanel), {
+  loading: () => <Skeleton className="h-64" label="Loading the capacity search" />,
+});
 
 export function RunView({ runId }: { runId: string }) {
   const trpc = useTRPC();
