@@ -1,4 +1,5 @@
 import path from "node:path";
+import { createHistogram, encodeHistogram, recordMicros } from "@benchboard/core";
 import { seedPublishedDemo } from "@benchboard/db/seed";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,6 +33,13 @@ beforeAll(async () => {
       ],
     });
   }
+  // And the first a latency histogram, as a launched run has, so the run page draws it too.
+  const histogram = createHistogram();
+  for (let i = 0; i < 5_000; i++) recordMicros(histogram, 8_000 + ((i * 7919) % 9_000) + (i % 89 === 0 ? 30_000 : 0));
+  await stack.db.db.runResult.update({
+    where: { runId: runs[0]!.id },
+    data: { histogram: encodeHistogram(histogram) },
+  });
   runPath = `/runs/${runs[0]!.id}`;
   comparePath = `/compare?runs=${runs.map((r) => r.id).join(",")}`;
 });
@@ -52,7 +60,7 @@ async function newContext(options: { colorScheme?: "light" | "dark"; width?: num
 }
 
 /** Relative luminance (0 black … 1 white) of any CSS colour, read back through a canvas. */
-async function luminanceOf(page: Page, selector: string, property: "background-color" | "fill" | "color") {
+async function luminanceOf(page: Page, selector: string, property: "background-color" | "stroke" | "color") {
   return page
     .locator(selector)
     .first()
@@ -92,11 +100,13 @@ function widest(page: Page) {
   });
 }
 
-const AXIS_TICK = ".recharts-cartesian-axis-tick-value";
+/** The charts' axis labels: HTML beside each chart's SVG, coloured by the theme's chart variables. */
+const AXIS_TICK = ".bb-chart-tick";
+const HISTOGRAM = "figure[aria-label='Latency histogram']";
 
 async function openRunPage(page: Page) {
   await page.goto(`${stack.baseUrl}${runPath}`);
-  await page.locator(AXIS_TICK).first().waitFor();
+  await page.locator(`${HISTOGRAM} ${AXIS_TICK}`).first().waitFor();
 }
 
 async function shot(page: Page, name: string) {
@@ -117,26 +127,23 @@ describe("dark mode", () => {
       expect(await luminanceOf(darkPage, "body", "background-color")).toBeLessThan(0.05);
       expect(await luminanceOf(darkPage, "nav[aria-label='Main']", "background-color")).toBeLessThan(0.05);
       expect(await luminanceOf(darkPage, "main", "color")).toBeGreaterThan(0.6);
-      // Axis labels: grey on white in light, a light grey that reads on the dark card in dark.
-      const lightAxis = await luminanceOf(lightPage, AXIS_TICK, "fill");
-      const darkAxis = await luminanceOf(darkPage, AXIS_TICK, "fill");
-      expect(lightAxis).toBeLessThan(0.25);
-      expect(darkAxis).toBeGreaterThan(0.35);
-      // Grid lines take the theme too.
-      const gridStroke = await darkPage
-        .locator(".recharts-cartesian-grid line")
-        .first()
-        .evaluate((el) => getComputedStyle(el).stroke);
-      expect(gridStroke).not.toBe("rgb(226, 232, 240)");
-      // The timeline's own labels (HTML beside its SVG) take the theme as well.
-      expect(await luminanceOf(lightPage, ".bb-chart-tick", "color")).toBeLessThan(0.25);
-      expect(await luminanceOf(darkPage, ".bb-chart-tick", "color")).toBeGreaterThan(0.35);
+      // Axis labels, the histogram's and the timeline's: grey on white in light, a light grey that
+      // reads on the dark card in dark.
+      for (const chart of [HISTOGRAM, "figure[aria-label='Achieved rate (req/s)']"]) {
+        expect(await luminanceOf(lightPage, `${chart} ${AXIS_TICK}`, "color")).toBeLessThan(0.25);
+        expect(await luminanceOf(darkPage, `${chart} ${AXIS_TICK}`, "color")).toBeGreaterThan(0.35);
+      }
+      // Grid lines take the theme too: pale on white, faint on the dark card.
+      expect(await luminanceOf(lightPage, `${HISTOGRAM} .bb-chart-grid line`, "stroke")).toBeGreaterThan(0.6);
+      expect(await luminanceOf(darkPage, `${HISTOGRAM} .bb-chart-grid line`, "stroke")).toBeLessThan(0.1);
       await expect(darkPage.locator("html").getAttribute("class")).resolves.toBeNull();
-      // The tooltip box is a dark card with light text, not a white box.
-      await darkPage.locator(".recharts-surface").first().hover();
-      await darkPage.locator(".recharts-default-tooltip").first().waitFor();
-      expect(await luminanceOf(darkPage, ".recharts-default-tooltip", "background-color")).toBeLessThan(0.05);
-      expect(await luminanceOf(darkPage, ".recharts-default-tooltip", "color")).toBeGreaterThan(0.6);
+      // The tooltip box is a dark card with light text, not a white box; it names the bucket and its count.
+      await darkPage.getByRole("slider", { name: "Latency histogram: bucket" }).hover();
+      const tooltip = darkPage.locator(`${HISTOGRAM} [role='tooltip']`);
+      await tooltip.waitFor();
+      expect(await tooltip.textContent()).toMatch(/^[\d.]+ ms – [\d.]+ ms[\d,]+ requests?$/);
+      expect(await luminanceOf(darkPage, `${HISTOGRAM} [role='tooltip']`, "background-color")).toBeLessThan(0.05);
+      expect(await luminanceOf(darkPage, `${HISTOGRAM} [role='tooltip']`, "color")).toBeGreaterThan(0.6);
 
       await shot(lightPage, "theme-run-light-1400");
       await shot(darkPage, "theme-run-dark-1400");
@@ -169,7 +176,7 @@ describe("dark mode", () => {
       await page.locator(AXIS_TICK).first().waitFor();
       expect(await page.getByRole("radio", { name: "Dark" }).isChecked()).toBe(true);
       expect(await luminanceOf(page, "body", "background-color")).toBeLessThan(0.05);
-      expect(await luminanceOf(page, AXIS_TICK, "fill")).toBeGreaterThan(0.35);
+      expect(await luminanceOf(page, AXIS_TICK, "color")).toBeGreaterThan(0.35);
 
       // The HTML itself carries the theme: no flash of light before hydration, no inline script.
       const html = await (await page.request.get(`${stack.baseUrl}${runPath}`)).text();
