@@ -1,10 +1,11 @@
 import type { InstallSettings } from "@benchboard/core";
-import type { Dispatch } from "@benchboard/db";
+import type { CreateRunsInput, Dispatch } from "@benchboard/db";
 import {
   BusyError,
   ConflictError,
   type Db,
   isDatabaseUnavailable,
+  launchRuns,
   NotFoundError,
   SecretKeyError,
 } from "@benchboard/db";
@@ -213,4 +214,14 @@ export async function enforceRateLimit(ctx: Context, key: string, limit: number,
   if (!allowed) {
     throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: `too many ${what}; try again in ${retryAfterS} s` });
   }
+}
+
+/** Count one launch (a run, a sweep, a probe) against the organization's launches per minute. */
+export function enforceLaunchLimit(ctx: Context & { orgId: string }): Promise<void> {
+  return enforceRateLimit(ctx, `launch:${ctx.orgId}`, LAUNCHES_PER_MINUTE, 60, "launches in this organization");
+}
+
+/** Create runs as the caller and put them on the queues their labels name. */
+export function launchAsCaller(ctx: Context & { orgId: string }, input: Omit<CreateRunsInput, "createdById">) {
+  return launchRuns(ctx.db, ctx.orgId, { ...input, createdById: ctx.userId }, dispatcher(ctx), queueLog);
 }

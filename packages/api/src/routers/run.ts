@@ -5,7 +5,6 @@ import {
   getRunChart,
   getRunExport,
   getRunView,
-  launchRuns,
   listRuns,
   NotFoundError,
   RUN_LIST_SORTS,
@@ -15,15 +14,15 @@ import {
 } from "@benchboard/db";
 import { ZWorkerLabel } from "@benchboard/jobs";
 import { z } from "zod";
-import {
-  dispatcher,
-  enforceRateLimit,
-  LAUNCHES_PER_MINUTE,
-  memberProcedure,
-  orgProcedure,
-  queueLog,
-  router,
-} from "../trpc";
+import { enforceLaunchLimit, launchAsCaller, memberProcedure, orgProcedure, router } from "../trpc";
+
+/** How many worker processes each launched run is split across (runs and sweeps alike). */
+export const ZShardCount = z
+  .number({ error: "must be a number" })
+  .int("must be a whole number")
+  .min(1, "at least 1")
+  .max(MAX_SHARDS, `at most ${MAX_SHARDS} shards`)
+  .default(1);
 
 /** Each plateau's verdict picks the next rate, so a capacity search runs in one process. */
 export function refuseShardedCapacitySearch(
@@ -58,12 +57,7 @@ export const ZLaunchRunInput = z
       .default([]),
     notes: z.string().max(10_000).optional(),
     /** Split each run across this many worker processes; their results merge exactly. */
-    shards: z
-      .number({ error: "must be a number" })
-      .int("must be a whole number")
-      .min(1, "at least 1")
-      .max(MAX_SHARDS, `at most ${MAX_SHARDS} shards`)
-      .default(1),
+    shards: ZShardCount,
     /** Only workers offering this label (e.g. a region) take the run. */
     workerLabel: ZWorkerLabel.nullish(),
     /** The organization's agents offering this label run it, inside its own network. */
@@ -157,15 +151,13 @@ export const runRouter = router({
     return run;
   }),
   launch: memberProcedure.input(ZLaunchRunInput).mutation(async ({ ctx, input }) => {
-    await enforceRateLimit(ctx, `launch:${ctx.orgId}`, LAUNCHES_PER_MINUTE, 60, "launches in this organization");
+    await enforceLaunchLimit(ctx);
     const { rate, concurrency, durationS, findCapacity, ...launch } = input;
-    const { runs } = await launchRuns(
-      ctx.db,
-      ctx.orgId,
-      { ...launch, overrides: { rate, concurrency, durationS }, findCapacity, createdById: ctx.userId },
-      dispatcher(ctx),
-      queueLog,
-    );
+    const { runs } = await launchAsCaller(ctx, {
+      ...launch,
+      overrides: { rate, concurrency, durationS },
+      findCapacity,
+    });
     return { ...runs[0]!, groupRunIds: runs.map((r) => r.id) };
   }),
   cancel: memberProcedure

@@ -1,8 +1,7 @@
-import { isKnownMetric, MAX_SHARDS, parseParameterPath } from "@benchboard/core";
+import { isKnownMetric, parseParameterPath } from "@benchboard/core";
 import {
   cancelSweep,
   getSweepView,
-  launchRuns,
   listSweeps,
   NotFoundError,
   SWEEP_MAX_VALUES,
@@ -10,15 +9,8 @@ import {
 } from "@benchboard/db";
 import { ZWorkerLabel } from "@benchboard/jobs";
 import { z } from "zod";
-import {
-  dispatcher,
-  enforceRateLimit,
-  LAUNCHES_PER_MINUTE,
-  memberProcedure,
-  orgProcedure,
-  queueLog,
-  router,
-} from "../trpc";
+import { enforceLaunchLimit, launchAsCaller, memberProcedure, orgProcedure, router } from "../trpc";
+import { ZShardCount } from "./run";
 
 const ZSweepValue = z.union([z.number().finite(), z.string().trim().min(1).max(200), z.boolean()]);
 
@@ -39,12 +31,7 @@ export const ZCreateSweepInput = z.object({
   metric: z.string().min(1).refine(isKnownMetric, "unknown metric").default("rps"),
   repetitions: z.number().int().min(1, "at least 1").max(10, "at most 10 repetitions").default(1),
   /** Split each run across this many worker processes. */
-  shards: z
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .min(1, "at least 1")
-    .max(MAX_SHARDS, `at most ${MAX_SHARDS} shards`)
-    .default(1),
+  shards: ZShardCount,
   /** Only workers offering this label take the sweep's runs. */
   workerLabel: ZWorkerLabel.nullish(),
   /** The organization's agents offering this label run the sweep's runs. */
@@ -78,15 +65,9 @@ export const sweepRouter = router({
     .query(({ ctx, input }) => sweepParameters(ctx.db, ctx.orgId, input)),
   /** Create the sweep's runs and start the first; the worker runs the rest back to back. */
   create: memberProcedure.input(ZCreateSweepInput).mutation(async ({ ctx, input }) => {
-    await enforceRateLimit(ctx, `launch:${ctx.orgId}`, LAUNCHES_PER_MINUTE, 60, "launches in this organization");
+    await enforceLaunchLimit(ctx);
     const { name, parameter, values, metric, ...launch } = input;
-    const { sweep, runs } = await launchRuns(
-      ctx.db,
-      ctx.orgId,
-      { ...launch, sweep: { name, parameter, values, metric }, createdById: ctx.userId },
-      dispatcher(ctx),
-      queueLog,
-    );
+    const { sweep, runs } = await launchAsCaller(ctx, { ...launch, sweep: { name, parameter, values, metric } });
     return { id: sweep!.id, name: sweep!.name, runIds: runs.map((r) => r.id) };
   }),
   /** Stop the sweep: queued values are canceled, the running one stops and keeps its measurements. */

@@ -23,7 +23,6 @@ import {
   getVerificationToken,
   installMayConnect,
   isInstallOrganization,
-  launchRuns,
   listTargets,
   NotFoundError,
   originStatus,
@@ -41,12 +40,11 @@ import { withinLimits } from "../input-limits";
 import { assertTargetAllowed, installSettingsFor, safetyPolicyFor } from "../launch-safety";
 import {
   type Context,
-  dispatcher,
+  enforceLaunchLimit,
   enforceRateLimit,
-  LAUNCHES_PER_MINUTE,
+  launchAsCaller,
   memberProcedure,
   orgProcedure,
-  queueLog,
   router,
 } from "../trpc";
 
@@ -299,17 +297,11 @@ export const targetRouter = router({
    * It is what an origin not yet verified may receive, and a quick "does it answer?" for any.
    */
   probe: memberProcedure.input(z.object({ targetId: z.string().min(1).max(64) })).mutation(async ({ ctx, input }) => {
-    await enforceRateLimit(ctx, `launch:${ctx.orgId}`, LAUNCHES_PER_MINUTE, 60, "launches in this organization");
+    await enforceLaunchLimit(ctx);
     const target = await getTarget(ctx.db, ctx.orgId, input.targetId);
     if (!target) throw new NotFoundError("targetId", "target not found");
     const scenario = await ensureProbeScenario(ctx.db, ctx.orgId, target.projectId);
-    const { runs } = await launchRuns(
-      ctx.db,
-      ctx.orgId,
-      { targetId: target.id, scenarioId: scenario.id, tags: ["probe"], createdById: ctx.userId },
-      dispatcher(ctx),
-      queueLog,
-    );
+    const { runs } = await launchAsCaller(ctx, { targetId: target.id, scenarioId: scenario.id, tags: ["probe"] });
     return { id: runs[0]!.id, number: runs[0]!.number };
   }),
 });
