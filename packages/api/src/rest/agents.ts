@@ -55,13 +55,12 @@ import {
 import type { RestDeps } from "./auth";
 import {
   json,
-  parseJsonBody,
   RestError,
   type RestRequest,
   type RestResponse,
   readBodyText,
+  readJsonInput,
   restErrorResponse,
-  zodFailure,
 } from "./http";
 
 /**
@@ -138,14 +137,8 @@ function replaced(err: unknown): unknown {
   return err;
 }
 
-async function body<S extends z.ZodType>(
-  req: RestRequest,
-  schema: S,
-  maxBytes = SMALL_BODY_BYTES,
-): Promise<z.output<S>> {
-  const parsed = schema.safeParse(parseJsonBody(await readBodyText(req, maxBytes)));
-  if (!parsed.success) throw zodFailure(parsed.error);
-  return parsed.data;
+function body<S extends z.ZodType>(req: RestRequest, schema: S, maxBytes = SMALL_BODY_BYTES): Promise<z.output<S>> {
+  return readJsonInput(req, schema, maxBytes);
 }
 
 /**

@@ -13,16 +13,7 @@ import {
 import { createCaller } from "../root";
 import { ZSetThresholdsInput } from "../routers/trend";
 import { type ApiCaller, assertProjectAllowed, authorize, type RestDeps } from "./auth";
-import {
-  json,
-  parseJsonBody,
-  RestError,
-  type RestRequest,
-  type RestResponse,
-  readBodyText,
-  restErrorResponse,
-  zodFailure,
-} from "./http";
+import { json, parseJsonBody, RestError, type RestRequest, readBodyText, restHandler, zodFailure } from "./http";
 
 /**
  * Configuration as code over REST: a project's targets, instance configs, scenarios and
@@ -142,19 +133,19 @@ async function jsonBody(req: RestRequest): Promise<unknown> {
 
 // ---- GET /api/v1/projects/{project}/config ----
 
-export async function getConfigHandler(req: RestRequest, deps: RestDeps, projectRef: string): Promise<RestResponse> {
-  try {
+export const getConfigHandler = restHandler(
+  "GET /projects/{project}/config",
+  async (req, deps: RestDeps, projectRef: string) => {
     const { api, project } = await projectFor(req, deps, projectRef, "config:read");
     return json(200, await exportConfig(context(api, deps), project));
-  } catch (err) {
-    return restErrorResponse(err, "GET /projects/{project}/config");
-  }
-}
+  },
+);
 
 // ---- PUT /api/v1/projects/{project}/config[?dryRun=true] ----
 
-export async function putConfigHandler(req: RestRequest, deps: RestDeps, projectRef: string): Promise<RestResponse> {
-  try {
+export const putConfigHandler = restHandler(
+  "PUT /projects/{project}/config",
+  async (req, deps: RestDeps, projectRef: string) => {
     const dryRun = isDryRun(req);
     const { api, project } = await projectFor(req, deps, projectRef, "config:write", { mayBeNew: true });
     const parsed = ZConfigDocument.safeParse(
@@ -178,37 +169,26 @@ export async function putConfigHandler(req: RestRequest, deps: RestDeps, project
       { dryRun },
     );
     return json(200, { dryRun, changed: changes.filter((c) => c.action !== "unchanged").length, changes });
-  } catch (err) {
-    return restErrorResponse(err, "PUT /projects/{project}/config");
-  }
-}
+  },
+);
 
 // ---- GET /api/v1/projects/{project}/{targets|instance-configs|scenarios|thresholds} ----
 
-export async function listConfigHandler(
-  req: RestRequest,
-  deps: RestDeps,
-  projectRef: string,
-  kindPath: string,
-): Promise<RestResponse> {
-  try {
+export const listConfigHandler = restHandler(
+  "GET /projects/{project}/{kind}",
+  async (req, deps: RestDeps, projectRef: string, kindPath: string) => {
     const kind = kindPath === "thresholds" ? null : kindOf(kindPath);
     const { api, project } = await projectFor(req, deps, projectRef, "config:read");
     const doc = await exportConfig(context(api, deps), project);
     return json(200, kind ? { items: doc[kind.list] } : { thresholds: doc.thresholds });
-  } catch (err) {
-    return restErrorResponse(err, "GET /projects/{project}/{kind}");
-  }
-}
+  },
+);
 
 // ---- PUT /api/v1/projects/{project}/thresholds ----
 
-export async function putThresholdsHandler(
-  req: RestRequest,
-  deps: RestDeps,
-  projectRef: string,
-): Promise<RestResponse> {
-  try {
+export const putThresholdsHandler = restHandler(
+  "PUT /projects/{project}/thresholds",
+  async (req, deps: RestDeps, projectRef: string) => {
     const { api, project } = await projectFor(req, deps, projectRef, "config:write");
     const parsed = z.strictObject({ thresholds: ZSetThresholdsInput.shape.thresholds }).safeParse(await jsonBody(req));
     if (!parsed.success) throw zodFailure(parsed.error);
@@ -219,21 +199,14 @@ export async function putThresholdsHandler(
       { dryRun: isDryRun(req) },
     );
     return json(200, { change: changes[0] });
-  } catch (err) {
-    return restErrorResponse(err, "PUT /projects/{project}/thresholds");
-  }
-}
+  },
+);
 
 // ---- PUT /api/v1/projects/{project}/{kind}/{name}: create or update one item by name ----
 
-export async function putConfigItemHandler(
-  req: RestRequest,
-  deps: RestDeps,
-  projectRef: string,
-  kindPath: string,
-  name: string,
-): Promise<RestResponse> {
-  try {
+export const putConfigItemHandler = restHandler(
+  "PUT /projects/{project}/{kind}/{name}",
+  async (req, deps: RestDeps, projectRef: string, kindPath: string, name: string) => {
     const kind = kindOf(kindPath);
     const { api, project } = await projectFor(req, deps, projectRef, "config:write");
     const body = await jsonBody(req);
@@ -258,21 +231,14 @@ export async function putConfigItemHandler(
     const doc = ZConfigDocument.parse({ version: 1, [kind.list]: [parsed.data] });
     const [change] = await applyConfig(context(api, deps), { id: project.id }, doc, { dryRun: isDryRun(req) });
     return json(change?.action === "create" ? 201 : 200, { change });
-  } catch (err) {
-    return restErrorResponse(err, "PUT /projects/{project}/{kind}/{name}");
-  }
-}
+  },
+);
 
 // ---- DELETE /api/v1/projects/{project}/{kind}/{name} ----
 
-export async function deleteConfigItemHandler(
-  req: RestRequest,
-  deps: RestDeps,
-  projectRef: string,
-  kindPath: string,
-  name: string,
-): Promise<RestResponse> {
-  try {
+export const deleteConfigItemHandler = restHandler(
+  "DELETE /projects/{project}/{kind}/{name}",
+  async (req, deps: RestDeps, projectRef: string, kindPath: string, name: string) => {
     const kind = kindOf(kindPath);
     const { api, project } = await projectFor(req, deps, projectRef, "config:write");
     const projectId = project.id;
@@ -292,7 +258,5 @@ export async function deleteConfigItemHandler(
       await api.caller.scenario.delete({ id: item.id });
     }
     return json(200, { deleted: { kind: kind.kind, name } });
-  } catch (err) {
-    return restErrorResponse(err, "DELETE /projects/{project}/{kind}/{name}");
-  }
-}
+  },
+);

@@ -2,16 +2,7 @@ import { findExecRunByIdempotencyKey, findProjectByRef } from "@benchboard/db";
 import { ZExecFinishInput, ZExecProgressInput, ZExecStartInput } from "../routers/exec-run";
 import { ZUploadRunInput } from "../routers/upload";
 import { assertProjectAllowed, authorize, type RestDeps, restLimits } from "./auth";
-import {
-  json,
-  parseJsonBody,
-  RestError,
-  type RestRequest,
-  type RestResponse,
-  readBodyText,
-  restErrorResponse,
-  zodFailure,
-} from "./http";
+import { json, RestError, type RestRequest, type RestResponse, readJsonInput, restErrorResponse } from "./http";
 import { linkOrigin, loadRun, presentRun } from "./runs";
 
 /**
@@ -34,8 +25,7 @@ export async function startExecRunHandler(req: RestRequest, deps: RestDeps): Pro
       });
     }
     const idempotencyKey = key.data;
-    const parsed = ZExecStartInput.safeParse(parseJsonBody(await readBodyText(req, MAX_START_BODY_BYTES)));
-    if (!parsed.success) throw zodFailure(parsed.error);
+    const input = await readJsonInput(req, ZExecStartInput, MAX_START_BODY_BYTES);
     // A start sent again (its answer was lost) answers with the run the first one started.
     const replay = async () => {
       const earlier = idempotencyKey
@@ -47,9 +37,9 @@ export async function startExecRunHandler(req: RestRequest, deps: RestDeps): Pro
     };
     const replayed = await replay();
     if (replayed) return replayed;
-    const project = await findProjectByRef(deps.db, api.token.orgId, parsed.data.project);
+    const project = await findProjectByRef(deps.db, api.token.orgId, input.project);
     if (!project) {
-      throw new RestError(404, `project: no project "${parsed.data.project}" in this organization`, {
+      throw new RestError(404, `project: no project "${input.project}" in this organization`, {
         field: "project",
       });
     }
@@ -60,7 +50,7 @@ export async function startExecRunHandler(req: RestRequest, deps: RestDeps): Pro
     });
     let started: { id: string };
     try {
-      started = await api.caller.execRun.start({ ...parsed.data, project: project.id, idempotencyKey });
+      started = await api.caller.execRun.start({ ...input, project: project.id, idempotencyKey });
     } catch (err) {
       // Two copies of one start at once: the other stored the run; answer with it.
       const raced = idempotencyKey ? await replay() : null;
@@ -79,10 +69,9 @@ export async function startExecRunHandler(req: RestRequest, deps: RestDeps): Pro
 export async function execProgressHandler(req: RestRequest, deps: RestDeps, id: string): Promise<RestResponse> {
   try {
     const api = await authorize(req, deps, "runs:write");
-    const parsed = ZExecProgressInput.safeParse(parseJsonBody(await readBodyText(req, MAX_PROGRESS_BODY_BYTES)));
-    if (!parsed.success) throw zodFailure(parsed.error);
+    const input = await readJsonInput(req, ZExecProgressInput, MAX_PROGRESS_BODY_BYTES);
     await loadRun(api, id);
-    const state = await api.caller.execRun.progress({ ...parsed.data, id });
+    const state = await api.caller.execRun.progress({ ...input, id });
     return json(200, state);
   } catch (err) {
     return restErrorResponse(err, "POST /runs/{id}/progress");
@@ -94,10 +83,9 @@ export async function execProgressHandler(req: RestRequest, deps: RestDeps, id: 
 export async function finishExecRunHandler(req: RestRequest, deps: RestDeps, id: string): Promise<RestResponse> {
   try {
     const api = await authorize(req, deps, "runs:write");
-    const parsed = ZExecFinishInput.safeParse(parseJsonBody(await readBodyText(req, restLimits(deps).maxBodyBytes)));
-    if (!parsed.success) throw zodFailure(parsed.error);
+    const input = await readJsonInput(req, ZExecFinishInput, restLimits(deps).maxBodyBytes);
     await loadRun(api, id);
-    await api.caller.execRun.finish({ ...parsed.data, id });
+    await api.caller.execRun.finish({ ...input, id });
     return json(200, { run: presentRun(await loadRun(api, id), linkOrigin(req, deps)) });
   } catch (err) {
     return restErrorResponse(err, "POST /runs/{id}/finish");

@@ -1,8 +1,7 @@
-import { findReservedKey } from "@benchboard/core";
-import { ImportError, jsonTooDeep, MAX_JSON_DEPTH } from "@benchboard/core/importers";
+import { ImportError, parseRequestJson, type RequestBodyFailure, refuseReservedKey } from "@benchboard/core/importers";
 import { ConflictError, isDatabaseUnavailable, NotFoundError, SecretKeyError } from "@benchboard/db";
 import { TRPCError } from "@trpc/server";
-import { ZodError } from "zod";
+import { ZodError, type z } from "zod";
 
 /** What a REST handler reads from a request: a fetch `Request` satisfies it. */
 export interface RestRequest {
@@ -149,31 +148,41 @@ function formatMb(bytes: number): string {
   return `${+(bytes / 1_000_000).toFixed(2)} MB`;
 }
 
-/** A JSON request body, or a 400 naming the line where it stops being JSON. */
+/** A JSON body of at most `maxBytes`, checked against `schema`; a 400 names the first bad field. */
+export async function readJsonInput<S extends z.ZodType>(
+  req: RestRequest,
+  schema: S,
+  maxBytes: number,
+): Promise<z.output<S>> {
+  const parsed = schema.safeParse(parseJsonBody(await readBodyText(req, maxBytes)));
+  if (!parsed.success) throw zodFailure(parsed.error);
+  return parsed.data;
+}
+
+const badBody: RequestBodyFailure = (message, location) => new RestError(400, message, location);
+
+/** A JSON request body, or a 400 naming the line where it stops being JSON (or the reserved key). */
 export function parseJsonBody(text: string): unknown {
-  if (text.trim() === "") throw new RestError(400, "the request body is empty");
-  const deep = jsonTooDeep(text);
-  if (deep) {
-    throw new RestError(400, `the request body nests deeper than ${MAX_JSON_DEPTH} levels (line ${deep.line})`, deep);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    const position = /at position (\d+)/.exec(message);
-    const line = position ? text.slice(0, Number(position[1])).split("\n").length : undefined;
-    throw new RestError(400, `the request body is not valid JSON${line ? ` (line ${line})` : ""}: ${message}`, {
-      line,
-    });
-  }
-  // Schemas drop a `__proto__` key silently; a reserved key is refused by name instead.
-  const reserved = findReservedKey(parsed);
-  if (reserved) {
-    const field = reserved.join(".");
-    throw new RestError(400, `${field}: ${String(reserved.at(-1))} is a reserved name`, { field });
-  }
+  const parsed = parseRequestJson(text, badBody);
+  refuseReservedKey(parsed, badBody);
   return parsed;
+}
+
+/**
+ * A REST handler whose errors, thrown anywhere in it, become the JSON response
+ * `restErrorResponse` renders for `route`.
+ */
+export function restHandler<D, A extends unknown[]>(
+  route: string,
+  handle: (req: RestRequest, deps: D, ...args: A) => Promise<RestResponse>,
+): (req: RestRequest, deps: D, ...args: A) => Promise<RestResponse> {
+  return async (req, deps, ...args) => {
+    try {
+      return await handle(req, deps, ...args);
+    } catch (err) {
+      return restErrorResponse(err, route);
+    }
+  };
 }
 
 /** Render a handler's result for a fetch-style server (Next.js route handlers). */

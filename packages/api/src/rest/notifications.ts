@@ -1,16 +1,7 @@
 import { NOTIFICATION_CHANNELS, ZEmailRecipients, ZNotificationEventKind } from "@benchboard/core";
 import { z } from "zod";
 import { type ApiCaller, authorize, type RestDeps } from "./auth";
-import {
-  json,
-  parseJsonBody,
-  RestError,
-  type RestRequest,
-  type RestResponse,
-  readBodyText,
-  restErrorResponse,
-  zodFailure,
-} from "./http";
+import { json, parseJsonBody, RestError, type RestRequest, readBodyText, restHandler, zodFailure } from "./http";
 
 /**
  * Notification endpoints and rules over REST: the organization's, read with `config:read` and
@@ -160,111 +151,79 @@ async function ruleById(api: ApiCaller, id: string) {
 
 // ---- /api/v1/notifications/endpoints ----
 
-export async function listNotificationEndpointsHandler(req: RestRequest, deps: RestDeps): Promise<RestResponse> {
-  try {
+export const listNotificationEndpointsHandler = restHandler(
+  "GET /notifications/endpoints",
+  async (req, deps: RestDeps) => {
     const api = await authorizeOrgWide(req, deps, "config:read");
     return json(200, { items: await api.caller.notification.endpoints() });
-  } catch (err) {
-    return restErrorResponse(err, "GET /notifications/endpoints");
-  }
-}
+  },
+);
 
-export async function createNotificationEndpointHandler(req: RestRequest, deps: RestDeps): Promise<RestResponse> {
-  try {
+export const createNotificationEndpointHandler = restHandler(
+  "POST /notifications/endpoints",
+  async (req, deps: RestDeps) => {
     const api = await authorizeOrgWide(req, deps, "config:write");
     const input = await body(req, ZRestEndpointCreate);
     const { endpoint, secret } = await api.caller.notification.createEndpoint(input);
     // A secret the caller chose is not echoed back; one made here is shown this once.
     const chosen = "secret" in input && input.secret !== undefined;
     return json(201, { endpoint: { ...endpoint, signed: secret !== null }, secret: chosen ? null : secret });
-  } catch (err) {
-    return restErrorResponse(err, "POST /notifications/endpoints");
-  }
-}
+  },
+);
 
 // ---- /api/v1/notifications/endpoints/{id} ----
 
-export async function updateNotificationEndpointHandler(
-  req: RestRequest,
-  deps: RestDeps,
-  id: string,
-): Promise<RestResponse> {
-  try {
+export const updateNotificationEndpointHandler = restHandler(
+  "PATCH /notifications/endpoints/{id}",
+  async (req, deps: RestDeps, id: string) => {
     const api = await authorizeOrgWide(req, deps, "config:write");
     pathId(id, "endpoint");
     const input = await body(req, ZRestEndpointUpdate);
     return json(200, { endpoint: await api.caller.notification.updateEndpoint({ ...input, id }) });
-  } catch (err) {
-    return restErrorResponse(err, "PATCH /notifications/endpoints/{id}");
-  }
+  },
+);
+
+/** DELETE of an endpoint or a rule by its path id: `{ deleted: { id } }`. */
+function deleteHandler(what: "endpoint" | "rule", remove: (api: ApiCaller, id: string) => Promise<unknown>) {
+  return restHandler(`DELETE /notifications/${what}s/{id}`, async (req, deps: RestDeps, id: string) => {
+    const api = await authorizeOrgWide(req, deps, "config:write");
+    pathId(id, what);
+    await remove(api, id);
+    return json(200, { deleted: { id } });
+  });
 }
 
-export async function deleteNotificationEndpointHandler(
-  req: RestRequest,
-  deps: RestDeps,
-  id: string,
-): Promise<RestResponse> {
-  try {
-    const api = await authorizeOrgWide(req, deps, "config:write");
-    pathId(id, "endpoint");
-    await api.caller.notification.deleteEndpoint({ id });
-    return json(200, { deleted: { id } });
-  } catch (err) {
-    return restErrorResponse(err, "DELETE /notifications/endpoints/{id}");
-  }
-}
+export const deleteNotificationEndpointHandler = deleteHandler("endpoint", (api, id) =>
+  api.caller.notification.deleteEndpoint({ id }),
+);
 
 // ---- /api/v1/notifications/rules ----
 
-export async function listNotificationRulesHandler(req: RestRequest, deps: RestDeps): Promise<RestResponse> {
-  try {
-    const api = await authorizeOrgWide(req, deps, "config:read");
-    return json(200, { items: await api.caller.notification.rules() });
-  } catch (err) {
-    return restErrorResponse(err, "GET /notifications/rules");
-  }
-}
+export const listNotificationRulesHandler = restHandler("GET /notifications/rules", async (req, deps: RestDeps) => {
+  const api = await authorizeOrgWide(req, deps, "config:read");
+  return json(200, { items: await api.caller.notification.rules() });
+});
 
-export async function createNotificationRuleHandler(req: RestRequest, deps: RestDeps): Promise<RestResponse> {
-  try {
-    const api = await authorizeOrgWide(req, deps, "config:write");
-    const input = await body(req, ZRestRuleCreate);
-    const { id } = await api.caller.notification.createRule(input);
-    return json(201, { rule: await ruleById(api, id) });
-  } catch (err) {
-    return restErrorResponse(err, "POST /notifications/rules");
-  }
-}
+export const createNotificationRuleHandler = restHandler("POST /notifications/rules", async (req, deps: RestDeps) => {
+  const api = await authorizeOrgWide(req, deps, "config:write");
+  const input = await body(req, ZRestRuleCreate);
+  const { id } = await api.caller.notification.createRule(input);
+  return json(201, { rule: await ruleById(api, id) });
+});
 
 // ---- /api/v1/notifications/rules/{id} ----
 
-export async function updateNotificationRuleHandler(
-  req: RestRequest,
-  deps: RestDeps,
-  id: string,
-): Promise<RestResponse> {
-  try {
+export const updateNotificationRuleHandler = restHandler(
+  "PATCH /notifications/rules/{id}",
+  async (req, deps: RestDeps, id: string) => {
     const api = await authorizeOrgWide(req, deps, "config:write");
     pathId(id, "rule");
     const input = await body(req, ZRestRuleUpdate);
     await api.caller.notification.updateRule({ ...input, id });
     return json(200, { rule: await ruleById(api, id) });
-  } catch (err) {
-    return restErrorResponse(err, "PATCH /notifications/rules/{id}");
-  }
-}
+  },
+);
 
-export async function deleteNotificationRuleHandler(
-  req: RestRequest,
-  deps: RestDeps,
-  id: string,
-): Promise<RestResponse> {
-  try {
-    const api = await authorizeOrgWide(req, deps, "config:write");
-    pathId(id, "rule");
-    await api.caller.notification.deleteRule({ id });
-    return json(200, { deleted: { id } });
-  } catch (err) {
-    return restErrorResponse(err, "DELETE /notifications/rules/{id}");
-  }
-}
+export const deleteNotificationRuleHandler = deleteHandler("rule", (api, id) =>
+  api.caller.notification.deleteRule({ id }),
+);

@@ -15,11 +15,11 @@ import { type TUploadRunInput, ZUploadRunInput } from "../routers/upload";
 import { type ApiCaller, assertProjectAllowed, authorize, type RestDeps, restLimits } from "./auth";
 import {
   json,
-  parseJsonBody,
   RestError,
   type RestRequest,
   type RestResponse,
   readBodyText,
+  readJsonInput,
   restErrorResponse,
   zodFailure,
 } from "./http";
@@ -251,9 +251,7 @@ function launchIdempotencyKey(req: RestRequest): string | undefined {
 export async function launchRunHandler(req: RestRequest, deps: RestDeps): Promise<RestResponse> {
   try {
     const api = await authorize(req, deps, "runs:launch");
-    const parsed = ZRestLaunchInput.safeParse(parseJsonBody(await readBodyText(req, MAX_LAUNCH_BODY_BYTES)));
-    if (!parsed.success) throw zodFailure(parsed.error);
-    const input = parsed.data;
+    const input = await readJsonInput(req, ZRestLaunchInput, MAX_LAUNCH_BODY_BYTES);
     const orgId = api.token.orgId;
     const idempotencyKey = launchIdempotencyKey(req);
     // A retried launch returns the runs of the first instead of launching again.

@@ -6,12 +6,11 @@
  */
 import { z } from "zod";
 import "../zod-messages";
-import { findReservedKey } from "../record-keys";
 import { canonicalUploadResult } from "../result-input";
 import { type TRunResultData, ZRunResultData } from "../run-result";
 import { HARD_LIMITS } from "../scenario";
-import { ImportError, type ImportErrorLocation } from "./import-error";
-import { jsonTooDeep, MAX_JSON_DEPTH } from "./json";
+import { ImportError } from "./import-error";
+import { parseRequestJson, refuseReservedKey, requestBodyError } from "./json";
 
 /**
  * Time a run's series may cover beyond its longest duration: the warm-up (at most 60 s), the
@@ -107,32 +106,9 @@ export type AgentBody =
   | { kind: "checkpoint"; input: Omit<TAgentCheckpointInput, "result">; result: AgentResultRead }
   | { kind: "result"; input: Omit<TAgentResultInput, "result">; result: AgentResultRead | null };
 
-/** An error about the request body, its message as the client sees it (`field: detail`). */
-function bodyError(message: string, location: ImportErrorLocation = {}): ImportError {
-  const err = new ImportError("request body", message, location);
-  err.message = message;
-  return err;
-}
-
 function parseBody(text: string): unknown {
-  if (text.trim() === "") throw bodyError("the request body is empty");
-  const deep = jsonTooDeep(text);
-  if (deep) throw bodyError(`the request body nests deeper than ${MAX_JSON_DEPTH} levels (line ${deep.line})`, deep);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    const position = /at position (\d+)/.exec(message);
-    const line = position ? text.slice(0, Number(position[1])).split("\n").length : undefined;
-    throw bodyError(`the request body is not valid JSON${line ? ` (line ${line})` : ""}: ${message}`, { line });
-  }
-  // Schemas drop a `__proto__` key silently; a reserved key is refused by name instead.
-  const reserved = findReservedKey(parsed);
-  if (reserved) {
-    const field = reserved.join(".");
-    throw bodyError(`${field}: ${String(reserved.at(-1))} is a reserved name`, { field });
-  }
+  const parsed = parseRequestJson(text);
+  refuseReservedKey(parsed);
   return parsed;
 }
 
@@ -142,7 +118,7 @@ function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const issue = parsed.error.issues[0];
   const field = issue?.path.map(String).join(".") ?? "";
   const message = issue?.message ?? "invalid input";
-  throw bodyError(field ? `${field}: ${message}` : message, field ? { field } : {});
+  throw requestBodyError(field ? `${field}: ${message}` : message, field ? { field } : {});
 }
 
 /**
@@ -160,7 +136,7 @@ function readResult(result: TAgentEngineResult): AgentResultRead {
       canceled,
     };
   } catch (err) {
-    if (err instanceof ImportError) throw bodyError(err.message, { field: err.field });
+    if (err instanceof ImportError) throw requestBodyError(err.message, { field: err.field });
     throw err;
   }
 }

@@ -21,7 +21,13 @@ export { parseGatling } from "./gatling";
 export { parseHey } from "./hey";
 export { ImportError, type ImportErrorLocation } from "./import-error";
 export { parseJmeter } from "./jmeter";
-export { jsonTooDeep, MAX_JSON_DEPTH } from "./json";
+export {
+  jsonTooDeep,
+  MAX_JSON_DEPTH,
+  parseRequestJson,
+  type RequestBodyFailure,
+  refuseReservedKey,
+} from "./json";
 export { type K6SummaryShape, parseK6 } from "./k6";
 export { looksLikeNativeRun, parseNativeRun } from "./native";
 export * from "./normalized-run";

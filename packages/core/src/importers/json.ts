@@ -1,5 +1,5 @@
 import { findReservedKey } from "../record-keys";
-import { ImportError } from "./import-error";
+import { ImportError, type ImportErrorLocation } from "./import-error";
 
 /** Deepest nesting of arrays and objects accepted in uploaded JSON. */
 export const MAX_JSON_DEPTH = 64;
@@ -25,6 +25,44 @@ export function jsonTooDeep(text: string, max = MAX_JSON_DEPTH): { line: number 
     } else if (c === 125 || c === 93) depth--;
   }
   return undefined;
+}
+
+/** An error about an HTTP request body, its message as the client sees it (`field: detail`). */
+export function requestBodyError(message: string, location: ImportErrorLocation = {}): ImportError {
+  const err = new ImportError("request body", message, location);
+  err.message = message;
+  return err;
+}
+
+/** How a caller turns a refused request body into its own error (a REST handler's 400). */
+export type RequestBodyFailure = (message: string, location: ImportErrorLocation) => Error;
+
+/**
+ * A request body's JSON, refusing an empty body, one nested too deep, or text that is not JSON
+ * (naming the line where it stops being JSON). Reserved keys are the caller's to check: see
+ * `refuseReservedKey`.
+ */
+export function parseRequestJson(text: string, fail: RequestBodyFailure = requestBodyError): unknown {
+  if (text.trim() === "") throw fail("the request body is empty", {});
+  const deep = jsonTooDeep(text);
+  if (deep) throw fail(`the request body nests deeper than ${MAX_JSON_DEPTH} levels (line ${deep.line})`, deep);
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const position = /at position (\d+)/.exec(message);
+    const line = position ? text.slice(0, Number(position[1])).split("\n").length : undefined;
+    throw fail(`the request body is not valid JSON${line ? ` (line ${line})` : ""}: ${message}`, { line });
+  }
+}
+
+/** Schemas drop a `__proto__` key silently; a reserved key anywhere in a body is refused by name instead. */
+export function refuseReservedKey(body: unknown, fail: RequestBodyFailure = requestBodyError): void {
+  const reserved = findReservedKey(body);
+  if (reserved) {
+    const field = reserved.join(".");
+    throw fail(`${field}: ${String(reserved.at(-1))} is a reserved name`, { field });
+  }
 }
 
 /** Parses a JSON document, turning JSON.parse's position into a line and column. */

@@ -6,9 +6,9 @@
  */
 import { findReservedKey } from "../record-keys";
 import { canonicalUploadResult } from "../result-input";
-import { ImportError, type ImportErrorLocation } from "./import-error";
+import { ImportError } from "./import-error";
 import { detectFormat, IMPORT_FORMATS, type ImportFormat, importRun, resolveImportFormat } from "./index";
-import { jsonTooDeep, MAX_JSON_DEPTH } from "./json";
+import { parseRequestJson, refuseReservedKey } from "./json";
 import { looksLikeNativeRun, parseNativeRun } from "./native";
 import type { TNormalizedRun } from "./normalized-run";
 
@@ -89,34 +89,11 @@ export interface UploadBody {
   run?: string;
 }
 
-/** An error about the request body, its message as the client sees it. */
-function bodyError(message: string, location: ImportErrorLocation = {}): ImportError {
-  const err = new ImportError("request body", message, location);
-  err.message = message;
-  return err;
-}
-
 export function splitUploadBody(text: string): UploadBody {
-  if (text.trim() === "") throw bodyError("the request body is empty");
-  const deep = jsonTooDeep(text);
-  if (deep) throw bodyError(`the request body nests deeper than ${MAX_JSON_DEPTH} levels (line ${deep.line})`, deep);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    const position = /at position (\d+)/.exec(message);
-    const line = position ? text.slice(0, Number(position[1])).split("\n").length : undefined;
-    throw bodyError(`the request body is not valid JSON${line ? ` (line ${line})` : ""}: ${message}`, { line });
-  }
+  const body = parseRequestJson(text);
   // A body that is the run itself is read (and checked) again as the upload's content.
   if (body === null || typeof body !== "object" || !("content" in body || "run" in body)) return { envelope: null };
-  // Schemas drop a `__proto__` key silently; a reserved key is refused by name instead.
-  const reserved = findReservedKey(body);
-  if (reserved) {
-    const field = reserved.join(".");
-    throw bodyError(`${field}: ${String(reserved.at(-1))} is a reserved name`, { field });
-  }
+  refuseReservedKey(body);
   const { run, ...envelope } = body as Record<string, unknown>;
   if (run === undefined) return { envelope };
   // Anything but an object stays in the envelope, where the caller refuses it by name.

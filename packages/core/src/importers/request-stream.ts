@@ -6,7 +6,7 @@ import {
   summarizeHistogram,
   summarizeMergeable,
 } from "../histogram";
-import type { TErrorEntry } from "../run-result";
+import type { EngineProgress, TErrorEntry } from "../run-result";
 import { buildRun, isFailureStatus, statusError, transportErrorKind } from "./build";
 import { ImportError } from "./import-error";
 import type { TNormalizedRun } from "./normalized-run";
@@ -46,16 +46,11 @@ export interface LiveSecond {
   errors: number;
 }
 
-/** Progress of a client-reported run, in the shape the run page shows. */
-export interface StreamProgress {
-  elapsedMs: number;
-  fraction: number | null;
-  requests: number;
-  errors: number;
-  rps: number;
-  latencyP50Ms: number | null;
-  latencyP99Ms: number | null;
-}
+/** Progress of a client-reported run: the part of an engine's progress the run page shows. */
+export type StreamProgress = Pick<
+  EngineProgress,
+  "elapsedMs" | "fraction" | "requests" | "errors" | "rps" | "latencyP50Ms" | "latencyP99Ms"
+>;
 
 /** Complete lines out of chunks of text, numbered from 1, each at most `maxLine` characters. */
 export class LineSplitter {
