@@ -198,20 +198,12 @@ export function createQueueFor(
   return queueFor;
 }
 
-const notificationQueues = new WeakMap<Queue, Queue>();
-
 /**
  * The notifications queue on the same Redis connection and prefix as a runs queue the caller
  * already holds (the web app's), made once.
  */
 export function notificationsQueueBeside(runsQueue: Queue): Queue {
-  let queue = notificationQueues.get(runsQueue);
-  if (!queue) {
-    queue = new Queue(NOTIFICATIONS_QUEUE, { connection: runsQueue.opts.connection, prefix: runsQueue.opts.prefix });
-    queue.on("error", () => {});
-    notificationQueues.set(runsQueue, queue);
-  }
-  return queue;
+  return queuesBeside(runsQueue)(NOTIFICATIONS_QUEUE);
 }
 
 const siblings = new WeakMap<Queue, Map<string, Queue>>();
@@ -313,13 +305,8 @@ export function createAgentJobTaker(redisUrl: string, prefix = "bull"): AgentJob
       if (!id) return null;
       const job = await queue.getJob(id);
       await queue.remove(id).catch(() => {});
-      if (job?.name === JOBS.runExecute.name) {
-        const data = JOBS.runExecute.schema.safeParse(job.data);
-        if (data.success) return { queue: name, id, name: "run.execute", data: data.data };
-      } else if (job?.name === JOBS.runShard.name) {
-        const data = JOBS.runShard.schema.safeParse(job.data);
-        if (data.success) return { queue: name, id, name: "run.shard", data: data.data };
-      }
+      const taken = asAgentJob(name, id, job);
+      if (taken) return taken;
       // Not a run's job (or its data is gone): dropped, and the next one is looked at.
     }
   };

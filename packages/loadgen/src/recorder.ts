@@ -41,6 +41,16 @@ const SUMMED_METRICS = [
   "output_tokens",
 ] as const;
 
+/** What an engine says about its run when the recorder builds the result. */
+interface ResultOptions {
+  startedAt: Date;
+  endedAt: Date;
+  canceled: boolean;
+  runtimeMs: number;
+  invalidReasons?: string[];
+  extra?: Record<string, unknown>;
+}
+
 /**
  * Collects everything an engine measures: the run's latency histogram, one histogram per
  * second for per-interval percentiles, count series, status and error breakdown, byte sizes
@@ -316,17 +326,7 @@ export class Recorder {
    * Close the series at `endPerf` and build the result. `counters` should by now hold the
    * engine's rate figures (`rps`, `target_rps`, …) so they add across shards.
    */
-  finish(
-    endPerf: number,
-    opts: {
-      startedAt: Date;
-      endedAt: Date;
-      canceled: boolean;
-      runtimeMs: number;
-      invalidReasons?: string[];
-      extra?: Record<string, unknown>;
-    },
-  ): EngineResult {
+  finish(endPerf: number, opts: ResultOptions): EngineResult {
     if (!this.finished) {
       this.finished = true;
       this.tick(endPerf);
@@ -340,22 +340,12 @@ export class Recorder {
    * The result so far, without ending the recording: what a checkpoint stores so that a run
    * whose worker dies keeps what it measured. The second in progress is left out.
    */
-  snapshot(
-    nowPerf: number,
-    opts: { startedAt: Date; endedAt: Date; canceled: boolean; runtimeMs: number; invalidReasons?: string[] },
-  ): EngineResult {
+  snapshot(nowPerf: number, opts: Omit<ResultOptions, "extra">): EngineResult {
     if (!this.finished) this.tick(nowPerf);
     return this.build(opts);
   }
 
-  private build(opts: {
-    startedAt: Date;
-    endedAt: Date;
-    canceled: boolean;
-    runtimeMs: number;
-    invalidReasons?: string[];
-    extra?: Record<string, unknown>;
-  }): EngineResult {
+  private build(opts: ResultOptions): EngineResult {
     let length = this.intervalEncoded.length;
     for (const values of this.countSeries.values()) length = Math.max(length, values.length);
     const start = this.seriesStartEpochMs;

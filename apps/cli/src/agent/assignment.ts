@@ -13,6 +13,7 @@ import {
 // Not from the package index: the web app bundles that, and a thread's entry is no module for it.
 import { runScenarioInThread } from "@benchboard/loadgen/engine-thread";
 import { resolveUrl, type SafetyPolicy } from "@benchboard/loadgen/target-safety";
+import { sleep } from "@benchboard/loadgen/util";
 import { z } from "zod";
 import { type EnvAllowList, resolveHeaders } from "./agent-env";
 
@@ -93,18 +94,6 @@ const PROGRESS_MS = 900;
 const READY_POLL_MS = 200;
 /** As on workers: a shard left waiting this long starts anyway and the run is flagged. */
 const SHARD_START_WAIT_MS = 15_000;
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (ms <= 0 || signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 
 const describe = (err: unknown) => {
   const e = err as { message?: string; cause?: { code?: string } };

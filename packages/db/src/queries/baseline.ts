@@ -1,7 +1,6 @@
-import { derivedContext, withDerivedMetrics } from "@benchboard/core";
 import type { Db } from "../client";
 import type { Prisma } from "../generated/prisma/client";
-import { numericMetrics } from "./run-facts";
+import { type RunHistoryPoint, runHistoryPointSelect, toRunHistoryPoint } from "./run-facts";
 
 /** Candidates read to find N runs of head's config: older runs of other configs are skipped. */
 const BASELINE_SCAN = 200;
@@ -22,12 +21,7 @@ export function configKey(snapshot: unknown): string {
   return JSON.stringify(sort(snapshot ?? null));
 }
 
-export interface BranchBaselineRun {
-  runId: string;
-  number: number;
-  createdAt: Date;
-  metrics: Record<string, number>;
-}
+export type BranchBaselineRun = RunHistoryPoint;
 
 /**
  * The baseline for `head` on a branch: its last `take` runs of the same scenario (the same stored
@@ -66,27 +60,12 @@ export async function branchBaselineRuns(
     },
     orderBy: [{ createdAt: "desc" }, { number: "desc" }],
     take: BASELINE_SCAN,
-    select: {
-      id: true,
-      number: true,
-      createdAt: true,
-      configSnapshot: true,
-      scenarioSnapshot: true,
-      result: { select: { metrics: true } },
-    },
+    select: runHistoryPointSelect,
   });
   const config = configKey(head.configSnapshot);
   return rows
     .filter((r) => configKey(r.configSnapshot) === config)
     .slice(0, take)
     .reverse()
-    .map((r) => ({
-      runId: r.id,
-      number: r.number,
-      createdAt: r.createdAt,
-      metrics: withDerivedMetrics(
-        numericMetrics(r.result?.metrics),
-        derivedContext(r.configSnapshot, r.scenarioSnapshot),
-      ),
-    }));
+    .map(toRunHistoryPoint);
 }

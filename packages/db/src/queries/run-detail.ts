@@ -9,7 +9,6 @@ import {
   planShards,
   publishedText,
   runReading,
-  runTitle,
   saturationHeadline,
   type TErrorEntry,
   type TScenarioSpec,
@@ -153,15 +152,10 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
         orderBy: { index: "asc" },
         select: { index: true, status: true, workerId: true, error: true, startedAt: true, endedAt: true },
       },
-      sweep: { select: { id: true, name: true, parameter: true, values: true, repetitions: true } },
+      sweep: { select: { id: true, name: true, ...runFactsSelect.sweep.select } },
       result: {
         select: {
-          metrics: true,
-          thresholdResults: true,
-          extra: true,
-          valid: true,
-          invalidReasons: true,
-          saturationReasons: true,
+          ...runFactsSelect.result.select,
           histogram: true,
           statusCounts: true,
           errors: true,
@@ -171,10 +165,10 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
     },
   });
   if (!row) return null;
-  const facts = toRunFacts(row);
-  const result = row.result;
   // Repetitions launched without a sweep: the title says which of how many this one is.
   const groupSize = row.groupId && !row.sweep ? await db.run.count({ where: { orgId, groupId: row.groupId } }) : null;
+  const facts = toRunFacts(row, groupSize);
+  const result = row.result;
   const published = facts.published
     ? {
         reference: facts.published,
@@ -201,16 +195,7 @@ export async function getRunView(db: Db, orgId: string, runId: string, options: 
       sweep: row.sweep && { id: row.sweep.id, name: row.sweep.name, parameter: row.sweep.parameter },
       sweepValue: row.sweepValue,
       /** "Run #24 · 400 req/s · 20 s · rate = 400 (value 3 of 4)": what ran, not the scenario's name. */
-      title: runTitle({
-        number: row.number,
-        scenarioName: row.scenarioName,
-        scenarioSnapshot: row.scenarioSnapshot,
-        configSnapshot: row.configSnapshot,
-        sweep: row.sweep,
-        sweepValue: row.sweepValue,
-        groupIndex: row.groupIndex,
-        groupSize,
-      }),
+      title: facts.title,
       createdAt: row.createdAt,
       startedAt: row.startedAt,
       endedAt: row.endedAt,

@@ -103,6 +103,38 @@ export function numericMetrics(value: unknown): Record<string, number> {
   return out;
 }
 
+/** What a run is as one point of a history (a branch's baseline, a scenario's trend). */
+export const runHistoryPointSelect = {
+  id: true,
+  number: true,
+  createdAt: true,
+  configSnapshot: true,
+  scenarioSnapshot: true,
+  result: { select: { metrics: true } },
+} satisfies Prisma.RunSelect;
+
+export interface RunHistoryPoint {
+  runId: string;
+  number: number;
+  createdAt: Date;
+  metrics: Record<string, number>;
+}
+
+/** A run as a point of history: when, and its stored and derived metrics. */
+export function toRunHistoryPoint(
+  row: Prisma.RunGetPayload<{ select: typeof runHistoryPointSelect }>,
+): RunHistoryPoint {
+  return {
+    runId: row.id,
+    number: row.number,
+    createdAt: row.createdAt,
+    metrics: withDerivedMetrics(
+      numericMetrics(row.result?.metrics),
+      derivedContext(row.configSnapshot, row.scenarioSnapshot),
+    ),
+  };
+}
+
 export function runLabel(row: { number: number }): string {
   return `#${row.number}`;
 }

@@ -15,7 +15,7 @@ import { z } from "zod";
 import type { Db } from "../client";
 import { ConflictError, NotFoundError } from "../errors";
 import { Prisma } from "../generated/prisma/client";
-import { numericMetrics } from "./run-facts";
+import { numericMetrics, runHistoryPointSelect, toRunHistoryPoint } from "./run-facts";
 
 const ZThresholdList = z.array(ZThreshold).catch([]);
 
@@ -447,24 +447,9 @@ export async function scenarioHistory(db: Db, orgId: string, input: ScenarioHist
     },
     orderBy: [{ createdAt: "desc" }, { number: "desc" }],
     take: Math.min(input.take ?? HISTORY_MAX_RUNS, HISTORY_MAX_RUNS),
-    select: {
-      id: true,
-      number: true,
-      createdAt: true,
-      configSnapshot: true,
-      scenarioSnapshot: true,
-      result: { select: { metrics: true } },
-    },
+    select: runHistoryPointSelect,
   });
-  return rows.reverse().map((r) => ({
-    runId: r.id,
-    number: r.number,
-    createdAt: r.createdAt,
-    metrics: withDerivedMetrics(
-      numericMetrics(r.result?.metrics),
-      derivedContext(r.configSnapshot, r.scenarioSnapshot),
-    ),
-  }));
+  return rows.reverse().map(toRunHistoryPoint);
 }
 
 // ---- project thresholds (targets) ----

@@ -23,6 +23,7 @@ import {
 } from "@benchboard/loadgen";
 // Not from the package index: the web app bundles that, and a thread's entry is no module for it.
 import { runScenarioInThread } from "@benchboard/loadgen/engine-thread";
+import { sleep } from "@benchboard/loadgen/util";
 import { describeError, type ProcessorDeps, prepareLoad, SHUTDOWN_REASON, watchRun } from "./run-execute";
 
 /**
@@ -163,17 +164,4 @@ export async function awaitCommonStart(
     if (Date.now() >= until) return { waitingFor };
     await sleep(100, signal);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
