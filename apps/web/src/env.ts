@@ -1,33 +1,15 @@
 import { parseTrustedProxies } from "@benchboard/api/client-address";
+import { mailSettingsEnv, secretKeyEnv, sharedRunEnv } from "@benchboard/api/shared-env";
 import { type InstallSettings, installSettingsFromEnv } from "@benchboard/core";
 import { z } from "zod";
 
 // The only place the web app reads process.env (server side).
 const ZEnv = z.object({
-  DATABASE_URL: z.string().default("postgresql://benchboard:benchboard@127.0.0.1:5432/benchboard"),
-  REDIS_URL: z.string().default("redis://127.0.0.1:6379"),
-  BENCHBOARD_QUEUE_PREFIX: z.string().default("bull"),
-  /** A running run whose worker wrote no heartbeat for this long is ended as failed (as in the worker). */
-  BENCHBOARD_RUN_STALE_AFTER_MS: z.coerce.number().int().min(3_000).max(3_600_000).default(20_000),
-  /**
-   * A run the job queue (Redis) could not take for this long ends failed; until then it stays
-   * queued. So does an agent run no agent took for this long after it was put on its label's queue.
-   */
-  BENCHBOARD_QUEUE_GIVE_UP_S: z.coerce
-    .number()
-    .int()
-    .min(10)
-    .max(7 * 86_400)
-    .default(900),
+  ...sharedRunEnv,
   /** 32 bytes, base64: encrypts target secrets at rest. Without it, secrets cannot be stored. */
-  BENCHBOARD_SECRET_KEY: z
-    .string()
-    .trim()
-    .optional()
-    .refine(
-      (v) => !v || Buffer.from(v, "base64").length === 32,
-      "BENCHBOARD_SECRET_KEY must be 32 bytes in base64 (head -c 32 /dev/urandom | base64)",
-    ),
+  BENCHBOARD_SECRET_KEY: secretKeyEnv(
+    "BENCHBOARD_SECRET_KEY must be 32 bytes in base64 (head -c 32 /dev/urandom | base64)",
+  ),
   /**
    * Proxies (addresses or CIDR ranges, comma-separated) whose X-Forwarded-For / -Host / -Proto
    * are believed. Empty: every client is the socket's peer.
@@ -71,24 +53,15 @@ const ZEnv = z.object({
   BENCHBOARD_LISTEN: z.string().optional(),
   PORT: z.string().optional(),
   /**
-   * The operator's mail server for account mail (password reset links), e.g.
-   * `smtp://user:pass@mail.example.com:587`. Unset: messages go to BENCHBOARD_MAIL_LOG.
+   * Account mail (password reset links): BENCHBOARD_SMTP_URL, the operator's mail server (e.g.
+   * `smtp://user:pass@mail.example.com:587`); BENCHBOARD_MAIL_FROM, its sender (e.g.
+   * `Benchboard <bench@example.com>`), needed with BENCHBOARD_SMTP_URL; without a server, mail (its
+   * links open accounts) is appended to BENCHBOARD_MAIL_LOG, readable by the server's user only
+   * (mode 0600). Relative paths start at the working directory.
    */
-  BENCHBOARD_SMTP_URL: z
-    .string()
-    .trim()
-    .default("")
-    .refine(
-      (v) => !v || (URL.canParse(v) && /^smtps?:$/.test(new URL(v).protocol)),
-      "BENCHBOARD_SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587",
-    ),
-  /** The sender of account mail, e.g. `Benchboard <bench@example.com>`; needed with BENCHBOARD_SMTP_URL. */
-  BENCHBOARD_MAIL_FROM: z.string().trim().max(320).default(""),
-  /**
-   * Without BENCHBOARD_SMTP_URL, account mail (its links open accounts) is appended to this file,
-   * readable by the server's user only (mode 0600). Relative paths start at the working directory.
-   */
-  BENCHBOARD_MAIL_LOG: z.string().trim().min(1).max(1000).default(".data/mail.log"),
+  ...mailSettingsEnv(
+    "BENCHBOARD_SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587",
+  ),
   /** Minutes a password reset link works. */
   BENCHBOARD_PASSWORD_RESET_TTL_MIN: z.preprocess(
     (v) => (v === "" ? undefined : v),

@@ -1,5 +1,6 @@
 import os from "node:os";
 import { mailerFromSettings } from "@benchboard/api/mail";
+import { mailSettingsEnv, secretKeyEnv, sharedRunEnv } from "@benchboard/api/shared-env";
 import { installSettingsFromEnv } from "@benchboard/core";
 import { DEFAULT_AGENT_RETENTION_DAYS } from "@benchboard/db";
 import { z } from "zod";
@@ -7,24 +8,10 @@ import type { RunnerOptions } from "./worker";
 
 // The only place the worker reads process.env.
 const ZEnv = z.object({
-  DATABASE_URL: z.string().default("postgresql://benchboard:benchboard@127.0.0.1:5432/benchboard"),
-  REDIS_URL: z.string().default("redis://127.0.0.1:6379"),
-  BENCHBOARD_QUEUE_PREFIX: z.string().default("bull"),
+  ...sharedRunEnv,
   BENCHBOARD_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   BENCHBOARD_WORKER_LABELS: z.string().default(""),
   BENCHBOARD_WORKER_ID: z.string().optional(),
-  /** A running run whose worker wrote no heartbeat for this long is ended as failed. */
-  BENCHBOARD_RUN_STALE_AFTER_MS: z.coerce.number().int().min(3_000).max(3_600_000).default(20_000),
-  /**
-   * A run the job queue (Redis) could not take for this long ends failed; until then it stays
-   * queued. So does an agent run no agent took for this long after it was put on its label's queue.
-   */
-  BENCHBOARD_QUEUE_GIVE_UP_S: z.coerce
-    .number()
-    .int()
-    .min(10)
-    .max(7 * 86_400)
-    .default(900),
   /** How long a ready shard waits for the run's other shards to be ready before starting anyway. */
   BENCHBOARD_SHARD_START_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
   /** On SIGTERM, how long in-flight runs get to stop and store what they measured. */
@@ -48,16 +35,7 @@ const ZEnv = z.object({
    * Email notifications go through the same mail as the web app's account mail: the operator's
    * SMTP server (with BENCHBOARD_MAIL_FROM), else the mail file.
    */
-  BENCHBOARD_SMTP_URL: z
-    .string()
-    .trim()
-    .default("")
-    .refine(
-      (v) => !v || (URL.canParse(v) && /^smtps?:$/.test(new URL(v).protocol)),
-      "must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587",
-    ),
-  BENCHBOARD_MAIL_FROM: z.string().trim().max(320).default(""),
-  BENCHBOARD_MAIL_LOG: z.string().trim().min(1).max(1000).default(".data/mail.log"),
+  ...mailSettingsEnv("must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587"),
   /** First retry delay of a failed notification delivery; each later retry waits twice as long. */
   BENCHBOARD_NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   /** Days after which a run's per-second series are downsampled to 10 s (unset: kept forever). */
@@ -89,14 +67,7 @@ const ZEnv = z.object({
   /** 0 disables the health endpoint. */
   BENCHBOARD_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
   /** 32 bytes, base64: decrypts target secrets (header values) for runs. */
-  BENCHBOARD_SECRET_KEY: z
-    .string()
-    .trim()
-    .optional()
-    .refine(
-      (v) => !v || Buffer.from(v, "base64").length === 32,
-      "must be 32 bytes in base64 (head -c 32 /dev/urandom | base64)",
-    ),
+  BENCHBOARD_SECRET_KEY: secretKeyEnv("must be 32 bytes in base64 (head -c 32 /dev/urandom | base64)"),
 });
 
 export type WorkerEnv = z.infer<typeof ZEnv>;
