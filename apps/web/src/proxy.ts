@@ -1,22 +1,12 @@
 import { type NextRequest, NextResponse } from "next/server";
+import { SIGNED_OUT_PAGES } from "~/lib/signed-out-pages";
 import { misdirected } from "~/server/public-url";
 import { isHttps, requestedPublicUrl } from "~/server/request-origin";
 import { badPath, badPathReason } from "~/server/request-path";
 import { securityHeaders } from "~/server/security-headers";
 
 // An optimistic redirect for signed-out visitors; every procedure checks the session itself.
-const PUBLIC_PREFIXES = [
-  "/sign-in",
-  "/sign-up",
-  "/forgot-password",
-  "/reset-password/",
-  "/confirm-sign-up/",
-  "/invite/",
-  "/share/",
-  "/api/",
-  "/_next/",
-  "/favicon",
-];
+const PUBLIC_PREFIXES = [...SIGNED_OUT_PAGES, "/api/", "/_next/", "/favicon"];
 
 export function proxy(request: NextRequest) {
   // A host name that is not one of the app's (a rebound DNS name) gets nothing.

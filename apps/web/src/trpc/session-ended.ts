@@ -1,15 +1,5 @@
 import { TRPCClientError } from "@trpc/client";
-
-/** Pages for people who are signed out: a refusal there is theirs to read, not an ended session. */
-const SIGNED_OUT_PAGES = [
-  "/sign-in",
-  "/sign-up",
-  "/forgot-password",
-  "/reset-password/",
-  "/confirm-sign-up/",
-  "/invite/",
-  "/share/",
-];
+import { isSignedOutPage } from "~/lib/signed-out-pages";
 
 /** Whether the API refused a request for want of a session (HTTP 401). */
 export function isUnauthorized(error: unknown): boolean {
@@ -33,7 +23,7 @@ let leaving = false;
 export function signInAgain(error: unknown): void {
   if (leaving || typeof window === "undefined" || !isUnauthorized(error)) return;
   const { pathname, search } = window.location;
-  if (SIGNED_OUT_PAGES.some((p) => pathname.startsWith(p))) return;
+  if (isSignedOutPage(pathname)) return;
   leaving = true;
   window.location.replace(signInPath(pathname, search));
 }

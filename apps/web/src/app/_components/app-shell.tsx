@@ -4,6 +4,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { type ReactNode, useEffect, useState } from "react";
+import { isSignedOutPage } from "~/lib/signed-out-pages";
 import { useTRPC } from "~/trpc/client";
 import { ForbiddenNotice } from "./forbidden-notice";
 import { activeNavHref, NAV } from "./nav";
@@ -12,22 +13,11 @@ import { useRunSearchShortcut } from "./search-shortcut";
 import { ThemeToggle } from "./theme-toggle";
 import { useCanEdit } from "./use-can-edit";
 
-/** Pages outside the signed-in app: no navigation, no organization. */
-const BARE = [
-  "/sign-in",
-  "/sign-up",
-  "/forgot-password",
-  "/reset-password/",
-  "/confirm-sign-up/",
-  "/invite/",
-  "/share/",
-];
-
 export function AppShell({ children }: { children: ReactNode }) {
   const pathname = usePathname();
   const canEdit = useCanEdit();
   const [menuOpen, setMenuOpen] = useState(false);
-  const bare = BARE.some((p) => pathname.startsWith(p));
+  const bare = isSignedOutPage(pathname);
   useRunSearchShortcut(!bare);
   // A followed link closes the phone menu.
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs on navigation, pathname is the trigger

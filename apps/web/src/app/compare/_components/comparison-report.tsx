@@ -4,9 +4,10 @@ import type { RouterOutputs } from "@benchboard/api";
 import { formatDeltaPct, formatMetric } from "@benchboard/core";
 import { Card, cx, EmptyState, ReadingBadge, StatusBadge, WideTable } from "@benchboard/ui";
 import { colorAt } from "@benchboard/ui/charts/palette";
-import { PublishedFigures, PublishedMark, SourceCheckToggle } from "@benchboard/ui/published-figures";
+import { PublishedMark, SourceCheckToggle } from "@benchboard/ui/published-figures";
 import Link from "next/link";
 import { type ReactNode, useState } from "react";
+import { PublishedFiguresCard } from "~/app/_components/published-figures-card";
 import { ComparisonCharts } from "./comparison-charts";
 import { ConfigDifferences } from "./config-differences";
 import { StageComparison } from "./stage-comparison";
@@ -196,19 +197,7 @@ export function ComparisonReport({ view, runHref }: { view: View; runHref?: (run
 
       <ComparisonCharts runs={runs} charts={view.charts} />
 
-      {view.published && (
-        <Card title="Published figures">
-          <PublishedFigures
-            source={view.published.reference.source}
-            url={view.published.reference.url}
-            table={view.published.reference.table}
-            date={view.published.reference.date}
-            note={view.published.reference.note}
-            checks={view.published.checks}
-            runLabel={label}
-          />
-        </Card>
-      )}
+      {view.published && <PublishedFiguresCard published={view.published} runLabel={label} />}
     </div>
   );
 }

@@ -1,9 +1,10 @@
 "use client";
 
 import { formatMetric } from "@benchboard/core";
-import { Button, inputClass, ReadingBadge, Skeleton, StatusBadge } from "@benchboard/ui";
+import { Button, inputClass, Skeleton } from "@benchboard/ui";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { RunStatus } from "~/app/_components/run-status";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 import { pickerRunsInput } from "./compare-params";
@@ -82,12 +83,7 @@ export function RunPicker({
                       </div>
                     </td>
                     <td className="px-2 py-1.5">
-                      <StatusBadge status={r.status} />
-                      <ReadingBadge
-                        reading={r.result?.reading}
-                        saturationReasons={r.result?.saturationReasons}
-                        headline={r.result?.saturation}
-                      />
+                      <RunStatus status={r.status} result={r.result} />
                     </td>
                     <td className="px-2 py-1.5 text-right tabular-nums text-slate-600">
                       {m.rps !== undefined ? formatMetric("rps", m.rps) : formatMetric("throughput", m.throughput)}

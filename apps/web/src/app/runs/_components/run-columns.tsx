@@ -2,9 +2,10 @@
 
 import type { RouterOutputs } from "@benchboard/api";
 import { formatMetric } from "@benchboard/core";
-import { type Column, ReadingBadge, StatusBadge } from "@benchboard/ui";
+import type { Column } from "@benchboard/ui";
 import Link from "next/link";
 import { LocalTime } from "~/app/_components/local-time";
+import { RunStatus } from "~/app/_components/run-status";
 
 export type RunItem = RouterOutputs["run"]["list"]["items"][number];
 
@@ -60,12 +61,7 @@ export function runColumns({
       header: "Status",
       cell: (r) => (
         <>
-          <StatusBadge status={r.status} />
-          <ReadingBadge
-            reading={r.result?.reading}
-            saturationReasons={r.result?.saturationReasons}
-            headline={r.result?.saturation}
-          />
+          <RunStatus status={r.status} result={r.result} />
           {r.excluded && <span className="ml-1 text-xs text-amber-700">excluded</span>}
         </>
       ),

@@ -12,12 +12,13 @@ import {
 } from "@benchboard/core";
 import { Card, cx, ErrorState, Skeleton, StatusBadge } from "@benchboard/ui";
 import { MetricByValueChart } from "@benchboard/ui/charts/metric-by-value-chart";
-import { PublishedFigures, SourceCheckToggle } from "@benchboard/ui/published-figures";
+import { SourceCheckToggle } from "@benchboard/ui/published-figures";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { ExportLinks, exportFormats } from "~/app/_components/export-links";
 import { PageHeader } from "~/app/_components/page-header";
+import { PublishedFiguresCard } from "~/app/_components/published-figures-card";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 import { CapacityQuestion } from "./capacity-question";
@@ -254,19 +255,7 @@ export function SweepReport({ id }: { id: string }) {
         onAsk={setCapacity}
       />
 
-      {view.published && (
-        <Card title="Published figures">
-          <PublishedFigures
-            source={view.published.reference.source}
-            url={view.published.reference.url}
-            table={view.published.reference.table}
-            date={view.published.reference.date}
-            note={view.published.reference.note}
-            checks={view.published.checks}
-            runLabel={labelOf}
-          />
-        </Card>
-      )}
+      {view.published && <PublishedFiguresCard published={view.published} runLabel={labelOf} />}
     </div>
   );
 }

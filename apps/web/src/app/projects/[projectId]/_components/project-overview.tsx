@@ -1,10 +1,11 @@
 "use client";
 
 import { formatMetric } from "@benchboard/core";
-import { Card, EmptyState, ErrorState, ReadingBadge, Skeleton, StatCard, StatusBadge } from "@benchboard/ui";
+import { Card, EmptyState, ErrorState, Skeleton, StatCard } from "@benchboard/ui";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { LocalTime } from "~/app/_components/local-time";
+import { RunStatus } from "~/app/_components/run-status";
 import { useTRPC } from "~/trpc/client";
 import { errorMessage } from "~/trpc/errors";
 import { GettingStarted, gettingStartedSteps } from "../../../_components/getting-started";
@@ -86,12 +87,7 @@ export function ProjectOverview({ projectId }: { projectId: string }) {
                       </Link>
                     </td>
                     <td>
-                      <StatusBadge status={r.status} />
-                      <ReadingBadge
-                        reading={r.result?.reading}
-                        saturationReasons={r.result?.saturationReasons}
-                        headline={r.result?.saturation}
-                      />
+                      <RunStatus status={r.status} result={r.result} />
                     </td>
                     <td>{r.scenarioName}</td>
                     <td>{r.target?.name ?? "—"}</td>
