@@ -457,10 +457,12 @@ function report(rows: Row[], previous: Map<string, Row>) {
   console.log(format(columns).trimEnd());
   for (const l of lines) console.log(format(l).trimEnd());
   const pages = rows.filter((r) => Number.isFinite(r.cold));
-  const warmOk = pages.filter((r) => r.warm < WARM_GOAL_MS).length;
+  // The sign-in flow is timed once per round: it has a cold figure only.
+  const warmPages = pages.filter((r) => Number.isFinite(r.warm));
+  const warmOk = warmPages.filter((r) => r.warm < WARM_GOAL_MS).length;
   const coldOk = pages.filter((r) => r.cold < COLD_GOAL_MS).length;
   console.log(
-    `\n${warmOk} of ${pages.length} pages under ${WARM_GOAL_MS} ms warm, ${coldOk} under ${COLD_GOAL_MS} ms cold`,
+    `\n${warmOk} of ${warmPages.length} pages under ${WARM_GOAL_MS} ms warm; ${coldOk} of ${pages.length} under ${COLD_GOAL_MS} ms cold`,
   );
 }
 
