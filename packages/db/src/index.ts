@@ -13,6 +13,7 @@ export * from "./queries/badge";
 export * from "./queries/baseline";
 export * from "./queries/comparison";
 export * from "./queries/exec-run";
+export * from "./queries/health";
 export * from "./queries/instance-config";
 export * from "./queries/member";
 export * from "./queries/notification";

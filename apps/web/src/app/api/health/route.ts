@@ -1,4 +1,4 @@
-import { getDb } from "@benchboard/db";
+import { databaseAnswers, getDb } from "@benchboard/db";
 import { env } from "~/env";
 
 /** How long the database check may take before the answer says it is unreachable. */
@@ -14,7 +14,7 @@ const DATABASE_CHECK_MS = 1_000;
 export async function GET() {
   let timer: NodeJS.Timeout | undefined;
   const database = await Promise.race([
-    getDb(env.DATABASE_URL).$queryRaw`SELECT 1`.then(() => "ok" as const).catch(() => "unreachable" as const),
+    databaseAnswers(getDb(env.DATABASE_URL)).then((ok) => (ok ? ("ok" as const) : ("unreachable" as const))),
     new Promise<"unreachable">((resolve) => {
       timer = setTimeout(() => resolve("unreachable"), DATABASE_CHECK_MS);
     }),
