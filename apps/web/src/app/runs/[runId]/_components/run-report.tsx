@@ -4,7 +4,7 @@ import type { RouterOutputs } from "@benchboard/api";
 import { formatDurationMs, formatMetric, metricDef, THRESHOLD_STATUS_TEXT } from "@benchboard/core";
 import { Card, cx, Skeleton } from "@benchboard/ui";
 import { HistogramChart } from "@benchboard/ui/charts/histogram-chart";
-import { PublishedFigures } from "@benchboard/ui/published-figures";
+import { PublishedFiguresCard } from "~/app/_components/published-figures-card";
 import { GeneratorFigures } from "./generator-figures";
 import { LlmLatency } from "./llm-latency";
 import { ResponsesCard } from "./responses-card";
@@ -240,18 +240,7 @@ export function RunReport({
         <ResponsesCard result={result} failed={failed} />
       </div>
 
-      {view.published && (
-        <Card title="Published figures">
-          <PublishedFigures
-            source={view.published.reference.source}
-            url={view.published.reference.url}
-            table={view.published.reference.table}
-            date={view.published.reference.date}
-            checks={view.published.checks}
-            runLabel={() => `#${view.run.number}`}
-          />
-        </Card>
-      )}
+      {view.published && <PublishedFiguresCard published={view.published} runLabel={() => `#${view.run.number}`} />}
 
       <section aria-label="Derived metrics" className="text-xs text-slate-500">
         Derived metrics ({[...derived].map((k) => metricDef(k).label).join(", ") || "none for this run"}) are computed
