@@ -274,9 +274,11 @@ describe("chaos: a worker SIGKILLed while storing a result", () => {
     expect(ended.error).toMatch(
       /^its worker stopped responding \(no heartbeat for \d+ s\); results measured until its last checkpoint are kept$/,
     );
+    // The queue gives a dead worker's job to another only once its lock (30 s, renewed every 15 s)
+    // has lapsed and two of the stall checks, 30 s apart, have found it: up to ~90 s after the kill.
     await waitFor(
       async () => logs.join("").includes(`run ${runId} is no longer queued; skipped`),
-      90_000,
+      150_000,
       "the stalled job to be delivered again",
     );
     const after = await t.db.run.findUniqueOrThrow({ where: { id: runId } });
@@ -289,7 +291,7 @@ describe("chaos: a worker SIGKILLed while storing a result", () => {
     expect(after.workerIds).toEqual(["w-killed"]);
     expect(await t.db.run.count()).toBe(1);
     await workers.stopAll();
-  }, 180_000);
+  }, 240_000);
 });
 
 describe("chaos: a worker frozen while storing a result, then declared dead", () => {
