@@ -3,16 +3,14 @@
 import { type KeyboardEvent, type PointerEvent, useMemo, useState } from "react";
 import { valueAxis } from "./axis";
 import { CHART, TOOLTIP_STYLE } from "./palette";
+import { acrossPlot, arrowStep, pointerFraction, VIEW_H, VIEW_W, valueAxisWidth } from "./plot";
+import { ValueGridLines, ValueTickLabels } from "./value-axis";
 
 /** Plot insets in pixels: the bucket labels below, a margin on the right. */
 const INSET = { top: 4, right: 8, bottom: 18 } as const;
-/** The plot's own coordinates: x 0–1000 over the buckets, y 0–100 top to bottom, stretched to the box. */
-const VIEW_W = 1000;
-const VIEW_H = 100;
 /** Each bucket's bar fills this share of its slot, leaving a gap between neighbours. */
 const BAR_SHARE = 0.8;
-/** Average width of an 11 px (value axis) and a 10 px (bucket axis) character, to lay out labels without measuring. */
-const VALUE_CHAR_PX = 6.6;
+/** Average width of a 10 px (bucket axis) character, to lay out labels without measuring. */
 const BUCKET_CHAR_PX = 6;
 /** Space kept between two bucket labels. */
 const LABEL_GAP_PX = 16;
@@ -71,7 +69,7 @@ export function HistogramChart({
     // A bucket holds what is above the previous one's bound, up to its own.
     const ranges = names.map((name, i) => (i === 0 ? `≤ ${name}` : `${names[i - 1]} – ${name}`));
     const ticks = axis.ticks.map((v) => ({ v, label: v.toLocaleString("en-US"), frac: v / top }));
-    const axisWidth = Math.max(28, Math.ceil(Math.max(...ticks.map((t) => t.label.length)) * VALUE_CHAR_PX) + 8);
+    const axisWidth = valueAxisWidth(ticks.map((t) => t.label));
     const labels = bucketLabels(buckets.length, Math.max(0, ...names.map((n) => n.length))).map((l) => ({
       ...l,
       text: names[l.index]!,
@@ -82,23 +80,21 @@ export function HistogramChart({
   }, [buckets, formatMs, height]);
 
   const plotLeft = drawn.axisWidth;
-  const across = (frac: number) => `calc(${plotLeft}px + ${frac} * (100% - ${plotLeft + INSET.right}px))`;
+  const across = (frac: number) => acrossPlot(frac, plotLeft, INSET.right);
   const chosen = active === null || active >= buckets.length ? null : active;
   const chosenFrac = chosen === null ? 0 : (chosen + 0.5) / buckets.length;
   const requests = (count: number) => `${count.toLocaleString("en-US")} ${count === 1 ? "request" : "requests"}`;
 
   const onPointer = (event: PointerEvent<HTMLDivElement>) => {
     if (buckets.length === 0) return;
-    const box = event.currentTarget.getBoundingClientRect();
-    const width = box.width - plotLeft - INSET.right;
-    const frac = (event.clientX - box.left - plotLeft) / Math.max(width, 1);
+    const frac = pointerFraction(event, plotLeft, INSET.right);
     setActive(Math.min(buckets.length - 1, Math.max(0, Math.floor(frac * buckets.length))));
   };
   const onKey = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (buckets.length === 0 || (event.key !== "ArrowLeft" && event.key !== "ArrowRight")) return;
+    const next = arrowStep(event.key, chosen, buckets.length);
+    if (next === null) return;
     event.preventDefault();
-    const from = chosen ?? (event.key === "ArrowRight" ? -1 : buckets.length);
-    setActive(Math.min(buckets.length - 1, Math.max(0, from + (event.key === "ArrowRight" ? 1 : -1))));
+    setActive(next);
   };
 
   return (
@@ -146,16 +142,7 @@ export function HistogramChart({
             />
           )}
           <g className="bb-chart-grid" stroke={CHART.grid} strokeDasharray="3 3">
-            {drawn.ticks.map((tick) => (
-              <line
-                key={tick.v}
-                x1={0}
-                x2={VIEW_W}
-                y1={VIEW_H - tick.frac * VIEW_H}
-                y2={VIEW_H - tick.frac * VIEW_H}
-                vectorEffect="non-scaling-stroke"
-              />
-            ))}
+            <ValueGridLines ticks={drawn.ticks} />
           </g>
           <g className="bb-chart-bars" fill={CHART.primary}>
             {drawn.bars.map((bar, i) => (
@@ -171,21 +158,7 @@ export function HistogramChart({
             ))}
           </g>
         </svg>
-        {drawn.ticks.map((tick) => (
-          <span
-            key={`y${tick.v}`}
-            className="bb-chart-tick absolute -translate-y-1/2 text-right tabular-nums"
-            style={{
-              left: 0,
-              width: plotLeft - 6,
-              top: INSET.top + (1 - tick.frac) * drawn.plotHeight,
-              fontSize: 11,
-              color: CHART.axis,
-            }}
-          >
-            {tick.label}
-          </span>
-        ))}
+        <ValueTickLabels ticks={drawn.ticks} plotLeft={plotLeft} top={INSET.top} plotHeight={drawn.plotHeight} />
         {drawn.labels.map((label) => (
           <span
             key={`x${label.index}`}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cursorOf, nearest, setCursor, timeTicks } from "./plot";
+import { arrowStep, cursorOf, nearest, pointerFraction, setCursor, timeTicks, valueAxisWidth } from "./plot";
 
 describe("timeTicks", () => {
   it("puts round elapsed times across the range, at most six", () => {
@@ -51,5 +51,34 @@ describe("cursor store", () => {
     setCursor("sync-a", null);
     expect(calls).toBe(2);
     cursorOf("sync-a").listeners.delete(listener);
+  });
+});
+
+describe("arrowStep", () => {
+  it("steps one point, stops at the ends, and starts from the end the key points away from", () => {
+    expect(arrowStep("ArrowRight", null, 5)).toBe(0);
+    expect(arrowStep("ArrowLeft", null, 5)).toBe(4);
+    expect(arrowStep("ArrowRight", 2, 5)).toBe(3);
+    expect(arrowStep("ArrowLeft", 0, 5)).toBe(0);
+    expect(arrowStep("ArrowRight", 4, 5)).toBe(4);
+    expect(arrowStep("ArrowUp", 2, 5)).toBeNull();
+    expect(arrowStep("ArrowRight", null, 0)).toBeNull();
+  });
+});
+
+describe("the plot's geometry", () => {
+  it("sizes the value axis from its longest label, never under 28 px", () => {
+    expect(valueAxisWidth(["0", "5"])).toBe(28);
+    expect(valueAxisWidth(["0", "1,000", "200.00 MiB"])).toBe(Math.ceil(10 * 6.6) + 8);
+  });
+
+  it("reads the pointer as a share of the plot between its insets, clamped to it", () => {
+    const box = { getBoundingClientRect: () => ({ left: 100, width: 540 }) } as unknown as Element;
+    const at = (clientX: number) => pointerFraction({ clientX, currentTarget: box }, 40, 0);
+    expect(at(140)).toBe(0);
+    expect(at(390)).toBe(0.5);
+    expect(at(640)).toBe(1);
+    expect(at(50)).toBe(0);
+    expect(at(900)).toBe(1);
   });
 });

@@ -1,6 +1,7 @@
 /**
- * What the SVG charts share: the plot's own coordinates, the cursor store that synchronizes
- * charts, round elapsed-time ticks, and the nearest point to a moment.
+ * What the SVG charts share: the plot's own coordinates, the value axis's width, where a pointer
+ * or an arrow key puts a chart's cursor, the cursor store that synchronizes charts, round
+ * elapsed-time ticks, and the nearest point to a moment.
  */
 
 export type Point = Record<string, number | null>;
@@ -12,6 +13,38 @@ export const VIEW_W = 1000;
 export const VIEW_H = 100;
 /** Average width of an 11 px digit or letter, to size the value axis from its labels without measuring. */
 export const CHAR_PX = 6.6;
+
+/** Width of a value axis with these labels (11 px text), from their length: nothing is measured. */
+export function valueAxisWidth(labels: readonly string[]): number {
+  return Math.max(28, Math.ceil(Math.max(0, ...labels.map((l) => l.length)) * CHAR_PX) + 8);
+}
+
+/** The CSS `left` of a fraction of a plot that starts `left` px into its box and ends `right` px short of it. */
+export function acrossPlot(frac: number, left: number, right: number): string {
+  return `calc(${left}px + ${frac} * (100% - ${left + right}px))`;
+}
+
+/** Where across such a plot (0 to 1) the pointer is. */
+export function pointerFraction(
+  event: { clientX: number; currentTarget: Element },
+  left: number,
+  right: number,
+): number {
+  const box = event.currentTarget.getBoundingClientRect();
+  const width = box.width - left - right;
+  return Math.min(1, Math.max(0, (event.clientX - box.left - left) / Math.max(width, 1)));
+}
+
+/**
+ * The index an arrow key moves a chart's cursor to among `count` (from the first or last when none
+ * is chosen yet); null for any other key.
+ */
+export function arrowStep(key: string, from: number | null, count: number): number | null {
+  if (count === 0 || (key !== "ArrowLeft" && key !== "ArrowRight")) return null;
+  const start = from ?? (key === "ArrowRight" ? -1 : count);
+  return Math.min(count - 1, Math.max(0, start + (key === "ArrowRight" ? 1 : -1)));
+}
+
 const TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
 
 /**

@@ -3,7 +3,21 @@
 import { type KeyboardEvent, type PointerEvent, useId, useMemo, useSyncExternalStore } from "react";
 import { valueAxis } from "./axis";
 import { CHART, colorAt, formatElapsed, TOOLTIP_STYLE } from "./palette";
-import { CHAR_PX, cursorOf, INSET, nearest, type Point, setCursor, timeTicks, VIEW_H, VIEW_W } from "./plot";
+import {
+  acrossPlot,
+  arrowStep,
+  cursorOf,
+  INSET,
+  nearest,
+  type Point,
+  pointerFraction,
+  setCursor,
+  timeTicks,
+  VIEW_H,
+  VIEW_W,
+  valueAxisWidth,
+} from "./plot";
+import { ValueGridLines, ValueTickLabels } from "./value-axis";
 
 export interface ChartLine {
   key: string;
@@ -81,7 +95,7 @@ export function TimeSeriesChart({
       return { d, dots };
     });
     const labels = axis.ticks.map((v) => format(v));
-    const axisWidth = Math.max(28, Math.ceil(Math.max(...labels.map((l) => l.length)) * CHAR_PX) + 8);
+    const axisWidth = valueAxisWidth(labels);
     return {
       plotHeight,
       ticks: axis.ticks.map((v, i) => ({ v, label: labels[i]!, frac: v / top })),
@@ -107,20 +121,17 @@ export function TimeSeriesChart({
         }),
       ].join(", ")
     : "no point chosen";
-  const across = (frac: number) => `calc(${plotLeft}px + ${frac} * (100% - ${plotLeft + INSET.right}px))`;
+  const across = (frac: number) => acrossPlot(frac, plotLeft, INSET.right);
 
   const onPointer = (event: PointerEvent<HTMLDivElement>) => {
     if (data.length === 0) return;
-    const box = event.currentTarget.getBoundingClientRect();
-    const width = box.width - plotLeft - INSET.right;
-    const frac = Math.min(1, Math.max(0, (event.clientX - box.left - plotLeft) / Math.max(width, 1)));
+    const frac = pointerFraction(event, plotLeft, INSET.right);
     setCursor(cursorId, data[nearest(data, drawn.tMin + frac * drawn.tSpan)]!.t ?? null);
   };
   const onKey = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (data.length === 0 || (event.key !== "ArrowLeft" && event.key !== "ArrowRight")) return;
+    const next = arrowStep(event.key, index, data.length);
+    if (next === null) return;
     event.preventDefault();
-    const from = index ?? (event.key === "ArrowRight" ? -1 : data.length);
-    const next = Math.min(data.length - 1, Math.max(0, from + (event.key === "ArrowRight" ? 1 : -1)));
     setCursor(cursorId, data[next]!.t ?? null);
   };
 
@@ -157,16 +168,7 @@ export function TimeSeriesChart({
           aria-hidden="true"
         >
           <g className="bb-chart-grid" stroke={CHART.grid} strokeDasharray="3 3" vectorEffect="non-scaling-stroke">
-            {drawn.ticks.map((tick) => (
-              <line
-                key={`y${tick.v}`}
-                x1={0}
-                x2={VIEW_W}
-                y1={VIEW_H - tick.frac * VIEW_H}
-                y2={VIEW_H - tick.frac * VIEW_H}
-                vectorEffect="non-scaling-stroke"
-              />
-            ))}
+            <ValueGridLines ticks={drawn.ticks} />
             {drawn.times.map((tick) => (
               <line
                 key={`x${tick.t}`}
@@ -210,21 +212,7 @@ export function TimeSeriesChart({
             />
           )}
         </svg>
-        {drawn.ticks.map((tick) => (
-          <span
-            key={`yl${tick.v}`}
-            className="bb-chart-tick absolute -translate-y-1/2 text-right tabular-nums"
-            style={{
-              left: 0,
-              width: plotLeft - 6,
-              top: INSET.top + (1 - tick.frac) * drawn.plotHeight,
-              fontSize: 11,
-              color: CHART.axis,
-            }}
-          >
-            {tick.label}
-          </span>
-        ))}
+        <ValueTickLabels ticks={drawn.ticks} plotLeft={plotLeft} top={INSET.top} plotHeight={drawn.plotHeight} />
         {drawn.times.map((tick) => (
           <span
             key={`xl${tick.t}`}
